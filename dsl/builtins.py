@@ -1,0 +1,85 @@
+"""The builtin functions of the language: their names, parameters and result types.
+
+The interpreter implements each of them (a test checks that none is missing).
+Chance builtins are resolved by the engine: sampled, forced or enumerated
+exactly. Aggregates read a whole distribution and exist only in `expect`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from dsl.types import ANY, BOOL, INT, NUMBER, POOL, TEXT, VOLLEY, Type, list_of
+
+ReturnRule = Type | Callable[[list[Type]], Type]
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    name: str
+    params: tuple[tuple[str, Type], ...]  # in positional order; all may be given by name
+    required: int
+    returns: ReturnRule
+    summary: str
+    chance: bool = False
+    aggregate: bool = False
+    variadic: bool = False  # min, max: any number of numbers, or one list of numbers
+
+
+def _numeric_result(types: list[Type]) -> Type:
+    flat = [t.item if t.name == "list" and t.item else t for t in types]
+    return INT if flat and all(t.name == "int" for t in flat) else NUMBER
+
+
+def _first(types: list[Type]) -> Type:
+    return types[0] if types else ANY
+
+
+def _item(types: list[Type]) -> Type:
+    return types[0].item if types and types[0].name == "list" and types[0].item else ANY
+
+
+FILTERS = (("owner", ANY), ("tag", TEXT))
+
+SIGNATURES: dict[str, Signature] = {
+    s.name: s
+    for s in (
+        Signature("min", (), 1, _numeric_result, "the smallest of its numbers", variadic=True),
+        Signature("max", (), 1, _numeric_result, "the largest of its numbers", variadic=True),
+        Signature("abs", (("x", NUMBER),), 1, _first, "the size of a number"),
+        Signature("clamp", (("x", NUMBER), ("low", NUMBER), ("high", NUMBER)), 3, _numeric_result,
+                  "x, raised to low and lowered to high"),
+        Signature("floor", (("x", NUMBER),), 1, INT, "round down"),
+        Signature("ceil", (("x", NUMBER),), 1, INT, "round up"),
+        Signature("round", (("x", NUMBER),), 1, INT, "round to nearest, halves away from zero"),
+        Signature("len", (("items", ANY),), 1, INT, "how many items a list, bodies a pool or shots a volley has"),
+        Signature("sum", (("items", list_of(NUMBER)),), 1, _numeric_result, "the total of a list"),
+        Signature("any", (("items", list_of(BOOL)),), 1, BOOL, "whether any item is true"),
+        Signature("all", (("items", list_of(BOOL)),), 1, BOOL, "whether every item is true"),
+        Signature("volley", (("count", INT), ("damage", INT), ("source", ANY)), 1, VOLLEY,
+                  "count shots of a damage each, fired in order"),
+        Signature("bodies", (("count", INT), ("hitpoints", INT.maybe()), ("owner", ANY), ("tag", TEXT)),
+                  2, POOL, "count fresh bodies; hitpoints none means a body that cannot die"),
+        Signature("fire", (("shots", VOLLEY), ("at", POOL)), 2, POOL,
+                  "each shot hits a living body chosen uniformly", chance=True),
+        Signature("lethal", (("pool", POOL),) + FILTERS, 1, INT, "bodies that took lethal damage"),
+        Signature("living", (("pool", POOL),) + FILTERS, 1, INT, "bodies not yet lethal"),
+        Signature("count_bodies", (("pool", POOL),) + FILTERS, 1, INT, "bodies in a pool"),
+        Signature("damage_taken", (("pool", POOL),) + FILTERS, 1, INT, "damage the bodies took"),
+        Signature("hitpoints_of", (("pool", POOL),) + FILTERS, 1, INT,
+                  "total hitpoints of the bodies (bodies that cannot die count none)"),
+        Signature("roll", (("count", INT), ("sides", INT)), 2, INT, "the sum of dice", chance=True),
+        Signature("chance", (("p", NUMBER),), 1, BOOL, "true with probability p", chance=True),
+        Signature("trials", (("count", INT), ("p", NUMBER)), 2, INT,
+                  "successes among independent trials at p", chance=True),
+        Signature("pick", (("items", list_of(ANY)),), 1, _item, "one item, uniformly", chance=True),
+        Signature("successes", (("count", INT), ("sides", INT), ("at_least", INT), ("double_at", INT.maybe())),
+                  3, INT, "successes of a pool of dice", chance=True),
+        Signature("prob", (("condition", BOOL),), 1, NUMBER, "the probability of a condition", aggregate=True),
+        Signature("mean", (("value", NUMBER),), 1, NUMBER, "the expected value", aggregate=True),
+        Signature("always", (("condition", BOOL),), 1, BOOL, "true in every outcome", aggregate=True),
+        Signature("never", (("condition", BOOL),), 1, BOOL, "false in every outcome", aggregate=True),
+        Signature("possible", (("condition", BOOL),), 1, BOOL, "true in some outcome", aggregate=True),
+    )
+}

@@ -1,0 +1,83 @@
+"""Located error messages: `file:line:col: error: message`, the line, a caret, a hint.
+
+Every error a user can cause (in a rules file, a scenario or a flag) becomes
+a Diagnostic; nothing else is ever shown to them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from dsl.nodes import Pos
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    path: str
+    line: int  # 1-based; 0 when the error has no line (a missing file)
+    column: int  # 1-based
+    message: str
+    hint: str = ""
+    source_line: str = ""
+    width: int = 1  # how many characters the caret underlines
+
+    def format(self) -> str:
+        where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path
+        out = [f"{where}: error: {self.message}"]
+        if self.line and self.source_line:
+            gutter = f"{self.line:>5} | "
+            out.append(gutter + self.source_line.rstrip("\n"))
+            pad = " " * (len(gutter) - 2) + "| "
+            lead = "".join(c if c == "\t" else " " for c in self.source_line[: self.column - 1])
+            out.append(pad + lead + "^" + "~" * max(0, self.width - 1))
+        if self.hint:
+            out.append(f"  hint: {self.hint}")
+        return "\n".join(out)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+class RulesError(Exception):
+    """One or more diagnostics; raised by the loader, the checker and the runtime."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("\n".join(d.format() for d in self.diagnostics))
+
+    def format(self) -> str:
+        return "\n".join(d.format() for d in self.diagnostics)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """The text of one input, so a position can be shown with its line."""
+
+    path: str
+    text: str
+
+    def line(self, number: int) -> str:
+        lines = self.text.splitlines()
+        return lines[number - 1] if 0 < number <= len(lines) else ""
+
+    def at(self, pos: Pos | None, message: str, hint: str = "") -> Diagnostic:
+        if pos is None or pos.line == 0:
+            return Diagnostic(self.path, 0, 0, message, hint)
+        width = pos.end_column - pos.column if pos.end_line == pos.line else 1
+        return Diagnostic(
+            self.path, pos.line, pos.column, message, hint, self.line(pos.line), max(1, width)
+        )
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """A hint naming the closest known word, or '' when none is close."""
+    close = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else ""

@@ -1,0 +1,294 @@
+"""The abstract syntax tree: frozen dataclasses that carry source positions.
+
+Nodes are immutable so a checked module can be shared by every run, cached,
+and used as a dictionary key by the engines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    path: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+NOWHERE = Pos(0, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    pos: Pos = field(compare=False, repr=False)
+
+
+# ---- types ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TypeExpr(Node):
+    name: str = ""  # "list" for list types
+    item: TypeExpr | None = None  # element type of a list
+    optional: bool = False
+
+
+# ---- expressions --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Expr(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Number(Expr):
+    value: int | Fraction = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Dice(Expr):
+    count: int = 1
+    sides: int = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Text(Expr):
+    value: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Bool(Expr):
+    value: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NoneLit(Expr):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Name(Expr):
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Attr(Expr):
+    obj: Expr = None  # type: ignore[assignment]
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Index(Expr):
+    obj: Expr = None  # type: ignore[assignment]
+    index: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Keyword(Node):
+    name: str = ""
+    value: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Expr):
+    func: str = ""
+    args: tuple[Expr, ...] = ()
+    keywords: tuple[Keyword, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Unary(Expr):
+    op: str = ""  # "-" or "not"
+    operand: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Binary(Expr):
+    op: str = ""  # + - * / == != < <= > >= and or in "not in"
+    left: Expr = None  # type: ignore[assignment]
+    right: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Conditional(Expr):
+    test: Expr = None  # type: ignore[assignment]
+    then: Expr = None  # type: ignore[assignment]
+    otherwise: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class ListLit(Expr):
+    items: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Comprehension(Expr):
+    item: Expr = None  # type: ignore[assignment]
+    var: str = ""
+    source: Expr = None  # type: ignore[assignment]
+    condition: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FieldInit(Node):
+    name: str = ""
+    value: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordLit(Expr):
+    fields: tuple[FieldInit, ...] = ()
+
+
+# ---- statements ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Stmt(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Let(Stmt):
+    name: str = ""
+    value: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Assign(Stmt):
+    target: tuple[str, ...] = ()  # a name, then field names
+    op: str = "="
+    value: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class If(Stmt):
+    test: Expr = None  # type: ignore[assignment]
+    then: tuple[Stmt, ...] = ()
+    otherwise: tuple[Stmt, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class For(Stmt):
+    var: str = ""
+    source: Expr = None  # type: ignore[assignment]
+    body: tuple[Stmt, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Stop(Stmt):
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CallStmt(Stmt):
+    call: Call = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Event(Stmt):
+    name: str = ""
+    args: tuple[Expr, ...] = ()
+    keywords: tuple[Keyword, ...] = ()
+
+
+# ---- declarations --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Decl(Node):
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldDecl(Decl):
+    type: TypeExpr = None  # type: ignore[assignment]
+    default: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KindDecl(Decl):
+    fields: tuple[FieldDecl, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RowField(Node):
+    name: str = ""
+    value: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class RowDecl(Decl):
+    kind: str = ""
+    kind_pos: Pos = field(default=NOWHERE, compare=False, repr=False)
+    fields: tuple[RowField, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ParamDecl(Decl):
+    type: TypeExpr | None = None
+    value: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeDecl(Decl):
+    type: TypeExpr = None  # type: ignore[assignment]
+    value: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Param(Decl):
+    type: TypeExpr = None  # type: ignore[assignment]
+    default: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Term(Node):
+    op: str = ""  # add, multiply, replace, at least, at most
+    amount: Expr = None  # type: ignore[assignment]
+    when: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModifierDecl(Decl):
+    params: tuple[Param, ...] = ()
+    terms: tuple[Term, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FnDecl(Decl):
+    params: tuple[Param, ...] = ()
+    body: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class StepDecl(Decl):
+    params: tuple[Param, ...] = ()
+    body: tuple[Stmt, ...] = ()
+    is_action: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleDecl(Decl):
+    """`name` is the title; `example_id` the document ID that opens it, if any."""
+
+    example_id: str = ""
+    sets: tuple[tuple[str, Expr], ...] = ()
+    run: Call | None = None
+    rolls: ListLit | None = None
+    expects: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Module(Node):
+    path: str = ""
+    title: str = ""
+    decls: tuple[Decl, ...] = ()

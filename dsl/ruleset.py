@@ -1,0 +1,74 @@
+"""A checked ruleset: the declarations of a rules file, resolved and typed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dsl import nodes as n
+from dsl.diagnostics import SourceFile
+from dsl.types import Type
+
+
+@dataclass(frozen=True, slots=True)
+class FieldInfo:
+    name: str
+    type: Type
+    default: n.Expr | None
+    decl: n.FieldDecl
+
+
+@dataclass(frozen=True, slots=True)
+class KindInfo:
+    name: str
+    fields: tuple[FieldInfo, ...]
+    decl: n.KindDecl
+
+    def field(self, name: str) -> FieldInfo | None:
+        for info in self.fields:
+            if info.name == name:
+                return info
+        return None
+
+    @property
+    def field_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Typed:
+    """A parameter or an outcome: a name with a type and a value expression."""
+
+    name: str
+    type: Type
+    value: n.Expr
+    decl: n.Decl
+
+
+@dataclass
+class Ruleset:
+    path: str
+    title: str
+    sources: dict[str, SourceFile]
+    kinds: dict[str, KindInfo] = field(default_factory=dict)
+    rows: dict[str, n.RowDecl] = field(default_factory=dict)
+    params: dict[str, Typed] = field(default_factory=dict)
+    outcomes: dict[str, Typed] = field(default_factory=dict)
+    modifiers: dict[str, n.ModifierDecl] = field(default_factory=dict)
+    fns: dict[str, n.FnDecl] = field(default_factory=dict)
+    fn_types: dict[str, Type] = field(default_factory=dict)
+    steps: dict[str, n.StepDecl] = field(default_factory=dict)
+    actions: dict[str, n.StepDecl] = field(default_factory=dict)
+    action_locals: dict[str, dict[str, Type]] = field(default_factory=dict)
+    examples: tuple[n.ExampleDecl, ...] = ()
+
+    def source(self, pos: n.Pos) -> SourceFile:
+        return self.sources.get(pos.path) or SourceFile(pos.path or self.path, "")
+
+    def param_types(self, decl: n.StepDecl | n.FnDecl | n.ModifierDecl) -> dict[str, Type]:
+        from dsl.check import type_from  # the checker owns type resolution
+
+        return {p.name: type_from(p.type, self.kinds) for p in decl.params}
+
+    @property
+    def default_action(self) -> str | None:
+        return next(iter(self.actions), None)

@@ -1,0 +1,84 @@
+"""The checker's types: basic types, kinds declared by the rules, lists, optionals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BASIC_TYPES = ("int", "number", "bool", "text", "pool", "volley")
+NUMERIC = ("int", "number")
+
+
+@dataclass(frozen=True, slots=True)
+class Type:
+    name: str  # a basic type, a kind's name, "list", "none" or "any"
+    item: Type | None = None
+    optional: bool = False
+
+    def __str__(self) -> str:
+        text = f"list of {self.item}" if self.name == "list" else self.name
+        return text + ("?" if self.optional and self.name not in ("none", "any") else "")
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.name in NUMERIC or self.name == "any"
+
+    @property
+    def is_kind(self) -> bool:
+        return self.name not in BASIC_TYPES and self.name not in ("list", "none", "any")
+
+    def required(self) -> Type:
+        return Type(self.name, self.item, False)
+
+    def maybe(self) -> Type:
+        return Type(self.name, self.item, True)
+
+
+INT = Type("int")
+NUMBER = Type("number")
+BOOL = Type("bool")
+TEXT = Type("text")
+POOL = Type("pool")
+VOLLEY = Type("volley")
+NONE = Type("none")
+ANY = Type("any")
+
+
+def list_of(item: Type) -> Type:
+    return Type("list", item)
+
+
+def fits(actual: Type, expected: Type) -> bool:
+    """Whether a value of type `actual` may stand where `expected` is wanted."""
+    if actual.name == "any" or expected.name == "any":
+        return True
+    if actual.name == "none":
+        return expected.optional
+    if actual.name == "int" and expected.name == "number":
+        return True
+    if actual.name != expected.name:
+        return False
+    if actual.name == "list":
+        assert actual.item is not None and expected.item is not None
+        return fits(actual.item, expected.item)
+    return True
+
+
+def unify(a: Type, b: Type) -> Type | None:
+    """The type both values fit, or None when they have nothing in common."""
+    if a.name == "any":
+        return b
+    if b.name == "any":
+        return a
+    if a.name == "none":
+        return b.maybe()
+    if b.name == "none":
+        return a.maybe()
+    if {a.name, b.name} == {"int", "number"}:
+        return Type("number", optional=a.optional or b.optional)
+    if a.name != b.name:
+        return None
+    if a.name == "list":
+        assert a.item is not None and b.item is not None
+        item = unify(a.item, b.item)
+        return None if item is None else list_of(item)
+    return Type(a.name, a.item, a.optional or b.optional)

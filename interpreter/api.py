@@ -1,0 +1,273 @@
+"""The Python API: load rules once, then resolve scenarios sampled or exactly.
+
+    rules = dsl.load("rules/my-game.rules")
+    scenario = Scenario("attack", {"attacker": {"type": "archer"}, ...})
+    result = exact(rules, scenario)        # every outcome as an exact Fraction
+    one = sample(rules, scenario, seed=7)  # one run: outcomes, events, new state
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from dsl import nodes as n
+from dsl.diagnostics import Diagnostic, did_you_mean
+from dsl.ruleset import Ruleset
+from interpreter.engines import DEFAULT_MAX_STATES, ExactEngine, ForcedEngine, SampleEngine, Trace
+from interpreter.errors import RunError, ScenarioError
+from interpreter.program import InputProblem, Program
+from interpreter.runtime.keys import stable_key
+from interpreter.state import State
+from interpreter.values import show
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What to resolve: an action, its inputs, and parameter overrides (plain data or expressions)."""
+
+    action: str | None
+    inputs: dict[str, Any]
+    params: dict[str, Any] = field(default_factory=dict)
+    path: str = "<scenario>"
+    text: str = ""  # the file's text, to point at the line of a bad key
+
+
+@dataclass
+class Prepared:
+    program: Program
+    action: n.StepDecl
+    start: State
+    scenario: Scenario
+
+
+def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None = None) -> Prepared:
+    """Check a scenario against the rules and build the starting state."""
+    params = {**scenario.params, **(overrides or {})}
+    try:
+        for name in params:
+            if name not in rules.params:
+                raise InputProblem(f"params.{name}", f"unknown parameter '{name}'", did_you_mean(name, rules.params)
+                                   or ("the parameters are: " + ", ".join(rules.params) if rules.params else "these rules have no parameters"))
+        action_name = scenario.action or rules.default_action
+        if action_name is None:
+            raise InputProblem("action", "these rules declare no action to resolve")
+        action = rules.actions.get(action_name)
+        if action is None:
+            raise InputProblem("action", f"unknown action '{action_name}'",
+                               did_you_mean(action_name, rules.actions) or "the actions are: " + ", ".join(rules.actions))
+        program = Program(rules, params)
+        args, world = program.inputs(action, scenario.inputs)
+    except InputProblem as problem:
+        raise ScenarioError([scenario_diagnostic(rules, scenario, problem)]) from None
+    except RunError as error:
+        raise ScenarioError([run_diagnostic(rules, error)]) from None
+    return Prepared(program, action, program.start(args, world), scenario)
+
+
+# ---- results --------------------------------------------------------------------
+
+
+@dataclass
+class Distribution:
+    """Final states with their probabilities (exact), or frequencies (estimated)."""
+
+    prepared: Prepared
+    states: dict[State, Any]
+    mode: str = "exact"  # or "estimate"
+    samples: int = 0
+
+    @property
+    def outcome_names(self) -> list[str]:
+        names = list(self.prepared.program.rules.outcomes)
+        if any(s.stopped for s in self.states):
+            names.append("stopped")
+        return names
+
+    def values(self, state: State) -> dict[str, Any]:
+        found = dict(state.outcomes)
+        if "stopped" in self.outcome_names:
+            found["stopped"] = state.stopped or ""
+        return found
+
+    def marginal(self, name: str) -> dict[Any, Fraction]:
+        out: dict[Any, Fraction] = {}
+        for state, p in self.states.items():
+            value = self.values(state)[name]
+            out[value] = out.get(value, 0) + p
+        return dict(sorted(out.items(), key=lambda kv: stable_key(kv[0])))
+
+    def mean(self, name: str) -> Fraction | None:
+        total = Fraction(0)
+        for value, p in self.marginal(name).items():
+            if isinstance(value, bool):
+                value = int(value)
+            if not isinstance(value, (int, Fraction)):
+                return None
+            total += value * p
+        return total
+
+    def at_least(self, name: str) -> dict[Any, Fraction]:
+        marginal = self.marginal(name)
+        out: dict[Any, Fraction] = {}
+        remaining = sum(marginal.values(), Fraction(0))
+        for value, p in marginal.items():
+            out[value] = remaining
+            remaining -= p
+        return out
+
+    def joint(self) -> list[tuple[dict[str, Any], Fraction]]:
+        merged: dict[tuple[Any, ...], Fraction] = {}
+        names = self.outcome_names
+        for state, p in self.states.items():
+            values = self.values(state)
+            key = tuple(values[k] for k in names)
+            merged[key] = merged.get(key, 0) + p
+        ordered = sorted(merged.items(), key=lambda kv: stable_key(kv[0]))
+        return [(dict(zip(names, key)), p) for key, p in ordered]
+
+    def as_json(self) -> dict[str, Any]:
+        outcomes = {}
+        for name in self.outcome_names:
+            entry: dict[str, Any] = {"distribution": {show_plain(v): str(p) for v, p in self.marginal(name).items()}}
+            mean = self.mean(name)
+            if mean is not None:
+                entry["mean"] = str(mean)
+            outcomes[name] = entry
+        result: dict[str, Any] = {"mode": self.mode, "outcomes": outcomes,
+                                  "joint": [{"values": {k: show_plain(v) for k, v in values.items()}, "p": str(p)}
+                                            for values, p in self.joint()]}
+        if self.mode == "estimate":
+            result["samples"] = self.samples
+        return result
+
+
+def show_plain(value: Any) -> str:
+    """Outcome values as JSON keys and table cells: 3, 1/2, true, or the name of a row."""
+    text = show(value)
+    return text[1:-1] if isinstance(value, str) else text
+
+
+@dataclass
+class Run:
+    """One sampled (or forced) resolution."""
+
+    prepared: Prepared
+    state: State
+    events: list[dict[str, Any]]
+    seed: int | None
+
+    @property
+    def outcomes(self) -> dict[str, Any]:
+        return dict(self.state.outcomes)
+
+    @property
+    def stopped(self) -> str | None:
+        return self.state.stopped
+
+    def new_state(self) -> dict[str, Any]:
+        """The scenario's inputs after the resolution, as plain data (writable as TOML)."""
+        program = self.prepared.program
+        frame = self.state.frames[0]
+        data: dict[str, Any] = {"action": self.prepared.action.name}
+        for param in self.prepared.action.params:
+            value = frame[param.name]
+            if value is not None:
+                data[param.name] = program.plain(value, self.state.world)
+        return data
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "mode": "sample",
+            "seed": self.seed,
+            "outcomes": {k: show_plain(v) for k, v in self.outcomes.items()},
+            "stopped": self.stopped,
+            "events": self.events,
+            "state": self.new_state(),
+        }
+
+
+# ---- resolving ---------------------------------------------------------------------
+
+
+def _resolve(prepared: Prepared, engine: Any) -> dict[State, Any]:
+    try:
+        return prepared.program.resolve(prepared.action, prepared.start, engine)
+    except RunError as error:
+        raise ScenarioError([run_diagnostic(prepared.program.rules, error)]) from None
+
+
+def sample(rules: Ruleset, scenario: Scenario, seed: int = 0, overrides: dict[str, Any] | None = None,
+           prepared: Prepared | None = None) -> Run:
+    prepared = prepared or prepare(rules, scenario, overrides)
+    trace = Trace()
+    (state,) = _resolve(prepared, SampleEngine(seed, trace))
+    return Run(prepared, state, trace.events, seed)
+
+
+def forced(rules: Ruleset, scenario: Scenario, rolls: list[int], overrides: dict[str, Any] | None = None) -> Run:
+    prepared = prepare(rules, scenario, overrides)
+    trace = Trace()
+    (state,) = _resolve(prepared, ForcedEngine(rolls, trace))
+    return Run(prepared, state, trace.events, None)
+
+
+def exact(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None = None,
+          max_states: int = DEFAULT_MAX_STATES) -> Distribution:
+    prepared = prepare(rules, scenario, overrides)
+    return Distribution(prepared, _resolve(prepared, ExactEngine(max_states)))
+
+
+def estimate(rules: Ruleset, scenario: Scenario, samples: int, seed: int = 0,
+             overrides: dict[str, Any] | None = None, progress: Any = None) -> Distribution:
+    """Frequencies of `samples` seeded runs, for problems too large for the exact engine."""
+    prepared = prepare(rules, scenario, overrides)
+    seeds = random.Random(seed)
+    counts: dict[State, int] = {}
+    for i in range(samples):
+        engine = SampleEngine(seeds.randrange(2**63))
+        (state,) = _resolve(prepared, engine)
+        state = State(state.frames[:1], state.world, state.outcomes, state.stopped)
+        counts[state] = counts.get(state, 0) + 1
+        if progress is not None:
+            progress(i + 1, samples)
+    return Distribution(prepared, {s: Fraction(c, samples) for s, c in counts.items()}, "estimate", samples)
+
+
+# ---- diagnostics -----------------------------------------------------------------------
+
+
+def run_diagnostic(rules: Ruleset, error: RunError) -> Diagnostic:
+    if error.pos is None:
+        return Diagnostic(rules.path, 0, 0, error.message, error.hint)
+    return rules.source(error.pos).at(error.pos, error.message, error.hint)
+
+
+def scenario_diagnostic(rules: Ruleset, scenario: Scenario, problem: InputProblem) -> Diagnostic:
+    if isinstance(problem.where, n.Pos):
+        return rules.source(problem.where).at(problem.where, problem.message, problem.hint)
+    line, column, text = _find_key(scenario.text, problem.where)
+    message = f"{problem.where}: {problem.message}"
+    return Diagnostic(scenario.path, line, column, message, problem.hint, text, max(1, len(problem.where.split(".")[-1])))
+
+
+def _find_key(text: str, where: str) -> tuple[int, int, str]:
+    """Best effort: the line of a TOML key, since tomllib keeps no positions."""
+    if not text:
+        return 0, 0, ""
+    key = where.split(".")[-1].split("[")[0]
+    lines = text.splitlines()
+    tables = [p.split("[")[0] for p in where.split(".")[:-1]]
+    in_table = not tables
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            name = stripped.strip("[]").strip()
+            in_table = not tables or name == ".".join(tables) or name.endswith(tables[-1])
+            continue
+        if in_table and (stripped.startswith(key + " ") or stripped.startswith(key + "=")):
+            return number, line.index(key) + 1, line
+    return 0, 0, ""
+

@@ -1,0 +1,156 @@
+"""The builtin functions, implemented. Their signatures live in dsl.builtins."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from dsl import nodes as n
+from dsl.builtins import SIGNATURES
+from interpreter.errors import RunError
+from interpreter.evaluate import Env, evaluate, round_half_away
+from interpreter.runtime.bodies import ANY, Pool, Volley
+from interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Uniform
+from interpreter.values import normalize, show
+
+MAX_COUNT = 10_000  # dice, shots, bodies or trials in one call
+
+Args = dict[str, Any]
+
+
+def call_builtin(call: n.Call, env: Env) -> Any:
+    sig = SIGNATURES.get(call.func)
+    if sig is None or call.func not in IMPLEMENTATIONS:
+        raise RunError(call.pos, f"unknown function '{call.func}'")
+    if sig.variadic:
+        values = [evaluate(a, env) for a in call.args]
+        if len(values) == 1 and isinstance(values[0], tuple):
+            values = list(values[0])
+        if not values:
+            raise RunError(call.pos, f"'{call.func}' of an empty list")
+        return IMPLEMENTATIONS[call.func]({"items": values}, env, call.pos)
+    args: Args = {}
+    for (name, _), arg in zip(sig.params, call.args):
+        args[name] = evaluate(arg, env)
+    for kw in call.keywords:
+        args[kw.name] = evaluate(kw.value, env)
+    return IMPLEMENTATIONS[call.func](args, env, call.pos)
+
+
+def _count(args: Args, name: str, pos: n.Pos) -> int:
+    value = args[name]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RunError(pos, f"'{name}' must be a whole number, not {show(value)}")
+    if value < 0:
+        raise RunError(pos, f"'{name}' cannot be negative ({value})")
+    if value > MAX_COUNT:
+        raise RunError(pos, f"'{name}' is {value}, over the limit of {MAX_COUNT}")
+    return value
+
+
+def _probability(args: Args, pos: n.Pos) -> Fraction:
+    p = Fraction(args["p"])
+    if not 0 <= p <= 1:
+        raise RunError(pos, f"a probability must be between 0 and 1, not {show(normalize(p))}",
+                       "clamp it with clamp(p, 0, 1) if the rules say so")
+    return p
+
+
+def _filters(args: Args) -> dict[str, Any]:
+    return {"owner": args.get("owner", ANY), "tag": args.get("tag", ANY)}
+
+
+def _pool(args: Args, pos: n.Pos) -> Pool:
+    pool = args["pool"]
+    if not isinstance(pool, Pool):
+        raise RunError(pos, f"expected a pool of bodies, not {show(pool)}")
+    return pool
+
+
+def _draw(env: Env, primitive: Any, pos: n.Pos) -> Any:
+    return env.chooser.draw(primitive, pos)
+
+
+def _bodies(a: Args, env: Env, pos: n.Pos) -> Pool:
+    hitpoints = a.get("hitpoints")
+    if hitpoints is not None and hitpoints < 1:
+        raise RunError(pos, f"a body needs at least 1 hitpoint, not {hitpoints}")
+    return Pool.make(_count(a, "count", pos), hitpoints, a.get("owner"), a.get("tag", ""))
+
+
+def _volley(a: Args, env: Env, pos: n.Pos) -> Volley:
+    return Volley.make(_count(a, "count", pos), a.get("damage", 1), a.get("source"))
+
+
+def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:
+    return _draw(env, Fire(a["shots"], a["at"]), pos)
+
+
+def _successes(a: Args, env: Env, pos: n.Pos) -> int:
+    sides = a["sides"]
+    if sides < 1:
+        raise RunError(pos, "dice need at least one side")
+    return _draw(env, SuccessPool(_count(a, "count", pos), sides, a["at_least"], a.get("double_at")), pos)
+
+
+def _roll(a: Args, env: Env, pos: n.Pos) -> int:
+    count = _count(a, "count", pos)
+    if a["sides"] < 1:
+        raise RunError(pos, "dice need at least one side")
+    return _draw(env, Dice(count, a["sides"]), pos) if count else 0
+
+
+def _pick(a: Args, env: Env, pos: n.Pos) -> Any:
+    if not a["items"]:
+        raise RunError(pos, "cannot pick from an empty list")
+    return _draw(env, Uniform(tuple(a["items"])), pos)
+
+
+def _len(a: Args, env: Env, pos: n.Pos) -> int:
+    items = a["items"]
+    if isinstance(items, Pool):
+        return len(items.bodies)
+    if isinstance(items, Volley):
+        return len(items.shots)
+    if isinstance(items, (tuple, str)):
+        return len(items)
+    raise RunError(pos, f"len counts a list, a pool or a volley, not {show(items)}")
+
+
+def _aggregate(a: Args, env: Env, pos: n.Pos) -> Any:
+    raise RunError(pos, "distribution functions (prob, mean, always...) only work in an example's 'expect'")
+
+
+IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
+    "min": lambda a, env, pos: min(a["items"]),
+    "max": lambda a, env, pos: max(a["items"]),
+    "abs": lambda a, env, pos: abs(a["x"]),
+    "clamp": lambda a, env, pos: min(max(a["x"], a["low"]), a["high"]),
+    "floor": lambda a, env, pos: math.floor(a["x"]),
+    "ceil": lambda a, env, pos: math.ceil(a["x"]),
+    "round": lambda a, env, pos: round_half_away(a["x"]),
+    "len": _len,
+    "sum": lambda a, env, pos: normalize(sum(a["items"], 0)),
+    "any": lambda a, env, pos: any(a["items"]),
+    "all": lambda a, env, pos: all(a["items"]),
+    "volley": _volley,
+    "bodies": _bodies,
+    "fire": _fire,
+    "lethal": lambda a, env, pos: _pool(a, pos).lethal_count(**_filters(a)),
+    "living": lambda a, env, pos: _pool(a, pos).living_count(**_filters(a)),
+    "count_bodies": lambda a, env, pos: _pool(a, pos).count(**_filters(a)),
+    "damage_taken": lambda a, env, pos: _pool(a, pos).damage_taken(**_filters(a)),
+    "hitpoints_of": lambda a, env, pos: sum(b.hitpoints or 0 for b in _pool(a, pos).select(**_filters(a))),
+    "roll": _roll,
+    "chance": lambda a, env, pos: _draw(env, Bernoulli(_probability(a, pos)), pos),
+    "trials": lambda a, env, pos: _draw(env, Binomial(_count(a, "count", pos), _probability(a, pos)), pos),
+    "pick": _pick,
+    "successes": _successes,
+    "prob": _aggregate,
+    "mean": _aggregate,
+    "always": _aggregate,
+    "never": _aggregate,
+    "possible": _aggregate,
+}

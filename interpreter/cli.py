@@ -1,0 +1,222 @@
+"""The `fracas` command: check, run, odds and test rules files.
+
+Exit codes: 0 success, 1 an example failed, 2 the input was wrong (rules,
+scenario or flags). Every error a user can cause is printed as a located
+message; none is a Python traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import dsl
+from dsl.diagnostics import Diagnostic, RulesError
+from dsl.resources import shipped_rules_dir
+from interpreter import api, report
+from interpreter.engines import DEFAULT_MAX_STATES
+from interpreter.errors import ScenarioError
+from interpreter.examples import run_examples
+from interpreter.scenario import dump_state, load_scenario, parse_assignment, write_atomically
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fracas",
+        description="Combat rules as data: check rules files, resolve attacks, see exact odds, run the examples.",
+        epilog="Exit codes: 0 success, 1 an example failed, 2 bad rules, scenario or flags.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    check = sub.add_parser("check", help="check rules files and report every problem",
+                           description="Parse and check rules files; print every problem with its location.")
+    check.add_argument("files", nargs="+", metavar="FILE", help="rules files to check")
+    check.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
+
+    def scenario_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("rules", metavar="RULES", help="the rules file")
+        p.add_argument("scenario", metavar="SCENARIO", help="a scenario file (TOML): action, params and inputs")
+        p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                       help="override a parameter of the rules (repeatable)")
+
+    run = sub.add_parser("run", help="resolve a scenario once, sampled with a seed",
+                         description="Resolve a scenario once: the events in order, the outcomes, the new state.")
+    scenario_args(run)
+    run.add_argument("--seed", type=int, default=0, help="seed of the random generator (default 0)")
+    output = run.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print outcomes, events and state as JSON")
+    output.add_argument("--toml", action="store_true", help="print only the new state, as TOML")
+    run.add_argument("--write-state", metavar="FILE", help="write the new state to FILE (TOML), atomically")
+
+    odds = sub.add_parser("odds", help="the exact distribution of every outcome",
+                          description="The exact distribution of every declared outcome, with means and "
+                                      "'at least' probabilities; or an estimate from --samples runs.")
+    scenario_args(odds)
+    odds.add_argument("--json", action="store_true", help="print the distributions as JSON (exact fractions)")
+    odds.add_argument("--fractions", action="store_true", help="show exact fractions beside percentages")
+    odds.add_argument("--samples", type=int, metavar="N",
+                      help="estimate from N sampled runs instead of computing exactly")
+    odds.add_argument("--seed", type=int, default=0, help="seed for --samples (default 0)")
+    odds.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
+                      help=f"stop the exact engine beyond N states (default {DEFAULT_MAX_STATES})")
+
+    test = sub.add_parser("test", help="run the examples of rules files",
+                          description="Run every example block; one PASS or FAIL line each.")
+    test.add_argument("files", nargs="*", metavar="FILE", help="rules files (default: every shipped rules file)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (RulesError, ScenarioError) as error:
+        _print_diagnostics(error.diagnostics, getattr(args, "json", False))
+        return EXIT_USAGE
+    except UsageError as error:
+        print(f"fracas: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("fracas: interrupted", file=sys.stderr)
+        return 130
+
+
+def _print_diagnostics(diagnostics: Sequence[Diagnostic], as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps({"ok": False, "diagnostics": [d.as_dict() for d in diagnostics]}, indent=2))
+        return
+    for diagnostic in diagnostics:
+        print(diagnostic.format(), file=sys.stderr)
+    count = len(diagnostics)
+    print(f"{count} error{'s' if count != 1 else ''}", file=sys.stderr)
+
+
+def _overrides(assignments: list[str]) -> dict[str, Any]:
+    values = {}
+    for text in assignments:
+        try:
+            name, value = parse_assignment(text)
+        except ValueError as error:
+            raise UsageError(f"--set: {error}") from None
+        values[name] = value
+    return values
+
+
+def _load(args: argparse.Namespace) -> tuple[dsl.Ruleset, api.Scenario]:
+    rules = dsl.load(args.rules)
+    scenario = load_scenario(args.scenario)
+    overrides = _overrides(args.set)
+    if overrides:
+        # --set is checked like the scenario's own [params] table.
+        scenario = api.Scenario(scenario.action, scenario.inputs, {**scenario.params, **overrides},
+                                scenario.path, scenario.text)
+    return rules, scenario
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    problems: list[Diagnostic] = []
+    for file in args.files:
+        try:
+            rules = dsl.load(file)
+        except RulesError as error:
+            problems.extend(error.diagnostics)
+            continue
+        if not args.json:
+            print(f"{file}: ok ({len(rules.actions)} actions, {len(rules.examples)} examples)")
+    if problems:
+        _print_diagnostics(problems, args.json)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps({"ok": True, "diagnostics": []}))
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    rules, scenario = _load(args)
+    result = api.sample(rules, scenario, seed=args.seed)
+    state = dump_state(result.new_state())
+    if args.write_state:
+        target = Path(args.write_state)
+        if target.resolve() in (Path(args.scenario).resolve(), Path(args.rules).resolve()):
+            raise UsageError(f"--write-state {target} would overwrite an input file; choose another name")
+        try:
+            write_atomically(target, state)
+        except OSError as error:
+            raise UsageError(f"cannot write {target}: {error.strerror}") from None
+    if args.json:
+        print(json.dumps(result.as_json(), indent=2))
+    elif args.toml:
+        print(state, end="")
+    else:
+        print(report.run_text(result, state))
+    return EXIT_OK
+
+
+def cmd_odds(args: argparse.Namespace) -> int:
+    rules, scenario = _load(args)
+    if args.samples is not None:
+        if args.samples < 1:
+            raise UsageError("--samples needs a positive number")
+        dist = api.estimate(rules, scenario, args.samples, seed=args.seed,
+                            progress=_progress if sys.stderr.isatty() else None)
+    else:
+        if args.max_states < 1:
+            raise UsageError("--max-states needs a positive number")
+        dist = api.exact(rules, scenario, max_states=args.max_states)
+    if args.json:
+        print(json.dumps(dist.as_json(), indent=2))
+    else:
+        print(report.odds_table(dist, fractions=args.fractions))
+    return EXIT_OK
+
+
+def _progress(done: int, total: int) -> None:
+    if done % max(1, total // 100) and done != total:
+        return
+    filled = done * 30 // total
+    print(f"\r  sampling [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}", end="", file=sys.stderr)
+    if done == total:
+        print(file=sys.stderr)
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    files = [Path(f) for f in args.files] or sorted(shipped_rules_dir().glob("*.rules"))
+    passed = failed = 0
+    broken: list[Diagnostic] = []
+    for file in files:
+        try:
+            rules = dsl.load(file)
+        except RulesError as error:
+            broken.extend(error.diagnostics)
+            continue
+        if len(files) > 1:
+            print(f"# {file}")
+        for result in run_examples(rules):
+            print(result.line)
+            if result.passed:
+                passed += 1
+            else:
+                failed += 1
+    if broken:
+        _print_diagnostics(broken)
+    print(f"{passed} passed, {failed} failed")
+    if broken:
+        return EXIT_USAGE
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+COMMANDS = {"check": cmd_check, "run": cmd_run, "odds": cmd_odds, "test": cmd_test}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""Errors raised while running rules: always located at the rule that caused them."""
+
+from __future__ import annotations
+
+from dsl.diagnostics import Diagnostic
+from dsl.nodes import Pos
+
+
+class RunError(Exception):
+    """A rule could not be carried out (a field of none, a division by zero, a limit)."""
+
+    def __init__(self, pos: Pos | None, message: str, hint: str = ""):
+        super().__init__(message)
+        self.pos = pos
+        self.message = message
+        self.hint = hint
+
+
+class ScenarioError(Exception):
+    """A scenario (TOML file, example arguments or --set flag) does not fit the rules."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__("\n".join(d.format() for d in diagnostics))
+        self.diagnostics = diagnostics

@@ -1,0 +1,242 @@
+"""A checked ruleset made ready to run: parameter values, rows, and scenario inputs.
+
+Inputs come as plain data (from TOML) or as expressions (from an example's
+`run` line). Either way they are structured by the kinds the rules declare:
+a table becomes an entity of the world, a text names a row, a number stays
+exact. Anything that does not fit is an InputProblem with a path and a hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from dsl import nodes as n
+from dsl.check import type_from
+from dsl.diagnostics import did_you_mean
+from dsl.ruleset import Ruleset
+from dsl.types import Type
+from interpreter.engines import DEFAULT_MAX_STATES
+from interpreter.errors import RunError
+from interpreter.evaluate import Env, evaluate
+from interpreter.execute import Dist, run_block
+from interpreter.state import Frozen, State
+from interpreter.values import Record, Ref, RowRef, Shape, normalize, show
+
+EMPTY = State((Frozen(),), Frozen(), Frozen())
+
+
+class InputProblem(Exception):
+    """An input that does not fit the rules; `where` is a TOML key path or a source position."""
+
+    def __init__(self, where: str | n.Pos, message: str, hint: str = ""):
+        super().__init__(message)
+        self.where = where
+        self.message = message
+        self.hint = hint
+
+
+class _NoChance:
+    trace = None
+
+    def draw(self, primitive: Any, pos: n.Pos) -> Any:
+        raise RunError(pos, "a constant cannot depend on chance")
+
+
+class Program:
+    """Rules plus one choice of parameter values, ready to resolve actions."""
+
+    def __init__(self, rules: Ruleset, overrides: dict[str, Any] | None = None):
+        self.rules = rules
+        self.engine: Any = None
+        self.engine_limit = DEFAULT_MAX_STATES
+        self.shapes = {name: Shape(name, kind.field_names) for name, kind in rules.kinds.items()}
+        self.row_refs = {name: RowRef(decl.kind, name) for name, decl in rules.rows.items()}
+        self.params: dict[str, Any] = {}
+        self.rows: dict[str, Record] = {}
+        overrides = overrides or {}
+        for name, typed in rules.params.items():
+            if name in overrides:
+                self.params[name] = self.structure(overrides[name], typed.type, name, {})
+            else:
+                self.params[name] = self.constant(typed.value)
+        for name, decl in rules.rows.items():
+            given = {f.name: f.value for f in decl.fields}
+            self.rows[name] = self._record(decl.kind, given, name, {}, constant=True)
+
+    # ---- constants
+
+    def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None) -> Any:
+        return evaluate(expr, Env(self, EMPTY, frame or {}, _NoChance()))
+
+    def outcome_defaults(self) -> Frozen:
+        return Frozen({name: self.constant(t.value) for name, t in self.rules.outcomes.items()})
+
+    # ---- inputs
+
+    def structure(self, value: Any, type_: Type, where: str, world: dict[str, Record]) -> Any:
+        """Turn input data (TOML values or example expressions) into a runtime value of type_."""
+        if isinstance(value, n.Expr):
+            return self._structure_expr(value, type_, where, world)
+        name = type_.name
+        if name == "any":
+            return value
+        if type_.is_kind:
+            if isinstance(value, dict):
+                return self._record(name, value, where, world)
+            if isinstance(value, str):
+                return self._row(value, name, where)
+            raise InputProblem(where, f"expected a {name} (a row name or a table), found {_toml_kind(value)}")
+        if name == "list":
+            if not isinstance(value, list):
+                raise InputProblem(where, f"expected a list of {type_.item}, found {_toml_kind(value)}")
+            assert type_.item is not None
+            return tuple(self.structure(v, type_.item, f"{where}[{i}]", world) for i, v in enumerate(value))
+        if name == "bool":
+            if isinstance(value, bool):
+                return value
+        elif name == "text":
+            if isinstance(value, str):
+                return value
+        elif name in ("int", "number"):
+            number = _number(value)
+            if number is not None and (name == "number" or isinstance(number, int)):
+                return number
+            if number is not None:
+                raise InputProblem(where, f"expected a whole number, found {show(number)}")
+        raise InputProblem(where, f"expected {type_}, found {_toml_kind(value)}")
+
+    def _structure_expr(self, expr: n.Expr, type_: Type, where: str, world: dict[str, Record]) -> Any:
+        if isinstance(expr, n.RecordLit) and type_.is_kind:
+            return self._record(type_.name, {f.name: f.value for f in expr.fields}, where, world)
+        if isinstance(expr, n.ListLit) and type_.name == "list" and type_.item is not None:
+            return tuple(self.structure(item, type_.item, f"{where}[{i}]", world) for i, item in enumerate(expr.items))
+        return self.constant(expr)
+
+    def _row(self, name: str, kind: str, where: str) -> RowRef:
+        ref = self.row_refs.get(name)
+        if ref is None or ref.kind != kind:
+            rows = [r for r, d in self.rules.rows.items() if d.kind == kind]
+            hint = did_you_mean(name, rows) or (f"the {kind} rows are: {', '.join(rows)}" if rows else "")
+            raise InputProblem(where, f"unknown {kind} '{name}'", hint)
+        return ref
+
+    def _record(self, kind_name: str, data: dict[str, Any], where: str, world: dict[str, Record],
+                constant: bool = False) -> Any:
+        kind = self.rules.kinds[kind_name]
+        for key in data:
+            if kind.field(key) is None:
+                hint = did_you_mean(key, kind.field_names) or f"the fields of {kind_name} are: {', '.join(kind.field_names)}"
+                raise InputProblem(_join(where, key), f"unknown field '{key}' of {kind_name}", hint)
+        frame: dict[str, Any] = {}
+        for info in kind.fields:
+            if info.name in data:
+                frame[info.name] = self.structure(data[info.name], info.type, _join(where, info.name), world)
+            elif info.default is not None:
+                frame[info.name] = self.constant(info.default, frame)
+            elif info.type.optional:
+                frame[info.name] = None
+            else:
+                raise InputProblem(where, f"a {kind_name} needs '{info.name}' ({info.type})")
+        record = Record(self.shapes[kind_name], tuple(frame[f.name] for f in kind.fields))
+        if constant:
+            return record
+        world[where] = record
+        return Ref(where)
+
+    def inputs(self, action: n.StepDecl, given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Record]]:
+        """The action's arguments and the world of entities they create."""
+        names = [p.name for p in action.params]
+        for key in given:
+            if key not in names:
+                raise InputProblem(key, f"action '{action.name}' has no input '{key}'",
+                                   did_you_mean(key, names) or f"its inputs are: {', '.join(names)}")
+        world: dict[str, Record] = {}
+        args: dict[str, Any] = {}
+        for param in action.params:
+            type_ = type_from(param.type, self.rules.kinds)
+            if param.name in given:
+                args[param.name] = self.structure(given[param.name], type_, param.name, world)
+            elif param.default is not None:
+                args[param.name] = self._structure_expr(param.default, type_, param.name, world)
+            elif type_.optional:
+                args[param.name] = None
+            else:
+                raise InputProblem(param.name, f"action '{action.name}' needs input '{param.name}' ({type_})")
+        return args, world
+
+    # ---- running
+
+    def start(self, args: dict[str, Any], world: dict[str, Record]) -> State:
+        return State((Frozen(args),), Frozen(world), self.outcome_defaults())
+
+    def resolve(self, action: n.StepDecl, start: State, engine: Any) -> Dist:
+        self.engine = engine
+        self.engine_limit = getattr(engine, "max_states", DEFAULT_MAX_STATES)
+        return run_block(action.body, {start: 1 if not engine.exact else Fraction(1)}, self)
+
+    # ---- output
+
+    def plain(self, value: Any, world: Frozen) -> Any:
+        """A runtime value as plain data (for TOML and JSON): entities as tables, rows by name."""
+        if isinstance(value, Ref):
+            record = world[value.id]
+            return {k: self.plain(v, world) for k, v in record.items() if v is not None}
+        if isinstance(value, RowRef):
+            return value.name
+        if isinstance(value, Record):
+            return {k: self.plain(v, world) for k, v in record_items(value) if v is not None}
+        if isinstance(value, tuple):
+            return [self.plain(v, world) for v in value]
+        if isinstance(value, Fraction):
+            return str(value)
+        if isinstance(value, (bool, int, str)) or value is None:
+            return value
+        return show(value)
+
+
+def record_items(record: Record) -> list[tuple[str, Any]]:
+    return list(record.items())
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _number(value: Any) -> int | Fraction | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Fraction):
+        return normalize(value)
+    if isinstance(value, float):
+        return normalize(Fraction(repr(value)))  # 0.05 in TOML means exactly 1/20
+    if isinstance(value, str):
+        try:
+            return normalize(Fraction(value.strip()))
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None
+
+
+def _toml_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f'the text "{value}"'
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+@dataclass(frozen=True)
+class Prepared:
+    program: Program
+    action: n.StepDecl
+    start: State

@@ -1,0 +1,114 @@
+"""Readable text for people: odds tables, event logs, example results."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from interpreter.api import Distribution, Run, show_plain
+
+BAR_WIDTH = 30
+
+
+def percent(p: Fraction) -> str:
+    return f"{float(p) * 100:6.2f}%"
+
+
+def number(value: Fraction | None, fractions: bool) -> str:
+    if value is None:
+        return "-"
+    shown = f"{float(value):.4g}"
+    if fractions and isinstance(value, Fraction) and value.denominator != 1:
+        return f"{shown} (= {value})"
+    return shown
+
+
+def odds_table(dist: Distribution, fractions: bool = False) -> str:
+    prepared = dist.prepared
+    mode = "exact" if dist.mode == "exact" else f"estimated from {dist.samples} samples"
+    lines = [f"{prepared.action.name} ({mode}, {len(dist.states)} final states)"]
+    certain = []
+    for name in dist.outcome_names:
+        marginal = dist.marginal(name)
+        if len(marginal) == 1:
+            certain.append(f"{name} = {show_plain(next(iter(marginal)))}")
+            continue
+        at_least = dist.at_least(name)
+        mean = dist.mean(name)
+        header = f"\n{name}"
+        if mean is not None:
+            header += f"    mean {number(mean, fractions)}"
+            sd = _standard_deviation(dist, name, mean)
+            if sd is not None:
+                header += f"    sd {sd:.4g}"
+        lines.append(header)
+        width = max([len("value")] + [len(show_plain(v)) for v in marginal])
+        numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in marginal)
+        lines.append(f"  {'value':>{width}}  {'p':>7}  {'at least' if numeric else '':>8}")
+        top = max(marginal.values())
+        for value, p in marginal.items():
+            bar = "█" * max(1 if p else 0, round(float(p / top) * BAR_WIDTH))
+            exact = f"  {p}" if fractions else ""
+            ge = percent(at_least[value]) if numeric else ""
+            error = ""
+            if dist.mode == "estimate":
+                error = f" ±{_margin(p, dist.samples) * 100:.2f}"
+            lines.append(f"  {show_plain(value):>{width}}  {percent(p)}{error}  {ge:>8}  {bar}{exact}")
+    if certain:
+        lines.append("\ncertain: " + ", ".join(certain))
+    return "\n".join(lines)
+
+
+def _standard_deviation(dist: Distribution, name: str, mean: Fraction) -> float | None:
+    total = Fraction(0)
+    for value, p in dist.marginal(name).items():
+        if isinstance(value, bool):
+            value = int(value)
+        if not isinstance(value, (int, Fraction)):
+            return None
+        total += (value - mean) ** 2 * p
+    return float(total) ** 0.5
+
+
+def _margin(p: Fraction, samples: int) -> float:
+    """Half-width of a 95% Wilson interval: honest even when p is near 0 or 1."""
+    if samples == 0:
+        return 0.0
+    z = 1.96
+    q = float(p)
+    denom = 1 + z * z / samples
+    spread = z * ((q * (1 - q) / samples + z * z / (4 * samples * samples)) ** 0.5)
+    return spread / denom
+
+
+def side_by_side(left: Distribution, right: Distribution, left_name: str, right_name: str) -> str:
+    lines = [f"{left.prepared.action.name}: {left_name} | {right_name}"]
+    for name in dict.fromkeys(left.outcome_names + right.outcome_names):
+        a = left.marginal(name) if name in left.outcome_names else {}
+        b = right.marginal(name) if name in right.outcome_names else {}
+        lines.append(f"\n{name}")
+        values = sorted(set(a) | set(b), key=lambda v: (str(type(v)), v))
+        for value in values:
+            pa, pb = a.get(value, Fraction(0)), b.get(value, Fraction(0))
+            lines.append(f"  {show_plain(value):>8}  {percent(pa)}  {percent(pb)}")
+        ma = left.mean(name) if a else None
+        mb = right.mean(name) if b else None
+        if ma is not None and mb is not None:
+            lines.append(f"  {'mean':>8}  {float(ma):7.4g}  {float(mb):7.4g}   difference {float(mb - ma):+.4g}")
+    return "\n".join(lines)
+
+
+def run_text(run: Run, state_toml: str) -> str:
+    lines = [f"{run.prepared.action.name} (seed {run.seed})" if run.seed is not None else run.prepared.action.name]
+    lines.append("\nevents")
+    for event in run.events:
+        lines.append(f"  line {event['line']:>4}  {event['text']}")
+    if not run.events:
+        lines.append("  (none)")
+    lines.append("\noutcomes")
+    for name, value in run.outcomes.items():
+        lines.append(f"  {name} = {show_plain(value)}")
+    if run.stopped:
+        lines.append(f"  stopped: {run.stopped}")
+    lines.append("\nstate")
+    lines.extend("  " + line for line in state_toml.rstrip().splitlines())
+    return "\n".join(lines)
+

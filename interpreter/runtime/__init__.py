@@ -1,0 +1,21 @@
+"""The game-free runtime: bodies, pools, volleys and chance primitives."""
+
+from interpreter.runtime.bodies import ANY, Body, Pool, Shot, Volley
+from interpreter.runtime.chance import (
+    Bernoulli,
+    Binomial,
+    Dice,
+    Fire,
+    ForcedRollError,
+    Hit,
+    StateLimitError,
+    SuccessPool,
+    Uniform,
+    merge,
+)
+from interpreter.runtime.keys import stable_key
+
+__all__ = [
+    "ANY", "Bernoulli", "Binomial", "Body", "Dice", "Fire", "ForcedRollError", "Hit", "Pool", "Shot",
+    "StateLimitError", "SuccessPool", "Uniform", "Volley", "merge", "stable_key",
+]

@@ -1,0 +1,129 @@
+"""Bodies, pools of bodies, shots and volleys: the game-free matter of a damage step."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from interpreter.runtime.keys import stable_key
+
+
+class _Any:
+    """Matches every owner or tag in a pool query."""
+
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+ANY: object = _Any()
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    hitpoints: int | None  # None: the body cannot die and takes no damage
+    damage: int = 0  # accumulated, never above hitpoints: a shot's excess is wasted
+    owner: object = None
+    tag: str = ""
+
+    @property
+    def lethal(self) -> bool:
+        return self.hitpoints is not None and self.damage >= self.hitpoints
+
+    @property
+    def mortal(self) -> bool:
+        return self.hitpoints is not None
+
+    def hit(self, damage: int) -> Body:
+        if self.hitpoints is None:
+            return self
+        return Body(self.hitpoints, min(self.hitpoints, self.damage + damage), self.owner, self.tag)
+
+    def sort_key(self) -> tuple:
+        life = (0, self.hitpoints) if self.hitpoints is not None else (1, 0)
+        return (stable_key(self.owner), self.tag, life, self.damage)
+
+    def matches(self, owner: object, tag: object) -> bool:
+        return (owner is ANY or self.owner == owner) and (tag is ANY or self.tag == tag)
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """Bodies in canonical order, so pools that differ only in order are equal.
+
+    Interchangeable bodies in a canonical order are what let the exact engine
+    merge symmetric states.
+    """
+
+    bodies: tuple[Body, ...] = ()
+
+    @classmethod
+    def of(cls, bodies: Iterable[Body]) -> Pool:
+        return cls(tuple(sorted(bodies, key=Body.sort_key)))
+
+    @classmethod
+    def empty(cls) -> Pool:
+        return cls(())
+
+    @classmethod
+    def make(cls, count: int, hitpoints: int | None, owner: object = None, tag: str = "") -> Pool:
+        return cls.of([Body(hitpoints, 0, owner, tag)] * count)
+
+    def __add__(self, other: Pool) -> Pool:
+        return Pool.of(self.bodies + other.bodies)
+
+    def __len__(self) -> int:
+        return len(self.bodies)
+
+    def select(self, owner: object = ANY, tag: object = ANY) -> tuple[Body, ...]:
+        return tuple(b for b in self.bodies if b.matches(owner, tag))
+
+    def count(self, owner: object = ANY, tag: object = ANY) -> int:
+        return len(self.select(owner, tag))
+
+    def lethal_count(self, owner: object = ANY, tag: object = ANY) -> int:
+        return sum(1 for b in self.select(owner, tag) if b.lethal)
+
+    def living_count(self, owner: object = ANY, tag: object = ANY) -> int:
+        return sum(1 for b in self.select(owner, tag) if not b.lethal)
+
+    def damage_taken(self, owner: object = ANY, tag: object = ANY) -> int:
+        return sum(b.damage for b in self.select(owner, tag))
+
+    def living(self) -> tuple[Body, ...]:
+        return tuple(b for b in self.bodies if not b.lethal)
+
+    def stable_key(self) -> tuple:
+        return tuple(b.sort_key() for b in self.bodies)
+
+    def replace(self, index: int, body: Body) -> Pool:
+        return Pool.of(self.bodies[:index] + (body,) + self.bodies[index + 1 :])
+
+
+@dataclass(frozen=True, slots=True)
+class Shot:
+    damage: int
+    source: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class Volley:
+    """Shots in the order they fire."""
+
+    shots: tuple[Shot, ...] = ()
+
+    @classmethod
+    def make(cls, count: int, damage: int, source: object = None) -> Volley:
+        return cls((Shot(damage, source),) * count)
+
+    def __add__(self, other: Volley) -> Volley:
+        return Volley(self.shots + other.shots)
+
+    def __len__(self) -> int:
+        return len(self.shots)
+
+    def stable_key(self) -> tuple:
+        return tuple((s.damage, stable_key(s.source)) for s in self.shots)
+
+    @property
+    def total_damage(self) -> int:
+        return sum(s.damage for s in self.shots)

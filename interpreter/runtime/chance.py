@@ -1,0 +1,318 @@
+"""Chance primitives. Each can be sampled, forced, or given as an exact distribution.
+
+A primitive is a frozen value describing one random event. The engines
+decide how to resolve it: `sample` draws with a seeded generator (using only
+randrange, which is stable across Python versions), `forced` follows a script
+of integers from a rulebook example, and `distribution` returns every outcome
+with its exact probability. Distributions are computed by convolution and
+Markov chains over merged states, never by enumerating roll sequences.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from interpreter.runtime.bodies import Body, Pool, Shot, Volley
+from interpreter.runtime.keys import stable_key
+
+Distribution = dict[Any, Fraction]
+
+
+class ForcedRollError(ValueError):
+    """A forced script ran out, or gave a number outside what the roll allows."""
+
+
+class StateLimitError(RuntimeError):
+    def __init__(self, states: int, limit: int):
+        super().__init__(f"{states} distinct states, over the limit of {limit}")
+        self.states = states
+        self.limit = limit
+
+
+def merge(pairs: Iterable[tuple[Any, Fraction]]) -> Distribution:
+    """Sum the probabilities of equal outcomes; order the result by stable_key."""
+    out: dict[Any, Fraction] = {}
+    for value, p in pairs:
+        if p:
+            out[value] = out.get(value, 0) + p
+    return dict(sorted(out.items(), key=lambda kv: stable_key(kv[0])))
+
+
+def _next(script: Iterator[int], what: str, low: int, high: int) -> int:
+    try:
+        value = next(script)
+    except StopIteration:
+        raise ForcedRollError(f"{what} needs another number ({low} to {high}), but the rolls ran out") from None
+    if not isinstance(value, int) or not low <= value <= high:
+        raise ForcedRollError(f"{what} needs a number from {low} to {high}, not {value!r}")
+    return value
+
+
+def _convolve(a: dict[int, Fraction], b: dict[int, Fraction]) -> dict[int, Fraction]:
+    out: dict[int, Fraction] = {}
+    for x, p in a.items():
+        for y, q in b.items():
+            out[x + y] = out.get(x + y, 0) + p * q
+    return out
+
+
+def _power(one: dict[int, Fraction], count: int) -> dict[int, Fraction]:
+    """The distribution of a sum of `count` independent copies, by repeated squaring."""
+    result: dict[int, Fraction] = {0: Fraction(1)}
+    base = one
+    while count:
+        if count & 1:
+            result = _convolve(result, base)
+        count >>= 1
+        if count:
+            base = _convolve(base, base)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """The sum of `count` dice of `sides` faces."""
+
+    count: int
+    sides: int
+
+    def sample(self, rng: random.Random) -> int:
+        return sum(rng.randrange(self.sides) + 1 for _ in range(self.count))
+
+    def distribution(self) -> Distribution:
+        return _dice_distribution(self.count, self.sides)
+
+    def forced(self, script: Iterator[int]) -> int:
+        return sum(_next(script, f"a d{self.sides}", 1, self.sides) for _ in range(self.count))
+
+    def describe(self) -> str:
+        return f"{self.count}d{self.sides}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _dice_distribution(count: int, sides: int) -> Distribution:
+    one = {face: Fraction(1, sides) for face in range(1, sides + 1)}
+    return merge(_power(one, count).items())
+
+
+@dataclass(frozen=True, slots=True)
+class Bernoulli:
+    p: Fraction
+
+    def sample(self, rng: random.Random) -> bool:
+        p = Fraction(self.p)
+        return rng.randrange(p.denominator) < p.numerator
+
+    def distribution(self) -> Distribution:
+        return merge([(False, 1 - Fraction(self.p)), (True, Fraction(self.p))])
+
+    def forced(self, script: Iterator[int]) -> bool:
+        return _next(script, f"a chance of {self.p}", 0, 1) == 1
+
+    def describe(self) -> str:
+        return f"chance {self.p}"
+
+
+@dataclass(frozen=True, slots=True)
+class Binomial:
+    """Successes among n independent trials at p: one binomial, not 2**n paths."""
+
+    n: int
+    p: Fraction
+
+    def sample(self, rng: random.Random) -> int:
+        p = Fraction(self.p)
+        return sum(1 for _ in range(self.n) if rng.randrange(p.denominator) < p.numerator)
+
+    def distribution(self) -> Distribution:
+        return _binomial(self.n, Fraction(self.p))
+
+    def forced(self, script: Iterator[int]) -> int:
+        return _next(script, f"{self.n} trials", 0, self.n)
+
+    def describe(self) -> str:
+        return f"{self.n} trials at {self.p}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _binomial(n: int, p: Fraction) -> Distribution:
+    q = 1 - p
+    return merge((k, math.comb(n, k) * p**k * q ** (n - k)) for k in range(n + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class Uniform:
+    """One of the items, each equally likely."""
+
+    items: tuple[Any, ...]
+
+    def sample(self, rng: random.Random) -> Any:
+        return self.items[rng.randrange(len(self.items))]
+
+    def distribution(self) -> Distribution:
+        share = Fraction(1, len(self.items))
+        return merge((item, share) for item in self.items)
+
+    def forced(self, script: Iterator[int]) -> Any:
+        return self.items[_next(script, f"a pick of {len(self.items)}", 0, len(self.items) - 1)]
+
+    def describe(self) -> str:
+        return f"pick one of {len(self.items)}"
+
+
+@dataclass(frozen=True, slots=True)
+class SuccessPool:
+    """Successes of a pool of dice: faces at or above `at_least` succeed, at or above `double_at` twice.
+
+    Faces in `reroll` are rolled again once; the new face stands.
+    """
+
+    count: int
+    sides: int
+    at_least: int
+    double_at: int | None = None
+    reroll: tuple[int, ...] = ()
+
+    def _value(self, face: int) -> int:
+        if face < self.at_least:
+            return 0
+        return 2 if self.double_at is not None and face >= self.double_at else 1
+
+    def sample(self, rng: random.Random) -> int:
+        total = 0
+        for _ in range(self.count):
+            face = rng.randrange(self.sides) + 1
+            if face in self.reroll:
+                face = rng.randrange(self.sides) + 1
+            total += self._value(face)
+        return total
+
+    def distribution(self) -> Distribution:
+        return _success_distribution(self)
+
+    def forced(self, script: Iterator[int]) -> int:
+        total = 0
+        for _ in range(self.count):
+            face = _next(script, f"a d{self.sides}", 1, self.sides)
+            if face in self.reroll:
+                face = _next(script, f"a rerolled d{self.sides}", 1, self.sides)
+            total += self._value(face)
+        return total
+
+    def describe(self) -> str:
+        doubles = f", doubles at {self.double_at}" if self.double_at is not None else ""
+        return f"{self.count}d{self.sides} counting {self.at_least}+{doubles}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _success_distribution(pool: SuccessPool) -> Distribution:
+    face = Fraction(1, pool.sides)
+    one: dict[int, Fraction] = {}
+    for first in range(1, pool.sides + 1):
+        if first in pool.reroll:
+            for second in range(1, pool.sides + 1):
+                value = pool._value(second)
+                one[value] = one.get(value, 0) + face * face
+        else:
+            value = pool._value(first)
+            one[value] = one.get(value, 0) + face
+    return merge(_power(one, pool.count).items())
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One shot of a sampled or forced volley, for the event log."""
+
+    shot: Shot
+    index: int
+    before: Body
+    after: Body
+    overflow: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Fire:
+    """The pool after every shot of the volley, in order, hits a body chosen uniformly among the living.
+
+    When no body is living, a shot hits any body, which changes nothing since
+    damage is capped at hitpoints. An empty pool absorbs every shot.
+    """
+
+    volley: Volley
+    pool: Pool
+
+    def distribution(self, max_states: int = 1_000_000) -> Distribution:
+        damages = tuple(shot.damage for shot in self.volley.shots)
+        return dict(_fire_distribution(damages, self.pool, max_states))
+
+    def sample(self, rng: random.Random) -> Pool:
+        return self.sample_trace(rng)[0]
+
+    def sample_trace(self, rng: random.Random) -> tuple[Pool, tuple[Hit, ...]]:
+        bodies = list(self.pool.bodies)
+        hits = []
+        for index, shot in enumerate(self.volley.shots):
+            if not bodies:
+                break
+            living = [i for i, body in enumerate(bodies) if not body.lethal]
+            overflow = not living
+            chosen = rng.randrange(len(bodies)) if overflow else living[rng.randrange(len(living))]
+            before = bodies[chosen]
+            bodies[chosen] = before.hit(shot.damage)
+            hits.append(Hit(shot, index, before, bodies[chosen], overflow))
+        return Pool.of(bodies), tuple(hits)
+
+    def forced(self, script: Iterator[int]) -> Pool:
+        return self.forced_trace(script)[0]
+
+    def forced_trace(self, script: Iterator[int]) -> tuple[Pool, tuple[Hit, ...]]:
+        pool = self.pool
+        hits = []
+        for index, shot in enumerate(self.volley.shots):
+            if not pool.bodies:
+                break
+            living = [i for i, body in enumerate(pool.bodies) if not body.lethal]
+            overflow = not living
+            choices = range(len(pool.bodies)) if overflow else living
+            pick = _next(script, f"shot {index + 1} (a body)", 0, len(choices) - 1)
+            chosen = choices[pick]
+            before = pool.bodies[chosen]
+            after = before.hit(shot.damage)
+            pool = pool.replace(chosen, after)
+            hits.append(Hit(shot, index, before, after, overflow))
+        return pool, tuple(hits)
+
+    def describe(self) -> str:
+        return f"volley of {len(self.volley)} shots at {len(self.pool)} bodies"
+
+
+@functools.lru_cache(maxsize=4096)
+def _fire_distribution(damages: tuple[int, ...], pool: Pool, max_states: int) -> tuple[tuple[Pool, Fraction], ...]:
+    # A Markov chain shot by shot: equal pools merge after every shot, and identical
+    # living bodies are one transition weighted by how many there are.
+    states: dict[Pool, Fraction] = {pool: Fraction(1)}
+    for damage in damages:
+        following: dict[Pool, Fraction] = {}
+        for current, p in states.items():
+            living = current.living()
+            if not living:
+                following[current] = following.get(current, 0) + p
+                continue
+            share = p / len(living)
+            seen: dict[Body, int] = {}
+            for body in living:
+                seen[body] = seen.get(body, 0) + 1
+            for body, copies in seen.items():
+                index = current.bodies.index(body)
+                after = current.replace(index, body.hit(damage))
+                following[after] = following.get(after, 0) + share * copies
+        if len(following) > max_states:
+            raise StateLimitError(len(following), max_states)
+        states = following
+    return tuple(merge(states.items()).items())

@@ -1,0 +1,26 @@
+"""A total, deterministic order over runtime values.
+
+Sorting by stable_key never depends on PYTHONHASHSEED or object identity, so
+canonical pools and printed distributions come out the same on every run.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+
+def stable_key(value: object) -> tuple:
+    if value is None:
+        return (0,)
+    if isinstance(value, bool):
+        return (1, int(value))
+    if isinstance(value, (int, Fraction)):
+        return (2, value)
+    if isinstance(value, str):
+        return (3, value)
+    if isinstance(value, tuple):
+        return (4, tuple(stable_key(v) for v in value))
+    key = getattr(value, "stable_key", None)
+    if callable(key):
+        return (5, key())
+    raise TypeError(f"no stable order for {type(value).__name__}")

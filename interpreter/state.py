@@ -1,0 +1,60 @@
+"""The state of a resolution: local frames, the scenario's entities, the outcomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+
+class Frozen(dict):
+    """A dictionary used as a value: never changed in place, hashable, cheap to copy-update."""
+
+    __slots__ = ("_hash",)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = hash(frozenset(self.items()))
+            return self._hash
+
+    def set(self, key: str, value: Any) -> Frozen:
+        new = Frozen(self)
+        dict.__setitem__(new, key, value)
+        return new
+
+    def without(self, keys: set[str] | tuple[str, ...]) -> Frozen:
+        return Frozen({k: v for k, v in self.items() if k not in keys})
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    frames: tuple[Frozen, ...]  # the innermost step's locals last
+    world: Frozen  # entity id -> Record
+    outcomes: Frozen  # outcome name -> value
+    stopped: str | None = None  # why the resolution ended early, if it did
+
+    @property
+    def locals(self) -> Frozen:
+        return self.frames[-1]
+
+    def with_locals(self, frame: Frozen) -> State:
+        return replace(self, frames=self.frames[:-1] + (frame,))
+
+    def bind(self, name: str, value: Any) -> State:
+        return self.with_locals(self.frames[-1].set(name, value))
+
+    def push(self, frame: Frozen) -> State:
+        return replace(self, frames=self.frames + (frame,))
+
+    def pop(self) -> State:
+        return replace(self, frames=self.frames[:-1])
+
+    def with_entity(self, id: str, record: Any) -> State:
+        return replace(self, world=self.world.set(id, record))
+
+    def with_outcome(self, name: str, value: Any) -> State:
+        return replace(self, outcomes=self.outcomes.set(name, value))
+
+    def stop(self, reason: str) -> State:
+        return replace(self, stopped=reason)

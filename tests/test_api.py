@@ -1,0 +1,87 @@
+"""The Python API a programmer embeds: load once, resolve many, get plain objects back."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import dsl
+from interpreter import Scenario, ScenarioError, estimate, exact, forced, sample
+
+ROOT = Path(__file__).resolve().parent.parent
+EPI = dsl.load(ROOT / "rules" / "epicinium.rules")
+
+ATTACK = Scenario(
+    "targeted_attack",
+    {"attackers": [{"type": "gunner"}], "target": {"type": "militia"}, "space": {"tile": "forest"}},
+)
+
+
+def test_exact_probabilities_are_fractions_summing_to_one():
+    dist = exact(EPI, ATTACK)
+    marginal = dist.marginal("figures_lost")
+    assert all(isinstance(p, Fraction) for p in marginal.values())
+    assert sum(marginal.values()) == 1
+
+
+def test_exact_matches_a_hand_calculation():
+    # 9 shots, 3 militia bodies and one tree, all of 1 hitpoint: the first four
+    # shots kill all four bodies whatever they hit.
+    dist = exact(EPI, ATTACK)
+    assert dist.marginal("figures_lost") == {3: Fraction(1)}
+    assert dist.marginal("stacks_lost") == {1: Fraction(1)}
+
+
+def test_three_shots_at_four_bodies_spare_each_one_equally():
+    one = Scenario("targeted_attack", {**ATTACK.inputs, "attackers": [{"type": "gunner", "figures": 1}]})
+    assert exact(EPI, one).marginal("stacks_lost") == {0: Fraction(1, 4), 1: Fraction(3, 4)}
+
+
+def test_sample_returns_outcomes_events_and_the_new_state():
+    run = sample(EPI, ATTACK, seed=5)
+    assert run.outcomes["figures_lost"] == 3
+    assert run.new_state()["target"]["figures"] == 0
+    assert run.new_state()["space"]["tile"] == "forest"
+    assert any(event["kind"] == "shot" for event in run.events)
+    assert any(event["kind"] == "event" and "unit_killed" in event["text"] for event in run.events)
+
+
+def test_sampling_is_reproducible_by_seed():
+    one = Scenario("targeted_attack", {**ATTACK.inputs, "attackers": [{"type": "gunner", "figures": 1}]})
+    assert sample(EPI, one, seed=9).as_json() == sample(EPI, one, seed=9).as_json()
+
+
+def test_forced_rolls_choose_the_bodies():
+    one = Scenario("targeted_attack", {**ATTACK.inputs, "attackers": [{"type": "rifleman", "figures": 1}]})
+    # Bodies in canonical order: the tree of the space, then the militia's figures.
+    assert forced(EPI, one, [0]).outcomes["stacks_lost"] == 1
+    assert forced(EPI, one, [1]).outcomes["figures_lost"] == 1
+
+
+def test_estimate_reports_frequencies():
+    dist = estimate(EPI, ATTACK, samples=50, seed=1)
+    assert dist.mode == "estimate" and dist.marginal("figures_lost") == {3: Fraction(1)}
+
+
+def test_parameters_can_be_overridden():
+    grass = Scenario("targeted_attack", {**ATTACK.inputs, "space": {"tile": "grass"}})
+    assert exact(EPI, grass).marginal("tile_destroyed") == {True: 1}
+    kept = exact(EPI, grass, overrides={"bare_tiles_are_destroyed": False})
+    assert kept.marginal("tile_destroyed") == {False: 1}
+
+
+def test_a_bad_input_raises_scenario_error_with_a_hint():
+    bad = Scenario("targeted_attack", {**ATTACK.inputs, "target": {"type": "militia", "figures": "three"}})
+    with pytest.raises(ScenarioError) as caught:
+        exact(EPI, bad)
+    assert "target.figures: expected int, found the text \"three\"" in caught.value.diagnostics[0].message
+
+
+def test_the_exact_engine_stops_at_its_state_limit_with_a_located_error():
+    with pytest.raises(ScenarioError) as caught:
+        exact(EPI, ATTACK, max_states=1)
+    diagnostic = caught.value.diagnostics[0]
+    assert diagnostic.path.endswith("epicinium.rules") and diagnostic.line > 0
+    assert "exact engine" in diagnostic.message

@@ -1,0 +1,169 @@
+"""The fracas command: its outputs and exit codes."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from interpreter.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EPI = str(ROOT / "rules" / "epicinium.rules")
+GUNNERS = str(ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml")
+TRENCHES = str(ROOT / "rules" / "scenarios" / "epicinium-trenches.toml")
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_a_clean_file_exits_0(capsys):
+    code, out, _ = run(capsys, "check", EPI)
+    assert code == 0
+    assert "ok" in out
+
+
+def test_check_a_broken_file_exits_2_with_a_located_message(capsys, tmp_path):
+    broken = tmp_path / "broken.rules"
+    broken.write_text('rules "x"\nkind unit { figures: int }\nunit a { figurs 2 }\n')
+    code, _, err = run(capsys, "check", str(broken))
+    assert code == 2
+    assert f"{broken}:3:10: error: unknown field 'figurs' of kind 'unit'" in err
+    assert "hint: did you mean 'figures'?" in err
+    assert "Traceback" not in err
+
+
+def test_check_json_lists_diagnostics(capsys, tmp_path):
+    broken = tmp_path / "broken.rules"
+    broken.write_text("kind unit { figures: int\n")
+    code, out, _ = run(capsys, "check", "--json", str(broken))
+    assert code == 2
+    data = json.loads(out)
+    assert data["ok"] is False and data["diagnostics"][0]["line"] == 1
+
+
+def test_odds_json_gives_exact_fractions_that_sum_to_one(capsys):
+    code, out, _ = run(capsys, "odds", EPI, GUNNERS, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["mode"] == "exact"
+    figures = data["outcomes"]["figures_lost"]["distribution"]
+    assert sum(Fraction(p) for p in figures.values()) == 1
+    assert sum(Fraction(row["p"]) for row in data["joint"]) == 1
+    mean = Fraction(data["outcomes"]["figures_lost"]["mean"])
+    assert mean == sum(int(v) * Fraction(p) for v, p in figures.items())
+
+
+def test_odds_text_shows_mean_and_at_least(capsys):
+    code, out, _ = run(capsys, "odds", EPI, TRENCHES)
+    assert code == 0
+    assert "figures_lost" in out and "mean" in out and "at least" in out
+    assert "certain: air_figures_lost = 0" in out
+
+
+def test_odds_with_samples_estimates(capsys):
+    code, out, _ = run(capsys, "odds", EPI, TRENCHES, "--samples", "200", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["mode"] == "estimate" and data["samples"] == 200
+
+
+def test_run_prints_events_outcomes_and_state(capsys):
+    code, out, _ = run(capsys, "run", EPI, GUNNERS, "--seed", "3")
+    assert code == 0
+    assert "events" in out and "outcomes" in out and "state" in out
+    assert "shot 1" in out
+
+
+def test_run_json_is_the_same_for_the_same_seed(capsys):
+    first = run(capsys, "run", EPI, GUNNERS, "--seed", "11", "--json")[1]
+    second = run(capsys, "run", EPI, GUNNERS, "--seed", "11", "--json")[1]
+    assert first == second
+    assert json.loads(first)["seed"] == 11
+
+
+def test_run_set_overrides_a_parameter(capsys):
+    code, out, _ = run(capsys, "run", EPI, GUNNERS, "--set", "bonedrought_spares_air=false", "--json")
+    assert code == 0
+
+
+def test_run_set_unknown_parameter_exits_2(capsys):
+    code, _, err = run(capsys, "run", EPI, GUNNERS, "--set", "bonedrougth_spares_air=false")
+    assert code == 2
+    assert "unknown parameter 'bonedrougth_spares_air'" in err
+    assert "did you mean 'bonedrought_spares_air'?" in err
+
+
+def test_run_writes_the_new_state_atomically(capsys, tmp_path):
+    out_file = tmp_path / "after.toml"
+    code, _, _ = run(capsys, "run", EPI, GUNNERS, "--write-state", str(out_file))
+    assert code == 0
+    text = out_file.read_text()
+    assert 'action = "targeted_attack"' in text and "[target]" in text
+
+
+def test_run_refuses_to_overwrite_its_scenario(capsys, tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(Path(GUNNERS).read_text())
+    code, _, err = run(capsys, "run", EPI, str(scenario), "--write-state", str(scenario))
+    assert code == 2
+    assert "overwrite an input file" in err
+    assert scenario.read_text() == Path(GUNNERS).read_text()
+
+
+def test_bad_scenario_value_exits_2_with_the_key_and_a_hint(capsys, tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('action = "targeted_attack"\n[[attackers]]\ntype = "gunner"\n[target]\ntype = "rifelman"\n[space]\ntile = "city"\n')
+    code, _, err = run(capsys, "odds", EPI, str(scenario))
+    assert code == 2
+    assert f"{scenario}:5:1: error: target.type: unknown unit_type 'rifelman'" in err
+    assert "did you mean 'rifleman'?" in err
+
+
+def test_scenario_that_is_not_toml_exits_2_with_its_line(capsys, tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('action = "targeted_attack"\n[target\n')
+    code, _, err = run(capsys, "odds", EPI, str(scenario))
+    assert code == 2
+    assert f"{scenario}:2:" in err and "not valid TOML" in err
+
+
+def test_unknown_action_exits_2(capsys, tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('action = "targetted_attack"\n')
+    code, _, err = run(capsys, "odds", EPI, str(scenario))
+    assert code == 2
+    assert "unknown action 'targetted_attack'" in err and "did you mean 'targeted_attack'?" in err
+
+
+def test_test_command_passes_every_epicinium_example(capsys):
+    code, out, _ = run(capsys, "test", EPI)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[-1].endswith(" passed, 0 failed")
+    for number in range(1, 22):
+        assert any(line.startswith(f"PASS EPI-{number:02d} ") for line in lines), number
+
+
+def test_test_command_reports_a_failing_example_and_exits_1(capsys, tmp_path):
+    rules = tmp_path / "r.rules"
+    rules.write_text(
+        'kind unit { figures: int }\noutcome lost: int = 0\n'
+        'action hit(target: unit) { lost = 1 }\n'
+        'example "T-01 loses two" { run hit(target: {figures: 1}) expect lost == 2 }\n'
+    )
+    code, out, _ = run(capsys, "test", str(rules))
+    assert code == 1
+    assert "FAIL T-01 loses two: expected lost == 2 (line 4) in every outcome, but not when lost = 1" in out
+    assert out.splitlines()[-1] == "0 passed, 1 failed"
+
+
+def test_bad_flag_exits_2(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["odds", "--no-such-flag"])
+    assert caught.value.code == 2

@@ -1,0 +1,160 @@
+"""Broken rules files give located messages: file:line:col, the line, a caret, a hint."""
+
+from __future__ import annotations
+
+import pytest
+
+import dsl
+from dsl.diagnostics import RulesError
+
+BASE = """\
+rules "broken"
+kind unit_type {
+    figures: int
+    hitpoints: int
+}
+unit_type rifleman { figures 3  hitpoints 2 }
+kind unit { type: unit_type  figures: int = type.figures }
+outcome lost: int = 0
+param bonus = 1
+"""
+
+
+def problems(text: str) -> list[dsl.Diagnostic]:
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(text, "broken.rules")
+    return list(caught.value.diagnostics)
+
+
+def only(text: str) -> dsl.Diagnostic:
+    found = problems(text)
+    assert len(found) == 1, [d.format() for d in found]
+    return found[0]
+
+
+def test_unknown_field_in_a_row_suggests_the_right_one():
+    d = only(BASE + "unit_type gunner { figures 3  hitpoints 2  hitpoint 2 }\n")
+    assert (d.line, d.column) == (10, 44)
+    assert d.message == "unknown field 'hitpoint' of kind 'unit_type'"
+    assert d.hint == "did you mean 'hitpoints'?"
+
+
+def test_a_row_missing_a_required_field_names_it():
+    d = only(BASE + "unit_type gunner { figures 3 }\n")
+    assert (d.line, d.column) == (10, 11)
+    assert d.message == "row 'gunner' does not give 'hitpoints'"
+
+
+def test_unknown_kind_of_a_row_suggests_the_kind():
+    d = only(BASE + "unit_typ gunner { figures 3 hitpoints 2 }\n")
+    assert (d.line, d.column) == (10, 1)
+    assert d.message == "unknown kind 'unit_typ' for row 'gunner'"
+    assert d.hint == "did you mean 'unit_type'?"
+
+
+def test_unknown_name_in_a_step_suggests_a_local():
+    d = only(BASE + "action hit(target: unit) {\n    let shots = 3\n    lost = shot\n}\n")
+    assert (d.line, d.column) == (12, 12)
+    assert d.message == "unknown name 'shot'"
+    assert d.hint == "did you mean 'shots'?"
+
+
+def test_wrong_type_is_reported_with_both_types():
+    d = only(BASE + "action hit(target: unit) {\n    lost = true\n}\n")
+    assert (d.line, d.column) == (11, 12)
+    assert d.message == "expected int, found bool"
+
+
+def test_a_fraction_into_an_int_asks_for_explicit_rounding():
+    d = only(BASE + "action hit(target: unit) {\n    lost = target.figures / 2\n}\n")
+    assert d.message == "expected int, found number"
+    assert "floor, ceil or round" in d.hint
+
+
+def test_missing_closing_brace_points_at_the_end_of_file():
+    d = only(BASE + "action hit(target: unit) {\n    lost = 1\n")
+    assert d.line == 11
+    assert d.message == "unexpected end of file"
+    assert "never closed" in d.hint
+
+
+def test_bad_number_is_a_syntax_error_at_its_column():
+    d = only(BASE + "param chance_to_hit = 0.5.5\n")
+    assert (d.line, d.column) == (10, 27)
+    assert d.message == "unexpected '5'"
+    assert d.hint == "expected a name"
+
+
+def test_single_quotes_get_a_hint_about_double_quotes():
+    d = only("rules 'broken'\n")
+    assert (d.line, d.column) == (1, 7)
+    assert "double quotes" in d.hint
+
+
+def test_unknown_field_on_a_value_of_a_kind():
+    d = only(BASE + "action hit(target: unit) {\n    lost = target.figurs\n}\n")
+    assert (d.line, d.column) == (11, 12)
+    assert d.message == "unknown field 'figurs' of kind 'unit'"
+    assert d.hint == "did you mean 'figures'?"
+
+
+def test_assigning_a_parameter_is_refused():
+    d = only(BASE + "action hit(target: unit) {\n    bonus = 2\n}\n")
+    assert d.message == "'bonus' is a parameter: it cannot change during a resolution"
+
+
+def test_chance_in_a_constant_is_refused():
+    d = only(BASE + "param roll_it = 1d6\n")
+    assert (d.line, d.column) == (10, 17)
+    assert d.message == "a constant cannot depend on chance"
+
+
+def test_unknown_builtin_suggests_a_close_one():
+    d = only(BASE + "action hit(target: unit) {\n    lost = lethel(bodies(1, 1))\n}\n")
+    assert d.message == "unknown function 'lethel'"
+    assert d.hint == "did you mean 'lethal'?"
+
+
+def test_distribution_functions_belong_in_examples():
+    d = only(BASE + "action hit(target: unit) {\n    lost = mean(1)\n}\n")
+    assert "belongs in an example's 'expect'" in d.message
+
+
+def test_an_example_without_expectations_is_an_error():
+    d = only(BASE + 'action hit(target: unit) { lost = 1 }\nexample "X-01 nothing" { run hit(target: {type: rifleman}) }\n')
+    assert d.message == "example 'X-01 nothing' expects nothing"
+
+
+def test_every_problem_is_reported_not_just_the_first():
+    found = problems(BASE + "unit_type a { figures x hitpoints 1 }\nunit_type b { figures 1 hitpoints true }\n")
+    assert [d.line for d in found] == [10, 11]
+
+
+def test_declaring_a_name_twice_points_at_the_first():
+    d = only(BASE + "param bonus = 2\n")
+    assert d.message == "'bonus' is declared twice"
+    assert d.hint == "the first is at line 9"
+
+
+def test_formatted_diagnostic_shows_line_and_caret():
+    d = only(BASE + "unit_type gunner { figures 3  hitpoints 2  firerate 3 }\n")
+    text = d.format()
+    assert text.splitlines()[0] == "broken.rules:10:44: error: unknown field 'firerate' of kind 'unit_type'"
+    assert text.splitlines()[1].endswith("unit_type gunner { figures 3  hitpoints 2  firerate 3 }")
+    caret = text.splitlines()[2]
+    assert caret.index("^") == text.splitlines()[1].index("firerate")
+    assert caret.count("~") == len("firerate") - 1
+
+
+def test_missing_file_is_a_diagnostic_not_a_traceback(tmp_path):
+    with pytest.raises(RulesError) as caught:
+        dsl.load(tmp_path / "nothing.rules")
+    assert caught.value.diagnostics[0].message == "no such file"
+
+
+def test_binary_file_is_a_diagnostic(tmp_path):
+    path = tmp_path / "x.rules"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(RulesError) as caught:
+        dsl.load(path)
+    assert caught.value.diagnostics[0].message.startswith("not UTF-8 text")

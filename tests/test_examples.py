@@ -1,0 +1,41 @@
+"""Every example block of every shipped rules file is a test, named by its title."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import dsl
+from interpreter.examples import run_example
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = sorted((ROOT / "rules").glob("*.rules"))
+EXAMPLES_MD = ROOT.parent / "shared" / "EXAMPLES.md"
+
+
+def _examples():
+    for path in RULES:
+        rules = dsl.load(path)
+        for example in rules.examples:
+            yield pytest.param(rules, example, id=f"{path.stem}: {example.name}")
+
+
+@pytest.mark.parametrize("rules, example", list(_examples()))
+def test_rulebook_example(rules, example):
+    result = run_example(rules, example)
+    assert result.passed, result.message
+
+
+def _document_ids(prefix: str) -> list[str]:
+    if EXAMPLES_MD.exists():
+        return re.findall(rf"^- ({prefix}-\d+)", EXAMPLES_MD.read_text(), flags=re.M)
+    return [f"{prefix}-{i:02d}" for i in range(1, 22)]  # the EPI list when shared/ is not beside the checkout
+
+
+def test_every_epicinium_statement_has_an_example():
+    rules = dsl.load(ROOT / "rules" / "epicinium.rules")
+    proved = {example.example_id for example in rules.examples}
+    missing = [i for i in _document_ids("EPI") if i not in proved]
+    assert not missing, f"no example names {missing}"
