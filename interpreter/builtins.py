@@ -77,7 +77,14 @@ def _bodies(a: Args, env: Env, pos: n.Pos) -> Pool:
     hitpoints = a.get("hitpoints")
     if hitpoints is not None and hitpoints < 1:
         raise RunError(pos, f"a body needs at least 1 hitpoint, not {hitpoints}")
-    return Pool.make(_count(a, "count", pos), hitpoints, a.get("owner"), a.get("tag", ""))
+    count = _count(a, "count", pos)
+    trace = getattr(env.chooser, "trace", None)
+    if trace is not None and count:
+        owner, tag = a.get("owner"), a.get("tag", "")
+        life = "that cannot die" if hitpoints is None else f"of {hitpoints} hitpoint{'s' if hitpoints != 1 else ''}"
+        trace.add("bodies", pos, f"{count} bod{'ies' if count != 1 else 'y'} {life} for {show(owner)}"
+                  + (f" ({tag})" if tag else ""), count=count, hitpoints=hitpoints, owner=show(owner), tag=tag)
+    return Pool.make(count, hitpoints, a.get("owner"), a.get("tag", ""))
 
 
 def _volley(a: Args, env: Env, pos: n.Pos) -> Volley:

@@ -23,7 +23,7 @@ from interpreter.errors import ScenarioError
 from interpreter.examples import run_examples
 from interpreter.scenario import dump_state, load_scenario, parse_assignment, write_atomically
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
 
 
 class UsageError(Exception):
@@ -34,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fracas",
         description="Combat rules as data: check rules files, resolve attacks, see exact odds, run the examples.",
-        epilog="Exit codes: 0 success, 1 an example failed, 2 bad rules, scenario or flags.",
+        epilog="Exit codes: 0 success, 1 an example failed, 2 bad rules, scenario or flags, 70 a bug in fracas.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
@@ -89,6 +89,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fracas: interrupted", file=sys.stderr)
         return 130
+    except RecursionError:
+        print("fracas: error: the input nests too deeply to process", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # a bug in fracas: say so plainly instead of a traceback
+        print(f"fracas: internal error: {type(error).__name__}: {error}\n"
+              "This is a bug in fracas, not in your rules; please report it with the files you used.",
+              file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], as_json: bool = False) -> None:

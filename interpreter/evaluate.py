@@ -256,9 +256,8 @@ def apply_modifier(call: n.Call, env: Env) -> Any:
     trace = getattr(env.chooser, "trace", None)
     if trace is not None and applied:
         source = env.program.rules.source(decl.pos)
-        steps = "; ".join(f"{source.line(t.pos.line).strip()} (line {t.pos.line}): {show(b)} -> {show(a)}"
-                          for t, b, a in applied)
-        trace.add("modifier", call.pos, f"{decl.name}: {show(start)} -> {show(value)} by {steps}",
+        steps = "; ".join(f"line {t.pos.line}: {source.line(t.pos.line).strip()}" for t, _, _ in applied)
+        trace.add("modifier", call.pos, f"{decl.name}: {show(start)} -> {show(value)} ({steps})",
                   modifier=decl.name, start=show(start), result=show(value),
                   terms=[t.pos.line for t, _, _ in applied])
     return value
