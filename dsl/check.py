@@ -299,12 +299,9 @@ class Checker:
                 self.infer(kw.value, scope)
 
     def check_call_stmt(self, call: n.Call, scope: Scope) -> None:
-        step = self.rules.steps.get(call.func)
+        step = self.rules.steps.get(call.func) or self.rules.actions.get(call.func)
         if step is None:
-            if call.func in self.rules.actions:
-                self.error(call.pos, f"'{call.func}' is an action: actions are where a resolution starts",
-                           "declare it with 'step' to call it from another step")
-            elif call.func in self.rules.fns or call.func in self.rules.modifiers or call.func in SIGNATURES:
+            if call.func in self.rules.fns or call.func in self.rules.modifiers or call.func in SIGNATURES:
                 self.error(call.pos, f"the value of '{call.func}(...)' is not used",
                            "store it with 'let name = ...' or assign it to a field")
             else:

@@ -206,6 +206,7 @@ class Event(Stmt):
 @dataclass(frozen=True, slots=True)
 class Decl(Node):
     name: str = ""
+    override: bool = field(default=False, compare=False)  # replaces or extends a base declaration
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +289,13 @@ class ExampleDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class Extends(Node):
+    path: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Module(Node):
     path: str = ""
     title: str = ""
+    extends: tuple[Extends, ...] = ()
     decls: tuple[Decl, ...] = ()

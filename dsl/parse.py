@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from fractions import Fraction
@@ -38,7 +39,8 @@ def parse(text: str, path: str = "<rules>") -> n.Module:
     except UnexpectedInput as error:
         raise RulesError([_syntax_diagnostic(source, error)]) from None
     module = ToNodes(path).transform(tree)
-    return n.Module(n.Pos(1, 1, 1, 1, path), path=path, title=module.title, decls=module.decls)
+    return n.Module(n.Pos(1, 1, 1, 1, path), path=path, title=module.title, extends=module.extends,
+                    decls=module.decls)
 
 
 # ---- syntax errors ---------------------------------------------------------------
@@ -140,13 +142,22 @@ class ToNodes(Transformer):
 
     def start(self, meta, items):
         title = ""
+        extends = []
         decls = []
         for item in items:
             if isinstance(item, str):
                 title = item
+            elif isinstance(item, n.Extends):
+                extends.append(item)
             else:
                 decls.append(item)
-        return n.Module(self._pos(meta), title=title, decls=tuple(decls))
+        return n.Module(self._pos(meta), title=title, extends=tuple(extends), decls=tuple(decls))
+
+    def extends_decl(self, meta, items):
+        return n.Extends(self._tpos(items[0]), path=_unquote(items[0]))
+
+    def override_decl(self, meta, items):
+        return dataclasses.replace(items[0], override=True)
 
     def header(self, meta, items):
         return _unquote(items[0])

@@ -60,9 +60,18 @@ class Ruleset:
     actions: dict[str, n.StepDecl] = field(default_factory=dict)
     action_locals: dict[str, dict[str, Type]] = field(default_factory=dict)
     examples: tuple[n.ExampleDecl, ...] = ()
+    bases: tuple[str, ...] = ()  # the files this one extends
 
     def source(self, pos: n.Pos) -> SourceFile:
         return self.sources.get(pos.path) or SourceFile(pos.path or self.path, "")
+
+    def text_of(self, node: n.Node) -> str:
+        """The source text a node was written as (its first line, if it spans several)."""
+        pos = node.pos
+        line = self.source(pos).line(pos.line)
+        if pos.end_line == pos.line and pos.end_column > pos.column:
+            return line[pos.column - 1 : pos.end_column - 1]
+        return line[pos.column - 1 :].strip() + " ..."
 
     def param_types(self, decl: n.StepDecl | n.FnDecl | n.ModifierDecl) -> dict[str, Type]:
         from dsl.check import type_from  # the checker owns type resolution

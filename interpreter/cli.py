@@ -16,6 +16,7 @@ from typing import Any
 
 import dsl
 from dsl.diagnostics import Diagnostic, RulesError
+from dsl.diff import compare
 from dsl.resources import shipped_rules_dir
 from interpreter import api, report
 from interpreter.engines import DEFAULT_MAX_STATES
@@ -43,8 +44,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("files", nargs="+", metavar="FILE", help="rules files to check")
     check.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
 
-    def scenario_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("rules", metavar="RULES", help="the rules file")
+    def scenario_args(p: argparse.ArgumentParser, compare: bool = False) -> None:
+        if compare:
+            p.add_argument("rules", metavar="RULES", nargs="+",
+                           help="the rules file; give two (a base and a variant) to see them side by side")
+        else:
+            p.add_argument("rules", metavar="RULES", help="the rules file")
         p.add_argument("scenario", metavar="SCENARIO", help="a scenario file (TOML): action, params and inputs")
         p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                        help="override a parameter of the rules (repeatable)")
@@ -60,8 +65,9 @@ def _parser() -> argparse.ArgumentParser:
 
     odds = sub.add_parser("odds", help="the exact distribution of every outcome",
                           description="The exact distribution of every declared outcome, with means and "
-                                      "'at least' probabilities; or an estimate from --samples runs.")
-    scenario_args(odds)
+                                      "'at least' probabilities; or an estimate from --samples runs. "
+                                      "With two rules files, the two distributions side by side.")
+    scenario_args(odds, compare=True)
     odds.add_argument("--json", action="store_true", help="print the distributions as JSON (exact fractions)")
     odds.add_argument("--fractions", action="store_true", help="show exact fractions beside percentages")
     odds.add_argument("--samples", type=int, metavar="N",
@@ -69,6 +75,13 @@ def _parser() -> argparse.ArgumentParser:
     odds.add_argument("--seed", type=int, default=0, help="seed for --samples (default 0)")
     odds.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
                       help=f"stop the exact engine beyond N states (default {DEFAULT_MAX_STATES})")
+
+    diff = sub.add_parser("diff", help="what a variant changes from its base",
+                          description="List the parameters, rows, kinds, modifiers, functions, steps and actions "
+                                      "that differ between two rules files, with their lines.")
+    diff.add_argument("base", metavar="BASE", help="the base rules file")
+    diff.add_argument("variant", metavar="VARIANT", help="the variant (or any other rules file)")
+    diff.add_argument("--json", action="store_true", help="print the changes as JSON")
 
     test = sub.add_parser("test", help="run the examples of rules files",
                           description="Run every example block; one PASS or FAIL line each.")
@@ -120,8 +133,8 @@ def _overrides(assignments: list[str]) -> dict[str, Any]:
     return values
 
 
-def _load(args: argparse.Namespace) -> tuple[dsl.Ruleset, api.Scenario]:
-    rules = dsl.load(args.rules)
+def _load(args: argparse.Namespace, rules_path: str | None = None) -> tuple[dsl.Ruleset, api.Scenario]:
+    rules = dsl.load(rules_path or args.rules)
     scenario = load_scenario(args.scenario)
     overrides = _overrides(args.set)
     if overrides:
@@ -171,20 +184,49 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
-    rules, scenario = _load(args)
-    if args.samples is not None:
-        if args.samples < 1:
-            raise UsageError("--samples needs a positive number")
-        dist = api.estimate(rules, scenario, args.samples, seed=args.seed,
-                            progress=_progress if sys.stderr.isatty() else None)
-    else:
-        if args.max_states < 1:
-            raise UsageError("--max-states needs a positive number")
-        dist = api.exact(rules, scenario, max_states=args.max_states)
+    if len(args.rules) > 2:
+        raise UsageError("odds compares at most two rules files")
+    results = [_odds(args, path) for path in args.rules]
+    if len(results) == 2:
+        before, after = results
+        if args.json:
+            means = {name: str(after.mean(name) - before.mean(name))
+                     for name in after.outcome_names if name in before.outcome_names
+                     and before.mean(name) is not None and after.mean(name) is not None}
+            print(json.dumps({"compare": [{"rules": path, **dist.as_json()} for path, dist in zip(args.rules, results)],
+                              "mean_difference": means}, indent=2))
+        else:
+            print(report.side_by_side(before, after, args.rules[0], args.rules[1]))
+        return EXIT_OK
+    (dist,) = results
     if args.json:
         print(json.dumps(dist.as_json(), indent=2))
     else:
         print(report.odds_table(dist, fractions=args.fractions))
+    return EXIT_OK
+
+
+def _odds(args: argparse.Namespace, rules_path: str) -> api.Distribution:
+    rules, scenario = _load(args, rules_path)
+    if args.samples is not None:
+        if args.samples < 1:
+            raise UsageError("--samples needs a positive number")
+        return api.estimate(rules, scenario, args.samples, seed=args.seed,
+                            progress=_progress if sys.stderr.isatty() else None)
+    if args.max_states < 1:
+        raise UsageError("--max-states needs a positive number")
+    return api.exact(rules, scenario, max_states=args.max_states)
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    changes = compare(dsl.load(args.base), dsl.load(args.variant))
+    if args.json:
+        print(json.dumps([{"change": c.what, "category": c.category, "name": c.name, "path": c.where.path,
+                           "line": c.where.line, "details": list(c.details)} for c in changes], indent=2))
+        return EXIT_OK
+    print(f"{args.variant} against {args.base}: {len(changes)} change{'s' if len(changes) != 1 else ''}")
+    for change in changes:
+        print(change.line())
     return EXIT_OK
 
 
@@ -223,7 +265,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-COMMANDS = {"check": cmd_check, "run": cmd_run, "odds": cmd_odds, "test": cmd_test}
+COMMANDS = {"check": cmd_check, "run": cmd_run, "odds": cmd_odds, "diff": cmd_diff, "test": cmd_test}
 
 
 if __name__ == "__main__":

@@ -69,12 +69,12 @@ def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, An
     """'' when the expectation holds, else what was expected and what was found."""
     values: list[tuple[n.Call, Any]] = []
     substituted = _substitute_aggregates(expect, prepared, states, values)
-    text = _source_text(rules, expect)
+    text = rules.text_of(expect)
     if values:
         first = next(iter(states))
         if evaluate(substituted, _env(prepared, first)) is True:
             return ""
-        found = ", ".join(f"{_source_text(rules, call)} is {show(value)}" for call, value in values)
+        found = ", ".join(f"{rules.text_of(call)} is {show(value)}" for call, value in values)
         return f"expected {text} (line {expect.pos.line}), but {found}"
     for state in states:
         if evaluate(expect, _env(prepared, state)) is not True:
@@ -130,14 +130,6 @@ def _substitute_aggregates(expr: Any, prepared: Prepared, states: dict[State, An
         if new is not value:
             changes[f.name] = new
     return dataclasses.replace(expr, **changes) if changes else expr
-
-
-def _source_text(rules: Ruleset, node: n.Node) -> str:
-    pos = node.pos
-    line = rules.source(pos).line(pos.line)
-    if pos.end_line == pos.line and pos.end_column > pos.column:
-        return line[pos.column - 1 : pos.end_column - 1]
-    return line.strip()
 
 
 def run_examples(rules: Ruleset) -> list[ExampleResult]:

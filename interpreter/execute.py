@@ -192,7 +192,7 @@ def _event(stmt: n.Event, live: Dist, program: Program) -> Dist:
 
 def _call(stmt: n.CallStmt, live: Dist, program: Program) -> Dist:
     call = stmt.call
-    decl = program.rules.steps.get(call.func)
+    decl = program.rules.steps.get(call.func) or program.rules.actions.get(call.func)
     if decl is None:
         raise RunError(call.pos, f"unknown step '{call.func}'")
     trace = getattr(program.engine, "trace", None)

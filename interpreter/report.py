@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 from interpreter.api import Distribution, Run, show_plain
+from interpreter.runtime.keys import stable_key
 
 BAR_WIDTH = 30
 
@@ -80,19 +82,28 @@ def _margin(p: Fraction, samples: int) -> float:
 
 
 def side_by_side(left: Distribution, right: Distribution, left_name: str, right_name: str) -> str:
-    lines = [f"{left.prepared.action.name}: {left_name} | {right_name}"]
+    """Two rules files on the same scenario: each outcome's distributions and the change in its mean."""
+    names = [Path(left_name).stem, Path(right_name).stem]
+    width = max(10, *(len(name) for name in names))
+    lines = [f"{left.prepared.action.name}: {left_name} against {right_name}",
+             f"\n{'':>12}{names[0]:>{width}}  {names[1]:>{width}}"]
+    same = []
     for name in dict.fromkeys(left.outcome_names + right.outcome_names):
         a = left.marginal(name) if name in left.outcome_names else {}
         b = right.marginal(name) if name in right.outcome_names else {}
-        lines.append(f"\n{name}")
-        values = sorted(set(a) | set(b), key=lambda v: (str(type(v)), v))
-        for value in values:
+        if a == b and len(a) == 1:
+            same.append(f"{name} = {show_plain(next(iter(a)))}")
+            continue
+        lines.append(name)
+        for value in sorted(set(a) | set(b), key=stable_key):
             pa, pb = a.get(value, Fraction(0)), b.get(value, Fraction(0))
-            lines.append(f"  {show_plain(value):>8}  {percent(pa)}  {percent(pb)}")
+            lines.append(f"  {show_plain(value):>10}{percent(pa):>{width}}  {percent(pb):>{width}}")
         ma = left.mean(name) if a else None
         mb = right.mean(name) if b else None
         if ma is not None and mb is not None:
-            lines.append(f"  {'mean':>8}  {float(ma):7.4g}  {float(mb):7.4g}   difference {float(mb - ma):+.4g}")
+            lines.append(f"  {'mean':>10}{float(ma):>{width}.4g}  {float(mb):>{width}.4g}   change {float(mb - ma):+.4g}")
+    if same:
+        lines.append("\ncertain in both: " + ", ".join(same))
     return "\n".join(lines)
 
 

@@ -1,0 +1,80 @@
+"""What one ruleset changes from another: declarations added, removed or changed.
+
+Declarations compare by structure, not by position, so moving a rule or
+re-indenting it is no change; a row's or kind's change is listed field by field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dsl import nodes as n
+from dsl.extend import describe
+from dsl.ruleset import Ruleset
+
+
+@dataclass(frozen=True)
+class Change:
+    what: str  # "added", "removed" or "changed"
+    category: str  # param, row, kind, modifier, fn, step, action, outcome
+    name: str
+    where: n.Pos  # in the newer rules (the older one for a removal)
+    details: tuple[str, ...] = ()
+
+    def line(self) -> str:
+        place = f"{self.where.path}:{self.where.line}"
+        head = f"{self.what:<8} {self.category} {self.name}"
+        return "\n".join([f"{head:<44} {place}"] + [f"           {d}" for d in self.details])
+
+
+def declarations(rules: Ruleset) -> dict[tuple[str, str], n.Decl]:
+    found: dict[tuple[str, str], n.Decl] = {}
+    groups: list[dict] = [
+        {k: v.decl for k, v in rules.kinds.items()},
+        rules.rows,
+        {k: v.decl for k, v in rules.params.items()},
+        {k: v.decl for k, v in rules.outcomes.items()},
+        rules.modifiers,
+        rules.fns,
+        rules.steps,
+        rules.actions,
+    ]
+    for group in groups:
+        for name, decl in group.items():
+            found[(describe(decl), name)] = decl
+    return found
+
+
+def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) -> tuple[str, ...]:
+    if isinstance(old, n.RowDecl) and isinstance(new, n.RowDecl):
+        a = {f.name: f.value for f in old.fields}
+        b = {f.name: f.value for f in new.fields}
+    elif isinstance(old, n.KindDecl) and isinstance(new, n.KindDecl):
+        a = {f.name: f for f in old.fields}
+        b = {f.name: f for f in new.fields}
+    else:
+        return ()
+    details = []
+    for name in list(a) + [k for k in b if k not in a]:
+        if name not in b:
+            details.append(f"{name}: {before.text_of(a[name])} -> (default)")
+        elif name not in a:
+            details.append(f"{name}: (default) -> {after.text_of(b[name])}")
+        elif a[name] != b[name]:
+            details.append(f"{name}: {before.text_of(a[name])} -> {after.text_of(b[name])}")
+    return tuple(details)
+
+
+def compare(before: Ruleset, after: Ruleset) -> list[Change]:
+    old = declarations(before)
+    new = declarations(after)
+    changes = []
+    for key, decl in new.items():
+        if key not in old:
+            changes.append(Change("added", key[0], key[1], decl.pos))
+        elif old[key] != decl:
+            changes.append(Change("changed", key[0], key[1], decl.pos, _field_changes(old[key], decl, before, after)))
+    for key, decl in old.items():
+        if key not in new:
+            changes.append(Change("removed", key[0], key[1], decl.pos))
+    return changes

@@ -1,0 +1,171 @@
+"""Variants: `extends "base.rules"` and `override`, resolved into one list of declarations.
+
+A variant starts from the declarations of the files it extends, then applies
+its own: an `override` replaces the base declaration of the same name (a row
+or kind override changes only the fields it lists), and a new declaration
+must not silently shadow a base one. Examples are not inherited: they prove
+their own file.
+
+`extends` paths are relative to the including file and must stay inside the
+rules tree (the folder of the file first loaded); cycles are reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+
+from dsl import nodes as n
+from dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_mean
+from dsl.parse import parse
+
+MAX_EXTENDS_DEPTH = 16
+MAX_FILE_BYTES = 2_000_000
+
+_KINDS_OF_DECL = {
+    n.KindDecl: "kind",
+    n.RowDecl: "row",
+    n.ParamDecl: "param",
+    n.OutcomeDecl: "outcome",
+    n.ModifierDecl: "modifier",
+    n.FnDecl: "fn",
+}
+
+
+def describe(decl: n.Decl) -> str:
+    if isinstance(decl, n.StepDecl):
+        return "action" if decl.is_action else "step"
+    return _KINDS_OF_DECL.get(type(decl), "declaration")
+
+
+def _key(decl: n.Decl) -> tuple[str, str]:
+    # Kinds live in their own namespace: a kind and a row may share a name.
+    return ("kind" if isinstance(decl, n.KindDecl) else "value", decl.name)
+
+
+@dataclass
+class Loaded:
+    module: n.Module  # the merged module: title and decls of the whole chain
+    sources: dict[str, SourceFile] = field(default_factory=dict)
+    base_paths: tuple[str, ...] = ()
+
+
+def read_text(path: Path, shown: str, at: Diagnostic | None = None) -> str:
+    def fail(message: str) -> RulesError:
+        if at is not None:
+            return RulesError([Diagnostic(at.path, at.line, at.column, f"{message}: {shown}", at.hint,
+                                          at.source_line, at.width)])
+        return RulesError([Diagnostic(shown, 0, 0, message)])
+
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise fail(f"the file is {size} bytes, over the limit of {MAX_FILE_BYTES}")
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise fail("no such file") from None
+    except IsADirectoryError:
+        raise fail("this is a folder, not a rules file") from None
+    except UnicodeDecodeError as error:
+        raise fail(f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise fail(f"cannot read ({error.strerror})") from None
+
+
+def load_module(text: str, path: str) -> Loaded:
+    """Parse a rules text and everything it extends, merged into one module."""
+    root = Path(path).resolve().parent
+    return _load(text, path, Path(path).resolve(), root, ())
+
+
+def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...]) -> Loaded:
+    source = SourceFile(shown, text)
+    module = parse(text, shown)
+    sources = {shown: source}
+    if not module.extends:
+        return Loaded(module, sources)
+    if len(stack) >= MAX_EXTENDS_DEPTH:
+        raise RulesError([source.at(module.extends[0].pos, f"extends nests deeper than {MAX_EXTENDS_DEPTH} files")])
+    merged: list[n.Decl] = []
+    origin: dict[tuple[str, str], str] = {}
+    bases: list[str] = []
+    for extends in module.extends:
+        target, target_shown = _resolve(extends, source, real, root, stack + (real,))
+        base = _load(read_text(target, target_shown, source.at(extends.pos, "cannot extend")),
+                     target_shown, target, root, stack + (real,))
+        sources.update(base.sources)
+        bases.append(target_shown)
+        for decl in base.module.decls:
+            if isinstance(decl, n.ExampleDecl):
+                continue
+            key = _key(decl)
+            if key in origin:
+                raise RulesError([source.at(extends.pos, f"'{decl.name}' is declared both in {origin[key]} and in "
+                                            f"{target_shown}", "a file may extend several bases only if they "
+                                            "declare different names")])
+            origin[key] = target_shown
+            merged.append(decl)
+    problems: list[Diagnostic] = []
+    index = {_key(d): i for i, d in enumerate(merged)}
+    for decl in module.decls:
+        key = _key(decl)
+        if isinstance(decl, n.ExampleDecl):
+            merged.append(decl)
+        elif decl.override:
+            if key not in index:
+                names = [d.name for d in merged if describe(d) == describe(decl)]
+                problems.append(source.at(decl.pos, f"override of {describe(decl)} '{decl.name}' names nothing in "
+                                          f"{', '.join(bases)}", did_you_mean(decl.name, names)))
+                continue
+            base = merged[index[key]]
+            if describe(base) != describe(decl):
+                problems.append(source.at(decl.pos, f"'{decl.name}' is a {describe(base)} in {origin[key]}, "
+                                          f"not a {describe(decl)}"))
+                continue
+            try:
+                merged[index[key]] = _apply(base, decl, source)
+            except RulesError as error:
+                problems.extend(error.diagnostics)
+        elif key in index:
+            base = merged[index[key]]
+            problems.append(source.at(decl.pos, f"'{decl.name}' is already declared in {origin[key]}:{base.pos.line}",
+                                      f"write 'override {describe(decl)} {decl.name} ...' to change it"))
+        else:
+            merged.append(decl)
+    if problems:
+        raise RulesError(problems)
+    result = n.Module(module.pos, path=shown, title=module.title, extends=module.extends, decls=tuple(merged))
+    return Loaded(result, sources, tuple(bases))
+
+
+def _resolve(extends: n.Extends, source: SourceFile, real: Path, root: Path,
+             stack: tuple[Path, ...]) -> tuple[Path, str]:
+    written = PurePosixPath(extends.path)
+    if written.is_absolute() or extends.path.startswith("\\") or ":" in extends.path:
+        raise RulesError([source.at(extends.pos, f"extends takes a path relative to this file, not '{extends.path}'")])
+    if written.suffix != ".rules":
+        raise RulesError([source.at(extends.pos, f"extends names a .rules file, not '{extends.path}'")])
+    target = (real.parent / written).resolve()
+    if not target.is_relative_to(root):
+        raise RulesError([source.at(extends.pos, f"'{extends.path}' is outside the rules tree ({root})",
+                                    "a variant may only extend rules files in its own folder or below")])
+    if target in stack:
+        chain = " -> ".join(p.name for p in stack + (target,))
+        raise RulesError([source.at(extends.pos, f"extends makes a cycle: {chain}")])
+    shown = str(Path(source.path).parent / written)
+    return target, shown
+
+
+def _apply(base: n.Decl, change: n.Decl, source: SourceFile) -> n.Decl:
+    """A row or kind override changes only the fields it lists; anything else is replaced whole."""
+    if isinstance(base, n.RowDecl) and isinstance(change, n.RowDecl):
+        if change.kind != base.kind:
+            raise RulesError([source.at(change.kind_pos, f"row '{base.name}' is a {base.kind}, not a {change.kind}")])
+        fields = {f.name: f for f in base.fields}
+        fields.update({f.name: f for f in change.fields})
+        return replace(base, pos=change.pos, fields=tuple(fields.values()), override=True)
+    if isinstance(base, n.KindDecl) and isinstance(change, n.KindDecl):
+        fields = {f.name: f for f in base.fields}
+        fields.update({f.name: f for f in change.fields})
+        return replace(base, pos=change.pos, fields=tuple(fields.values()), override=True)
+    return change
