@@ -1,30 +1,37 @@
-# make demo: a fresh machine to exact odds.  make test: the whole suite.
+# make (demo): a fresh machine to exact odds.  make test: the whole suite.
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 FRACAS := $(VENV)/bin/fracas
+PY := $(VENV)/bin/python
 
 .PHONY: demo test check bench clean
 
 demo: $(STAMP)
 	$(FRACAS) odds rules/epicinium.rules rules/scenarios/epicinium-riflemen-vs-city.toml
 
+# The venv, with fracas installed editable; redone when pyproject.toml changes.
 $(STAMP): pyproject.toml
-	$(PYTHON) -c 'import sys; sys.exit("fracas needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
+	@$(PYTHON) -c 'import sys; sys.exit("fracas needs Python 3.11 or newer, not " + sys.version.split()[0] + " (set PYTHON=...)" if sys.version_info < (3, 11) else 0)'
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest
+	$(PY) -m pytest
 
 check: $(STAMP)
 	$(FRACAS) check rules/*.rules
 
+# Benchmarks are kept out of `make test` (norecursedirs); pytest's exit 5 means none collected.
 bench: $(STAMP)
 	@if ls tests/benchmarks/*.py >/dev/null 2>&1; then \
-		$(VENV)/bin/python -m pytest tests/benchmarks -q -s -p no:cacheprovider; \
-	else echo "no benchmarks yet"; fi
+		$(PY) -m pytest tests/benchmarks -q -s; rc=$$?; \
+		if [ $$rc -eq 5 ]; then echo "bench: no benchmarks collected in tests/benchmarks"; rc=0; fi; \
+		exit $$rc; \
+	else \
+		echo "bench: no benchmarks in tests/benchmarks yet"; \
+	fi
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -55,6 +55,7 @@ SIGNATURES: dict[str, Signature] = {
         Signature("round", (("x", NUMBER),), 1, INT, "round to nearest, halves away from zero"),
         Signature("len", (("items", ANY),), 1, INT, "how many items a list, bodies a pool or shots a volley has"),
         Signature("sum", (("items", list_of(NUMBER)),), 1, _numeric_result, "the total of a list"),
+        Signature("range", (("count", INT),), 1, list_of(INT), "the list 0, 1, ..., count - 1"),
         Signature("any", (("items", list_of(BOOL)),), 1, BOOL, "whether any item is true"),
         Signature("all", (("items", list_of(BOOL)),), 1, BOOL, "whether every item is true"),
         Signature("volley", (("count", INT), ("damage", INT), ("source", ANY)), 1, VOLLEY,

@@ -86,6 +86,8 @@ class Checker:
         self.check_kinds()
         for decl in self.rules.rows.values():
             self.check_row(decl)
+        for decl in self.rules.tables.values():
+            self.check_table(decl)
         for typed in list(self.rules.params.values()):
             self.check_param(typed)
         for typed in self.rules.outcomes.values():
@@ -134,6 +136,8 @@ class Checker:
             seen[decl.name] = decl
             if isinstance(decl, n.RowDecl):
                 self.rules.rows[decl.name] = decl
+            elif isinstance(decl, n.TableDecl):
+                self.rules.tables[decl.name] = decl
             elif isinstance(decl, n.ParamDecl):
                 declared = type_from(decl.type, ()) if decl.type else ANY
                 self.rules.params[decl.name] = Typed(decl.name, declared, decl.value, decl)
@@ -212,6 +216,38 @@ class Checker:
             self.error(decl.pos, f"row '{decl.name}' does not give {', '.join(repr(m) for m in missing)}",
                        f"every {kind.name} needs a value for each field without a default")
 
+    def check_table(self, decl: n.TableDecl) -> None:
+        value_type = self.resolve_type(decl.type)
+        self.rules.table_types[decl.name] = value_type
+        for kind in (decl.row_kind, decl.column_kind):
+            if kind not in self.rules.kinds:
+                self.error(decl.pos, f"unknown kind '{kind}' for table '{decl.name}'", did_you_mean(kind, self.rules.kinds))
+                return
+
+        def check_key(name: str, kind: str, pos: n.Pos) -> None:
+            row = self.rules.rows.get(name)
+            if row is None or row.kind != kind:
+                names = [r for r, d in self.rules.rows.items() if d.kind == kind]
+                self.error(pos, f"'{name}' is not a {kind}", did_you_mean(name, names)
+                           or f"the {kind} rows are: {', '.join(names)}")
+
+        for name, pos in zip(decl.columns, decl.column_pos):
+            check_key(name, decl.column_kind, pos)
+        if len(set(decl.columns)) != len(decl.columns):
+            self.error(decl.pos, f"table '{decl.name}' names a column twice")
+        if decl.default is not None:
+            self.expect(decl.default, value_type, Scope(), constant=True)
+        seen: set[str] = set()
+        for row in decl.rows:
+            check_key(row.name, decl.row_kind, row.pos)
+            if row.name in seen:
+                self.error(row.pos, f"row '{row.name}' appears twice in table '{decl.name}'")
+            seen.add(row.name)
+            if len(row.cells) != len(decl.columns):
+                self.error(row.pos, f"row '{row.name}' has {len(row.cells)} values for {len(decl.columns)} columns")
+            for cell in row.cells:
+                self.expect(cell, value_type, Scope(), constant=True)
+
     def check_param(self, typed: Typed) -> None:
         actual = self.expect(typed.value, typed.type, Scope(), constant=True)
         if typed.type.name == "any":
@@ -273,7 +309,12 @@ class Checker:
             elif self.global_type(stmt.name) is not None:
                 self.error(stmt.pos, f"'{stmt.name}' would hide a declaration of the same name",
                            "choose another name")
-            scope.names[stmt.name] = self.infer(stmt.value, scope)
+            if stmt.type is not None:
+                declared = self.resolve_type(stmt.type)
+                self.expect(stmt.value, declared, scope)
+                scope.names[stmt.name] = declared
+            else:
+                scope.names[stmt.name] = self.infer(stmt.value, scope)
         elif isinstance(stmt, n.Assign):
             self.check_assign(stmt, scope)
         elif isinstance(stmt, n.If):
@@ -329,9 +370,10 @@ class Checker:
                 return
         for name in path:
             target = self.field_type(target, name, stmt.pos)
-        value = self.infer(stmt.value, scope) if stmt.op != "=" else self.expect(stmt.value, target, scope)
-        if stmt.op == "=":
+        if stmt.op == "=" or (stmt.op == "+=" and target.name == "list"):
+            self.expect(stmt.value, target, scope)
             return
+        value = self.infer(stmt.value, scope)
         if stmt.op in ("-=", "*=") and not (target.is_numeric and value.is_numeric):
             self.error(stmt.pos, f"'{stmt.op}' needs numbers, not {target} and {value}")
         elif stmt.op == "+=" and self.plus_type(target, value) is None:
@@ -391,6 +433,7 @@ class Checker:
         """Check that expr fits `expected`; record literals take their kind from it."""
         if isinstance(expr, n.RecordLit) and expected.is_kind:
             self.check_record(expr, expected, scope)
+            self.rules.record_kinds[id(expr)] = expected.name
             return expected.required()
         if isinstance(expr, n.ListLit) and expected.name == "list" and expected.item is not None:
             for item in expr.items:
@@ -478,7 +521,11 @@ class Checker:
         if found is None:
             found = self.global_type(expr.name)
         if found is None:
-            if expr.name in self.rules.kinds:
+            if expr.name in self.rules.tables:
+                table = self.rules.tables[expr.name]
+                self.error(expr.pos, f"'{expr.name}' is a table: look a value up with "
+                                     f"{expr.name}[{table.row_kind}, {table.column_kind}]")
+            elif expr.name in self.rules.kinds:
                 self.error(expr.pos, f"'{expr.name}' is a kind, not a value",
                            f"name one of its rows, or write {{ field: value }} where a {expr.name} is expected")
             elif expr.name in self.rules.fns or expr.name in SIGNATURES:
@@ -493,6 +540,17 @@ class Checker:
         return self.field_type(self.infer(expr.obj, scope), expr.name, expr.pos)
 
     def infer_Index(self, expr: n.Index, scope: Scope) -> Type:
+        if isinstance(expr.obj, n.Name) and expr.obj.name in self.rules.tables and scope.lookup(expr.obj.name) is None:
+            table = self.rules.tables[expr.obj.name]
+            keys = (expr.index,) + expr.more
+            if len(keys) != 2:
+                self.error(expr.pos, f"table '{table.name}' is looked up with two keys: [{table.row_kind}, {table.column_kind}]")
+                return ANY
+            self.expect(keys[0], Type(table.row_kind), scope)
+            self.expect(keys[1], Type(table.column_kind), scope)
+            return self.rules.table_types.get(table.name, ANY)
+        if expr.more:
+            self.error(expr.more[0].pos, "a list takes one index")
         obj = self.infer(expr.obj, scope)
         self.expect(expr.index, INT, scope)
         if obj.name == "list":

@@ -32,6 +32,7 @@ def declarations(rules: Ruleset) -> dict[tuple[str, str], n.Decl]:
     groups: list[dict] = [
         {k: v.decl for k, v in rules.kinds.items()},
         rules.rows,
+        rules.tables,
         {k: v.decl for k, v in rules.params.items()},
         {k: v.decl for k, v in rules.outcomes.items()},
         rules.modifiers,

@@ -25,6 +25,7 @@ MAX_FILE_BYTES = 2_000_000
 _KINDS_OF_DECL = {
     n.KindDecl: "kind",
     n.RowDecl: "row",
+    n.TableDecl: "table",
     n.ParamDecl: "param",
     n.OutcomeDecl: "outcome",
     n.ModifierDecl: "modifier",

@@ -89,6 +89,7 @@ class Attr(Expr):
 class Index(Expr):
     obj: Expr = None  # type: ignore[assignment]
     index: Expr = None  # type: ignore[assignment]
+    more: tuple[Expr, ...] = ()  # further keys, for a table
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +161,7 @@ class Stmt(Node):
 class Let(Stmt):
     name: str = ""
     value: Expr = None  # type: ignore[assignment]
+    type: TypeExpr | None = None  # when given, the local may later hold any value of this type
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +233,23 @@ class RowDecl(Decl):
     kind: str = ""
     kind_pos: Pos = field(default=NOWHERE, compare=False, repr=False)
     fields: tuple[RowField, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow(Node):
+    name: str = ""
+    cells: tuple[Number, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TableDecl(Decl):
+    row_kind: str = ""
+    column_kind: str = ""
+    type: TypeExpr = None  # type: ignore[assignment]
+    default: Number | None = None
+    columns: tuple[str, ...] = ()
+    column_pos: tuple[Pos, ...] = field(default=(), compare=False, repr=False)
+    rows: tuple[TableRow, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,10 @@ def parse(text: str, path: str = "<rules>") -> n.Module:
         tree = parser().parse(text)
     except UnexpectedInput as error:
         raise RulesError([_syntax_diagnostic(source, error)]) from None
-    module = ToNodes(path).transform(tree)
+    try:
+        module = ToNodes(path).transform(tree)
+    except lark.exceptions.VisitError as error:  # a bug of ours, said plainly, located where we can
+        raise RulesError([Diagnostic(path, 0, 0, f"internal error while reading the rules: {error.orig_exc}")]) from None
     return n.Module(n.Pos(1, 1, 1, 1, path), path=path, title=module.title, extends=module.extends,
                     decls=module.decls)
 
@@ -92,6 +95,9 @@ def _syntax_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
         token = error.token
         message = f"unexpected name '{token}'" if token.type == "NAME" else f"unexpected '{token}'"
         hint = _expected(error.expected)
+        if "NAME" in error.expected and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(token)):
+            message = f"'{token}' is a reserved word of the language and cannot be a name here"
+            hint = f"choose another name, such as '{token}_'"
         width = len(str(token)) or 1
         return Diagnostic(source.path, line, column, message, hint, source.line(line), width)
     if isinstance(error, UnexpectedCharacters):
@@ -149,6 +155,8 @@ class ToNodes(Transformer):
                 title = item
             elif isinstance(item, n.Extends):
                 extends.append(item)
+            elif isinstance(item, list):
+                decls.extend(item)
             else:
                 decls.append(item)
         return n.Module(self._pos(meta), title=title, extends=tuple(extends), decls=tuple(decls))
@@ -157,6 +165,8 @@ class ToNodes(Transformer):
         return n.Extends(self._tpos(items[0]), path=_unquote(items[0]))
 
     def override_decl(self, meta, items):
+        if isinstance(items[0], list):
+            return [dataclasses.replace(d, override=True) for d in items[0]]
         return dataclasses.replace(items[0], override=True)
 
     def header(self, meta, items):
@@ -178,6 +188,31 @@ class ToNodes(Transformer):
 
     def list_type(self, meta, items):
         return n.TypeExpr(self._pos(meta), name="list", item=items[0])
+
+    def enum_decl(self, meta, items):
+        # An enumeration is sugar for a kind without fields and one row per member.
+        name, *members = items
+        kind = n.KindDecl(self._tpos(name), name=str(name))
+        rows = [n.RowDecl(self._tpos(m), name=str(m), kind=str(name), kind_pos=self._tpos(name)) for m in members]
+        return [kind, *rows]
+
+    def table_decl(self, meta, items):
+        name, row_kind, column_kind, type_, default, columns, *rows = items
+        return n.TableDecl(self._tpos(name), name=str(name), row_kind=str(row_kind), column_kind=str(column_kind),
+                           type=type_, default=default, columns=tuple(c for c, _ in columns),
+                           column_pos=tuple(p for _, p in columns), rows=tuple(rows))
+
+    def table_columns(self, meta, items):
+        return [(str(t), self._tpos(t)) for t in items]
+
+    def table_row(self, meta, items):
+        return n.TableRow(self._tpos(items[0]), name=str(items[0]), cells=tuple(items[1:]))
+
+    def cell(self, meta, items):
+        return self.number(meta, items)
+
+    def negative_cell(self, meta, items):
+        return n.Number(self._pos(meta), value=-self.number(meta, items).value)
 
     def row_decl(self, meta, items):
         kind, name, *fields = items
@@ -273,7 +308,8 @@ class ToNodes(Transformer):
         return tuple(items)
 
     def let_stmt(self, meta, items):
-        return n.Let(self._pos(meta), name=str(items[0]), value=items[1])
+        name, type_, value = items
+        return n.Let(self._pos(meta), name=str(name), value=value, type=type_)
 
     def assign_stmt(self, meta, items):
         target, op, value = items
@@ -343,7 +379,7 @@ class ToNodes(Transformer):
         return n.Attr(self._pos(meta), obj=items[0], name=str(items[1]))
 
     def index(self, meta, items):
-        return n.Index(self._pos(meta), obj=items[0], index=items[1])
+        return n.Index(self._pos(meta), obj=items[0], index=items[1], more=tuple(items[2:]))
 
     def call(self, meta, items):
         name, args = items

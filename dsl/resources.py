@@ -1,36 +1,66 @@
-"""Where the grammar and the shipped rules files are, in a checkout or installed.
+"""Where the grammar and the shipped rules files are, installed or in a checkout.
 
-A checkout (and an editable install of it) has them as the folders grammars/
-and rules/ beside dsl/; an installed wheel carries them as the data packages
-fracas_grammars and fracas_rules.
+Installed, they are the data packages `fracas_grammars` and `fracas_rules`,
+which pyproject.toml maps from the top-level folders grammars/ and rules/, so
+code never guesses a path relative to site-packages. A checkout that was never
+installed has only those folders, beside dsl/.
 """
 
 from __future__ import annotations
 
 import importlib.util
+from importlib import resources
 from pathlib import Path
 
-_CHECKOUT = Path(__file__).resolve().parent.parent
+# The folder holding dsl/: a checkout's root, or site-packages once installed.
+_ROOT = Path(__file__).resolve().parent.parent
 
 
-def _data_dir(package: str, folder: str, pattern: str) -> Path:
-    beside = _CHECKOUT / folder
-    if any(beside.glob(pattern)):
+def _installed_dir(package: str, suffix: str) -> Path | None:
+    """The directory of data package `package` that holds `*suffix` files, or None.
+
+    importlib.resources comes first. Its files() raises NotADirectoryError on
+    Python 3.11 for a namespace package of an editable install (setuptools puts
+    a sentinel that is not a path in `__path__`), so the spec's real
+    directories are the second choice.
+    """
+    try:
+        entries = list(resources.files(package).iterdir())
+    except ModuleNotFoundError:
+        return None
+    except NotADirectoryError:
+        spec = importlib.util.find_spec(package)
+        locations = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
+        entries = [entry for folder in locations if folder.is_dir() for entry in folder.iterdir()]
+    for entry in entries:
+        if isinstance(entry, Path) and entry.name.endswith(suffix) and entry.is_file():
+            return entry.parent
+    return None
+
+
+def _data_dir(package: str, folder: str, suffix: str) -> Path:
+    """The installed data package, unless this dsl runs from a checkout.
+
+    A checkout's own folder wins there: an installed copy (say a wheel left in
+    the same venv) may be older than the code beside it. An editable install
+    maps the data packages onto those same folders, so both agree.
+    """
+    beside = _ROOT / folder
+    if (_ROOT / "pyproject.toml").is_file() and beside.is_dir():
         return beside
-    spec = importlib.util.find_spec(package)
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        if any(Path(location).glob(pattern)):
-            return Path(location)
-    return beside
+    return _installed_dir(package, suffix) or beside
 
 
 def grammars_dir() -> Path:
-    return _data_dir("fracas_grammars", "grammars", "*.lark")
+    """The folder of the Lark grammars (`*.lark`)."""
+    return _data_dir("fracas_grammars", "grammars", ".lark")
 
 
 def shipped_rules_dir() -> Path:
-    return _data_dir("fracas_rules", "rules", "*.rules")
+    """The folder of the shipped rules files (`*.rules`; scenarios in scenarios/)."""
+    return _data_dir("fracas_rules", "rules", ".rules")
 
 
 def grammar_text(name: str = "fracas.lark") -> str:
+    """The text of grammar `name`, read as UTF-8."""
     return (grammars_dir() / name).read_text(encoding="utf-8")

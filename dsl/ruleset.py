@@ -51,6 +51,9 @@ class Ruleset:
     sources: dict[str, SourceFile]
     kinds: dict[str, KindInfo] = field(default_factory=dict)
     rows: dict[str, n.RowDecl] = field(default_factory=dict)
+    tables: dict[str, n.TableDecl] = field(default_factory=dict)
+    table_types: dict[str, Type] = field(default_factory=dict)
+    record_kinds: dict[int, str] = field(default_factory=dict)  # id of a record literal in code -> its kind
     params: dict[str, Typed] = field(default_factory=dict)
     outcomes: dict[str, Typed] = field(default_factory=dict)
     modifiers: dict[str, n.ModifierDecl] = field(default_factory=dict)

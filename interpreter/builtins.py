@@ -140,6 +140,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "round": lambda a, env, pos: round_half_away(a["x"]),
     "len": _len,
     "sum": lambda a, env, pos: normalize(sum(a["items"], 0)),
+    "range": lambda a, env, pos: tuple(range(_count(a, "count", pos))),
     "any": lambda a, env, pos: any(a["items"]),
     "all": lambda a, env, pos: all(a["items"]),
     "volley": _volley,

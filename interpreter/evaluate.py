@@ -115,6 +115,8 @@ def _attr(expr: n.Attr, env: Env) -> Any:
 
 
 def _index(expr: n.Index, env: Env) -> Any:
+    if isinstance(expr.obj, n.Name) and expr.obj.name in env.program.tables and expr.obj.name not in env.frame:
+        return _lookup_table(expr, env)
     items = evaluate(expr.obj, env)
     i = evaluate(expr.index, env)
     if not isinstance(items, tuple):
@@ -122,6 +124,20 @@ def _index(expr: n.Index, env: Env) -> Any:
     if not isinstance(i, int) or not -len(items) <= i < len(items):
         raise RunError(expr.index.pos, f"index {show(i)} is outside a list of {len(items)}")
     return items[i]
+
+
+def _lookup_table(expr: n.Index, env: Env) -> Any:
+    name = expr.obj.name  # type: ignore[attr-defined]
+    row, column = (evaluate(key, env) for key in (expr.index, *expr.more))
+    if not isinstance(row, RowRef) or not isinstance(column, RowRef):
+        raise RunError(expr.pos, f"table '{name}' is looked up by two rows, not {show(row)} and {show(column)}")
+    cell = env.program.tables[name].get((row.name, column.name))
+    if cell is not None:
+        return cell
+    if name in env.program.table_defaults:
+        return env.program.table_defaults[name]
+    raise RunError(expr.pos, f"table '{name}' has no value for {row.name} and {column.name}",
+                   "add the row or column to the table, or give the table a default")
 
 
 def _unary(expr: n.Unary, env: Env) -> Any:
@@ -206,7 +222,19 @@ def _comprehension(expr: n.Comprehension, env: Env) -> Any:
 
 
 def _record(expr: n.RecordLit, env: Env) -> Any:
-    raise RunError(expr.pos, "a record can only be written as a scenario input here")
+    """A record written in a step: a constant value of its kind (defaults filled in)."""
+    program = env.program
+    kind = program.rules.kinds[program.rules.record_kinds[id(expr)]]
+    given = {f.name: f.value for f in expr.fields}
+    values: dict[str, Any] = {}
+    for info in kind.fields:
+        if info.name in given:
+            values[info.name] = evaluate(given[info.name], env)
+        elif info.default is not None:
+            values[info.name] = evaluate(info.default, Env(program, env.state, values, env.chooser, env.depth))
+        else:
+            values[info.name] = None
+    return Record(program.shapes[kind.name], tuple(values[f.name] for f in kind.fields))
 
 
 def _call(expr: n.Call, env: Env) -> Any:

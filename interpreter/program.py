@@ -64,6 +64,13 @@ class Program:
         for name, decl in rules.rows.items():
             given = {f.name: f.value for f in decl.fields}
             self.rows[name] = self._record(decl.kind, given, name, {}, constant=True)
+        self.tables: dict[str, dict[tuple[str, str], Any]] = {}
+        self.table_defaults: dict[str, Any] = {}
+        for name, table in rules.tables.items():
+            self.tables[name] = {(row.name, column): cell.value
+                                 for row in table.rows for column, cell in zip(table.columns, row.cells)}
+            if table.default is not None:
+                self.table_defaults[name] = table.default.value
 
     # ---- constants
 

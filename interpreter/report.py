@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 from interpreter.api import Distribution, Run, show_plain
 from interpreter.runtime.keys import stable_key
 
@@ -11,6 +12,8 @@ BAR_WIDTH = 30
 
 
 def percent(p: Fraction) -> str:
+    if 0 < p < Fraction(1, 20000):
+        return " <0.01%"
     return f"{float(p) * 100:6.2f}%"
 
 
@@ -54,9 +57,33 @@ def odds_table(dist: Distribution, fractions: bool = False) -> str:
             if dist.mode == "estimate":
                 error = f" ±{_margin(p, dist.samples) * 100:.2f}"
             lines.append(f"  {show_plain(value):>{width}}  {percent(p)}{error}  {ge:>8}  {bar}{exact}")
+    varying = [name for name in dist.outcome_names if len(dist.marginal(name)) > 1]
+    if len(varying) == 2:
+        lines.append(joint_grid(dist, *varying))
     if certain:
         lines.append("\ncertain: " + ", ".join(certain))
     return "\n".join(lines)
+
+
+def joint_grid(dist: Distribution, down: str, across: str) -> str:
+    """The joint distribution of two outcomes as a grid of percentages."""
+    cells: dict[tuple[Any, Any], Fraction] = {}
+    for values, p in dist.joint():
+        key = (values[down], values[across])
+        cells[key] = cells.get(key, Fraction(0)) + p
+    rows = list(dist.marginal(down))
+    columns = list(dist.marginal(across))
+    width = max(7, *(len(show_plain(c)) + 1 for c in columns))
+    label = max(len(down), *(len(show_plain(r)) for r in rows))
+    out = [f"\njoint: {down} (down) by {across} (across)",
+           " " * (label + 2) + "".join(f"{show_plain(c):>{width}}" for c in columns)]
+    for row in rows:
+        shown = []
+        for column in columns:
+            p = cells.get((row, column), Fraction(0))
+            shown.append(f"{percent(p).strip():>{width}}" if p else f"{'.':>{width}}")
+        out.append(f"  {show_plain(row):>{label}}" + "".join(shown))
+    return "\n".join(out)
 
 
 def _standard_deviation(dist: Distribution, name: str, mean: Fraction) -> float | None:

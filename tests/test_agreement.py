@@ -99,3 +99,29 @@ SCENARIOS = {
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_sampled_frequencies_match_exact_probabilities(name):
     assert_sampling_matches_exact(EPI, parse_scenario(SCENARIOS[name]))
+
+
+WEEWAR = dsl.load(ROOT / "rules" / "weewar.rules")
+WEEWAR_SCENARIOS = {
+    "troopers on plains": (ROOT / "rules/scenarios/weewar-troopers-on-plains.toml").read_text(),
+    "a tank ganging up in woods": (ROOT / "rules/scenarios/weewar-tank-ganging-up.toml").read_text(),
+    "artillery with splash": """
+        action = "exchange"
+        [attacker]
+        type = "light_artillery"
+        splash = 2
+        place = { q = 2, r = 0 }
+        [defender]
+        type = "trooper"
+        health = 3
+        place = { q = 0, r = 0 }
+        [[neighbours]]
+        type = "tank"
+        place = { q = 1, r = 0 }
+    """,
+}
+
+
+@pytest.mark.parametrize("name", list(WEEWAR_SCENARIOS))
+def test_sampled_weewar_exchanges_match_exact_probabilities(name):
+    assert_sampling_matches_exact(WEEWAR, parse_scenario(WEEWAR_SCENARIOS[name]))

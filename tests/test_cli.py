@@ -167,3 +167,22 @@ def test_bad_flag_exits_2(capsys):
     with pytest.raises(SystemExit) as caught:
         main(["odds", "--no-such-flag"])
     assert caught.value.code == 2
+
+
+def test_odds_json_on_a_weewar_exchange_gives_the_joint_losses(capsys):
+    troopers = str(ROOT / "rules" / "scenarios" / "weewar-troopers-on-plains.toml")
+    code, out, _ = run(capsys, "odds", str(ROOT / "rules" / "weewar.rules"), troopers, "--json")
+    assert code == 0
+    data = json.loads(out)
+    joint = {(row["values"]["attacker_loss"], row["values"]["defender_loss"]): Fraction(row["p"]) for row in data["joint"]}
+    assert sum(joint.values()) == 1
+    # Symmetric troopers: losses are independent and identically distributed.
+    defender = {int(k): Fraction(p) for k, p in data["outcomes"]["defender_loss"]["distribution"].items()}
+    assert joint[("5", "4")] == defender[5] * defender[4] == joint[("4", "5")]
+
+
+def test_odds_text_shows_a_joint_grid_when_two_outcomes_vary(capsys):
+    troopers = str(ROOT / "rules" / "scenarios" / "weewar-troopers-on-plains.toml")
+    code, out, _ = run(capsys, "odds", str(ROOT / "rules" / "weewar.rules"), troopers)
+    assert code == 0
+    assert "joint: defender_loss (down) by attacker_loss (across)" in out

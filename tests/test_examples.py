@@ -35,7 +35,11 @@ def _document_ids(prefix: str) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("prefix, file, count", [("EPI", "epicinium.rules", 21), ("EPF", "epicinium-classic.rules", 15)])
+@pytest.mark.parametrize("prefix, file, count", [
+    ("EPI", "epicinium.rules", 21),
+    ("EPF", "epicinium-classic.rules", 15),
+    ("WEE", "weewar.rules", 11),
+])
 def test_every_statement_of_the_document_has_an_example(prefix, file, count):
     rules = dsl.load(ROOT / "rules" / file)
     proved = {example.example_id for example in rules.examples}

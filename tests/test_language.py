@@ -222,3 +222,85 @@ def test_a_row_given_as_an_input_cannot_change_either():
     with pytest.raises(ScenarioError) as caught:
         exact(rules, Scenario("go", {"d": "big"}))
     assert "rows are constants" in caught.value.diagnostics[0].message
+
+
+TABLES = HEADER + """
+enum ground { open rough }
+kind piece_type { moves: int }
+piece_type archer { moves 2 }
+piece_type knight { moves 4 }
+table strength(piece_type, ground): int default -1 {
+              [open  rough]
+    archer       3     -2
+}
+"""
+
+
+def test_a_table_is_looked_up_by_two_rows():
+    rules = dsl.loads(TABLES + "action go() { result = strength[archer, rough] * 10 + strength[archer, open] }\n", "t.rules")
+    assert exact(rules, Scenario("go", {})).marginal("result") == {-20 + 3: 1}
+
+
+def test_a_missing_table_row_gives_the_default():
+    rules = dsl.loads(TABLES + "action go() { result = strength[knight, open] }\n", "t.rules")
+    assert exact(rules, Scenario("go", {})).marginal("result") == {-1: 1}
+
+
+def test_a_table_with_a_row_of_the_wrong_kind_is_an_error():
+    with pytest.raises(dsl.RulesError) as caught:
+        dsl.loads(TABLES + "table bad(piece_type, ground): int {\n [open]\n rough 1\n}\n", "t.rules")
+    assert caught.value.diagnostics[0].message == "'rough' is not a piece_type"
+
+
+def test_a_table_row_with_too_few_values_is_an_error():
+    with pytest.raises(dsl.RulesError) as caught:
+        dsl.loads(TABLES + "table bad(piece_type, ground): int {\n [open rough]\n archer 1\n}\n", "t.rules")
+    assert caught.value.diagnostics[0].message == "row 'archer' has 1 values for 2 columns"
+
+
+def test_a_table_lookup_with_keys_of_the_wrong_kind_is_an_error():
+    with pytest.raises(dsl.RulesError) as caught:
+        dsl.loads(TABLES + "action go() { result = strength[open, archer] }\n", "t.rules")
+    assert [d.message for d in caught.value.diagnostics] == ["expected piece_type, found ground",
+                                                             "expected ground, found piece_type"]
+
+
+def test_an_enum_declares_a_kind_and_its_rows():
+    rules = dsl.loads(TABLES + "action go(g: ground = rough) { flag = g == rough and g != open }\n", "t.rules")
+    assert exact(rules, Scenario("go", {})).marginal("flag") == {True: 1}
+
+
+def test_a_typed_let_may_later_hold_a_fraction():
+    assert odds("let share: number = 0\nshare = 1/3\nresult = floor(share * 9)") == {3: 1}
+
+
+def test_range_counts_from_zero():
+    assert odds("result = sum(range(5))") == {10: 1}
+
+
+def test_records_written_in_a_step_join_a_list():
+    rules = dsl.loads(HEADER + """
+kind mark { size: int  heavy: bool = true }
+action go(marks: list of mark = []) {
+    marks += [{size: 3}]
+    result = marks[0].size + len(marks)
+    flag = marks[0].heavy
+}
+""", "t.rules")
+    run = sample(rules, Scenario("go", {}), seed=0)
+    assert run.outcomes == {"result": 4, "flag": True, "note": ""}
+    assert run.new_state()["marks"] == [{"size": 3, "heavy": True}]
+
+
+def test_most_keywords_can_still_be_field_names():
+    rules = dsl.loads(HEADER + "kind piece { let: int  set: int }\naction go(p: piece = {let: 2, set: 3}) { result = p.let * p.set }\n",
+                      "t.rules")
+    assert exact(rules, Scenario("go", {})).marginal("result") == {6: 1}
+
+
+def test_a_reserved_word_where_it_cannot_be_a_name_says_so():
+    with pytest.raises(dsl.RulesError) as caught:
+        dsl.loads("kind piece { size: int = 1  at: int }\n", "t.rules")
+    d = caught.value.diagnostics[0]
+    assert d.message == "'at' is a reserved word of the language and cannot be a name here"
+    assert d.hint == "choose another name, such as 'at_'"

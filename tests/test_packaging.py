@@ -1,7 +1,16 @@
-"""A wheel installed outside the checkout finds its grammar and rules files."""
+"""fracas installed into a fresh venv finds its grammar and rules files from anywhere.
+
+Both ways of installing are covered: a wheel (the data packages fracas_grammars
+and fracas_rules land in site-packages) and an editable install (they stay the
+checkout's grammars/ and rules/ folders). Each builds from a copy of the
+checkout, so the working tree gets no build/ or *.egg-info, and runs the
+installed `fracas` from a folder outside it.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -11,38 +20,99 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+COPY_IGNORES = shutil.ignore_patterns(
+    ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"
+)
+# The children see only what they install: no PYTHONPATH pointing back at the checkout.
+CHILD_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+CHILD_ENV["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+
+pytestmark = pytest.mark.slow
 
 
-@pytest.mark.slow
-def test_an_installed_wheel_checks_and_tests_its_shipped_rules(tmp_path):
-    if shutil.which("git") is None:
-        pytest.skip("git is needed to copy the checkout")
+def run(args: list[str | Path], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a command; a failure shows its output."""
+    done = subprocess.run([str(a) for a in args], cwd=cwd, env=CHILD_ENV, capture_output=True, text=True)
+    assert done.returncode == 0, f"{' '.join(map(str, args))} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture
+def fresh_venv(tmp_path: Path) -> Path:
+    """A new venv with pip; skips only if this Python cannot make one."""
+    for module in ("venv", "ensurepip", "pip"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"this Python has no {module!r}: cannot build and install into a fresh venv")
+    env_dir = tmp_path / "venv"
     try:
-        import build  # noqa: F401
-    except ImportError:
-        pytest.skip("the 'build' package is not installed")
-    # Build from a clean copy so nothing of the working tree's caches leaks in.
-    source = tmp_path / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".git", "*.egg-info", "build", "dist",
-                                                                "__pycache__", ".pytest_cache", ".hypothesis"))
+        venv.EnvBuilder(with_pip=True).create(env_dir)
+    except (subprocess.CalledProcessError, OSError) as error:
+        pytest.skip(f"cannot create a venv with pip here: {error}")
+    return env_dir
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    """A clean copy of the checkout to build from."""
+    copy = tmp_path / "source"
+    shutil.copytree(ROOT, copy, ignore=COPY_IGNORES)
+    return copy
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A working directory with no checkout in it."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    return folder
+
+
+def test_a_wheel_carries_the_grammar_and_rules(tmp_path: Path, source: Path, fresh_venv: Path,
+                                                outside: Path) -> None:
     wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(wheels), str(source)],
-                   check=True, capture_output=True, text=True)
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", wheels, source])
     (wheel,) = wheels.glob("fracas-*.whl")
-    env_dir = tmp_path / "env"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    python = env_dir / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True,
-                   capture_output=True, text=True)
-    outside = tmp_path / "elsewhere"
-    outside.mkdir()
-    where = subprocess.run([str(python), "-c", "from dsl.resources import shipped_rules_dir as d; print(d())"],
-                           cwd=outside, check=True, capture_output=True, text=True).stdout.strip()
-    assert "site-packages" in where
-    fracas = env_dir / "bin" / "fracas"
-    checked = subprocess.run([str(fracas), "check", f"{where}/epicinium.rules"], cwd=outside,
-                             capture_output=True, text=True)
-    assert checked.returncode == 0, checked.stderr
-    tested = subprocess.run([str(fracas), "test"], cwd=outside, capture_output=True, text=True)
-    assert tested.returncode == 0, tested.stdout + tested.stderr
-    assert tested.stdout.splitlines()[-1].endswith(" passed, 0 failed")
+    python, fracas = fresh_venv / "bin" / "python", fresh_venv / "bin" / "fracas"
+    run([python, "-m", "pip", "install", "--quiet", wheel])
+
+    # The data packages, through importlib.resources, as any user of the wheel would.
+    run([python, "-c",
+         "from importlib.resources import files\n"
+         "names = [p.name for p in files('fracas_grammars').iterdir()]\n"
+         "assert 'fracas.lark' in names, names\n"
+         "assert (files('fracas_grammars') / 'fracas.lark').read_text(encoding='utf-8').strip()\n"
+         "assert any(p.name.endswith('.toml') for p in files('fracas_rules.scenarios').iterdir())\n"],
+        cwd=outside)
+    where = run([python, "-c",
+                 "from importlib.resources import files\n"
+                 "from dsl.resources import grammar_text, grammars_dir, shipped_rules_dir\n"
+                 "rules = files('fracas_rules').joinpath('epicinium.rules')\n"
+                 "assert rules.parent == shipped_rules_dir(), (rules, shipped_rules_dir())\n"
+                 "assert grammar_text().strip()\n"
+                 "print(shipped_rules_dir()); print(grammars_dir())"],
+                cwd=outside).stdout.splitlines()
+    rules_dir, grammars_dir = (Path(line).resolve() for line in where)
+    site = fresh_venv.resolve()
+    assert rules_dir.is_relative_to(site) and grammars_dir.is_relative_to(site), where
+
+    run([fracas, "check", rules_dir / "epicinium.rules"], cwd=outside)
+    tested = run([fracas, "test"], cwd=outside)  # default: every shipped rules file
+    assert tested.stdout.splitlines()[-1].endswith(" passed, 0 failed"), tested.stdout
+
+
+def test_an_editable_install_uses_the_checkout_folders(source: Path, fresh_venv: Path, outside: Path) -> None:
+    python, fracas = fresh_venv / "bin" / "python", fresh_venv / "bin" / "fracas"
+    run([python, "-m", "pip", "install", "--quiet", "-e", source])
+
+    # dsl.resources, and its way round importlib.resources.files() failing on
+    # Python 3.11 for the namespace packages of an editable install.
+    found = run([python, "-c",
+                 "from dsl.resources import _installed_dir, grammar_text, grammars_dir, shipped_rules_dir\n"
+                 "assert grammar_text().strip()\n"
+                 "print(grammars_dir()); print(shipped_rules_dir())\n"
+                 "print(_installed_dir('fracas_grammars', '.lark')); print(_installed_dir('fracas_rules', '.rules'))"],
+                cwd=outside).stdout.splitlines()
+    expected = [source / "grammars", source / "rules"] * 2
+    assert [Path(line).resolve() for line in found] == [p.resolve() for p in expected], found
+
+    run([fracas, "check", source / "rules" / "epicinium.rules"], cwd=outside)
