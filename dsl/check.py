@@ -92,6 +92,8 @@ class Checker:
             self.check_param(typed)
         for typed in self.rules.outcomes.values():
             self.expect(typed.value, typed.type, Scope())
+        for typed in self.rules.choices.values():
+            self.check_choice(typed)
         for decl in self.rules.modifiers.values():
             self.check_modifier(decl)
         for name in self.rules.fns:
@@ -143,6 +145,8 @@ class Checker:
                 self.rules.params[decl.name] = Typed(decl.name, declared, decl.value, decl)
             elif isinstance(decl, n.OutcomeDecl):
                 self.rules.outcomes[decl.name] = Typed(decl.name, ANY, decl.value, decl)
+            elif isinstance(decl, n.ChoiceDecl):
+                self.rules.choices[decl.name] = Typed(decl.name, ANY, decl.value, decl)
             elif isinstance(decl, n.ModifierDecl):
                 self.rules.modifiers[decl.name] = decl
             elif isinstance(decl, n.FnDecl):
@@ -160,6 +164,10 @@ class Checker:
             assert isinstance(decl, n.ParamDecl)
             if decl.type is not None:
                 self.rules.params[name] = Typed(name, self.resolve_type(decl.type), decl.value, decl)
+        for name, typed in self.rules.choices.items():
+            decl = typed.decl
+            assert isinstance(decl, n.ChoiceDecl)
+            self.rules.choices[name] = Typed(name, self.resolve_type(decl.type), decl.value, decl)
 
     def resolve_type(self, expr: n.TypeExpr) -> Type:
         if expr.name == "list":
@@ -252,6 +260,13 @@ class Checker:
         actual = self.expect(typed.value, typed.type, Scope(), constant=True)
         if typed.type.name == "any":
             self.rules.params[typed.name] = Typed(typed.name, actual, typed.value, typed.decl)
+
+    def check_choice(self, typed: Typed) -> None:
+        if not (typed.type.name == "bool" or (typed.type.is_kind and not self.rules.kinds[typed.type.name].fields)):
+            self.error(typed.decl.pos, f"choice '{typed.name}' needs options: make its type bool or an enum",
+                       "declare the options with: enum NAME { first second ... }")
+            return
+        self.expect(typed.value, typed.type, Scope(), constant=True)
 
     def check_params(self, params: tuple[n.Param, ...]) -> Scope:
         scope = Scope()
@@ -356,8 +371,9 @@ class Checker:
         if target is None:
             if head in self.rules.outcomes:
                 target = self.rules.outcomes[head].type
-            elif head in self.rules.params:
-                self.error(stmt.pos, f"'{head}' is a parameter: it cannot change during a resolution",
+            elif head in self.rules.params or head in self.rules.choices:
+                what = "a parameter" if head in self.rules.params else "a choice"
+                self.error(stmt.pos, f"'{head}' is {what}: it cannot change during a resolution",
                            "use 'let' for a working value")
                 return
             elif head in self.rules.rows:
@@ -395,9 +411,10 @@ class Checker:
                        did_you_mean(example.run.func, self.rules.actions))
             return
         for name, value in example.sets:
-            param = self.rules.params.get(name)
+            param = self.rules.params.get(name) or self.rules.choices.get(name)
             if param is None:
-                self.error(value.pos, f"unknown parameter '{name}'", did_you_mean(name, self.rules.params))
+                self.error(value.pos, f"unknown parameter or choice '{name}'",
+                           did_you_mean(name, list(self.rules.params) + list(self.rules.choices)))
             else:
                 self.expect(value, param.type, Scope(), constant=True)
         self.check_arguments(example.run, self.rules.param_types(action), action.params, Scope())
@@ -420,6 +437,8 @@ class Checker:
     def global_type(self, name: str) -> Type | None:
         if name in self.rules.params:
             return self.rules.params[name].type
+        if name in self.rules.choices:
+            return self.rules.choices[name].type
         if name in self.rules.outcomes:
             return self.rules.outcomes[name].type
         if name in self.rules.rows:
@@ -427,7 +446,8 @@ class Checker:
         return None
 
     def visible_names(self, scope: Scope) -> set[str]:
-        return scope.all_names() | set(self.rules.params) | set(self.rules.outcomes) | set(self.rules.rows)
+        return (scope.all_names() | set(self.rules.params) | set(self.rules.choices) | set(self.rules.outcomes)
+                | set(self.rules.rows))
 
     def expect(self, expr: n.Expr, expected: Type, scope: Scope, constant: bool = False) -> Type:
         """Check that expr fits `expected`; record literals take their kind from it."""

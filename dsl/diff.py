@@ -34,6 +34,7 @@ def declarations(rules: Ruleset) -> dict[tuple[str, str], n.Decl]:
         rules.rows,
         rules.tables,
         {k: v.decl for k, v in rules.params.items()},
+        {k: v.decl for k, v in rules.choices.items()},
         {k: v.decl for k, v in rules.outcomes.items()},
         rules.modifiers,
         rules.fns,

@@ -27,6 +27,7 @@ _KINDS_OF_DECL = {
     n.RowDecl: "row",
     n.TableDecl: "table",
     n.ParamDecl: "param",
+    n.ChoiceDecl: "choice",
     n.OutcomeDecl: "outcome",
     n.ModifierDecl: "modifier",
     n.FnDecl: "fn",

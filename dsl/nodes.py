@@ -191,6 +191,13 @@ class Stop(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class Return(Stmt):
+    """Ends the current step (not the resolution)."""
+
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class CallStmt(Stmt):
     call: Call = None  # type: ignore[assignment]
 
@@ -256,6 +263,13 @@ class TableDecl(Decl):
 class ParamDecl(Decl):
     type: TypeExpr | None = None
     value: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceDecl(Decl):
+    type: TypeExpr = None  # type: ignore[assignment]
+    value: Expr = None  # type: ignore[assignment]
+    description: str = ""
 
 
 @dataclass(frozen=True, slots=True)

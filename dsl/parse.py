@@ -225,6 +225,11 @@ class ToNodes(Transformer):
         name, type_, value = items
         return n.ParamDecl(self._tpos(name), name=str(name), type=type_, value=value)
 
+    def choice_decl(self, meta, items):
+        name, type_, value, description = items
+        return n.ChoiceDecl(self._tpos(name), name=str(name), type=type_, value=value,
+                            description=_unquote(description) if description else "")
+
     def outcome_decl(self, meta, items):
         name, type_, value = items
         return n.OutcomeDecl(self._tpos(name), name=str(name), type=type_, value=value)
@@ -330,6 +335,9 @@ class ToNodes(Transformer):
 
     def stop_stmt(self, meta, items):
         return n.Stop(self._pos(meta), reason=_unquote(items[0]) if items[0] else "")
+
+    def return_stmt(self, meta, items):
+        return n.Return(self._pos(meta), reason=_unquote(items[0]) if items[0] else "")
 
     def call_stmt(self, meta, items):
         name, args = items

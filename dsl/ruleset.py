@@ -55,6 +55,7 @@ class Ruleset:
     table_types: dict[str, Type] = field(default_factory=dict)
     record_kinds: dict[int, str] = field(default_factory=dict)  # id of a record literal in code -> its kind
     params: dict[str, Typed] = field(default_factory=dict)
+    choices: dict[str, Typed] = field(default_factory=dict)
     outcomes: dict[str, Typed] = field(default_factory=dict)
     modifiers: dict[str, n.ModifierDecl] = field(default_factory=dict)
     fns: dict[str, n.FnDecl] = field(default_factory=dict)

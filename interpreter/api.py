@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -33,6 +34,7 @@ class Scenario:
     params: dict[str, Any] = field(default_factory=dict)
     path: str = "<scenario>"
     text: str = ""  # the file's text, to point at the line of a bad key
+    choices: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -51,6 +53,11 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
             if name not in rules.params:
                 raise InputProblem(f"params.{name}", f"unknown parameter '{name}'", did_you_mean(name, rules.params)
                                    or ("the parameters are: " + ", ".join(rules.params) if rules.params else "these rules have no parameters"))
+        for name in scenario.choices:
+            if name not in rules.choices:
+                raise InputProblem(f"choices.{name}", f"unknown choice '{name}'", did_you_mean(name, rules.choices)
+                                   or ("the choices are: " + ", ".join(rules.choices) if rules.choices
+                                       else "these rules declare no choices"))
         action_name = scenario.action or rules.default_action
         if action_name is None:
             raise InputProblem("action", "these rules declare no action to resolve")
@@ -58,7 +65,7 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
         if action is None:
             raise InputProblem("action", f"unknown action '{action_name}'",
                                did_you_mean(action_name, rules.actions) or "the actions are: " + ", ".join(rules.actions))
-        program = Program(rules, params)
+        program = Program(rules, params, scenario.choices)
         args, world = program.inputs(action, scenario.inputs)
     except InputProblem as problem:
         raise ScenarioError([scenario_diagnostic(rules, scenario, problem)]) from None
@@ -70,7 +77,7 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
 # ---- results --------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity, so its cached marginals belong to it alone
 class Distribution:
     """Final states with their probabilities (exact), or frequencies (estimated)."""
 
@@ -79,7 +86,7 @@ class Distribution:
     mode: str = "exact"  # or "estimate"
     samples: int = 0
 
-    @property
+    @functools.cached_property
     def outcome_names(self) -> list[str]:
         names = list(self.prepared.program.rules.outcomes)
         if any(s.stopped for s in self.states):
@@ -93,11 +100,16 @@ class Distribution:
         return found
 
     def marginal(self, name: str) -> dict[Any, Fraction]:
-        out: dict[Any, Fraction] = {}
+        return dict(self._marginals()[name])
+
+    @functools.cache
+    def _marginals(self) -> dict[str, dict[Any, Fraction]]:
+        found: dict[str, dict[Any, Fraction]] = {name: {} for name in self.outcome_names}
         for state, p in self.states.items():
-            value = self.values(state)[name]
-            out[value] = out.get(value, 0) + p
-        return dict(sorted(out.items(), key=lambda kv: stable_key(kv[0])))
+            for name, value in self.values(state).items():
+                if name in found:
+                    found[name][value] = found[name].get(value, 0) + p
+        return {name: dict(sorted(d.items(), key=lambda kv: stable_key(kv[0]))) for name, d in found.items()}
 
     def mean(self, name: str) -> Fraction | None:
         total = Fraction(0)

@@ -99,7 +99,8 @@ def _successes(a: Args, env: Env, pos: n.Pos) -> int:
     sides = a["sides"]
     if sides < 1:
         raise RunError(pos, "dice need at least one side")
-    return _draw(env, SuccessPool(_count(a, "count", pos), sides, a["at_least"], a.get("double_at")), pos)
+    reroll = tuple(sorted(set(a.get("reroll", ()))))
+    return _draw(env, SuccessPool(_count(a, "count", pos), sides, a["at_least"], a.get("double_at"), reroll), pos)
 
 
 def _roll(a: Args, env: Env, pos: n.Pos) -> int:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import dsl
-from dsl.diagnostics import Diagnostic, RulesError
+from dsl.diagnostics import Diagnostic, RulesError, did_you_mean
 from dsl.diff import compare
 from dsl.resources import shipped_rules_dir
 from interpreter import api, report
@@ -53,6 +55,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("scenario", metavar="SCENARIO", help="a scenario file (TOML): action, params and inputs")
         p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                        help="override a parameter of the rules (repeatable)")
+        p.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION",
+                       help="make a player's choice declared by the rules (repeatable)")
 
     run = sub.add_parser("run", help="resolve a scenario once, sampled with a seed",
                          description="Resolve a scenario once: the events in order, the outcomes, the new state.")
@@ -73,6 +77,8 @@ def _parser() -> argparse.ArgumentParser:
     odds.add_argument("--samples", type=int, metavar="N",
                       help="estimate from N sampled runs instead of computing exactly")
     odds.add_argument("--seed", type=int, default=0, help="seed for --samples (default 0)")
+    odds.add_argument("--each-choice", metavar="NAME",
+                      help="the odds for every option of a choice, side by side")
     odds.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
                       help=f"stop the exact engine beyond N states (default {DEFAULT_MAX_STATES})")
 
@@ -102,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fracas: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (fracas odds ... | head): stop quietly, as Unix tools do.
+        sys.stdout = open(os.devnull, "w")
+        return EXIT_OK
     except RecursionError:
         print("fracas: error: the input nests too deeply to process", file=sys.stderr)
         return EXIT_USAGE
@@ -122,13 +132,13 @@ def _print_diagnostics(diagnostics: Sequence[Diagnostic], as_json: bool = False)
     print(f"{count} error{'s' if count != 1 else ''}", file=sys.stderr)
 
 
-def _overrides(assignments: list[str]) -> dict[str, Any]:
+def _assignments(flag: str, assignments: list[str]) -> dict[str, Any]:
     values = {}
     for text in assignments:
         try:
             name, value = parse_assignment(text)
         except ValueError as error:
-            raise UsageError(f"--set: {error}") from None
+            raise UsageError(f"{flag}: {error}") from None
         values[name] = value
     return values
 
@@ -136,12 +146,10 @@ def _overrides(assignments: list[str]) -> dict[str, Any]:
 def _load(args: argparse.Namespace, rules_path: str | None = None) -> tuple[dsl.Ruleset, api.Scenario]:
     rules = dsl.load(rules_path or args.rules)
     scenario = load_scenario(args.scenario)
-    overrides = _overrides(args.set)
-    if overrides:
-        # --set is checked like the scenario's own [params] table.
-        scenario = api.Scenario(scenario.action, scenario.inputs, {**scenario.params, **overrides},
-                                scenario.path, scenario.text)
-    return rules, scenario
+    # --set and --choose are checked like the scenario's own [params] and [choices] tables.
+    params = {**scenario.params, **_assignments("--set", args.set)}
+    choices = {**scenario.choices, **_assignments("--choose", args.choose)}
+    return rules, replace(scenario, params=params, choices=choices)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -186,6 +194,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_odds(args: argparse.Namespace) -> int:
     if len(args.rules) > 2:
         raise UsageError("odds compares at most two rules files")
+    if args.each_choice:
+        return _odds_each_choice(args)
     results = [_odds(args, path) for path in args.rules]
     if len(results) == 2:
         before, after = results
@@ -196,7 +206,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
             print(json.dumps({"compare": [{"rules": path, **dist.as_json()} for path, dist in zip(args.rules, results)],
                               "mean_difference": means}, indent=2))
         else:
-            print(report.side_by_side(before, after, args.rules[0], args.rules[1]))
+            title = f"{before.prepared.action.name}: {args.rules[0]} against {args.rules[1]}"
+            print(report.side_by_side(results, [Path(p).stem for p in args.rules], title))
         return EXIT_OK
     (dist,) = results
     if args.json:
@@ -206,8 +217,38 @@ def cmd_odds(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _odds_each_choice(args: argparse.Namespace) -> int:
+    if len(args.rules) != 1:
+        raise UsageError("--each-choice works on one rules file")
+    rules, scenario = _load(args, args.rules[0])
+    name = args.each_choice
+    choice = rules.choices.get(name)
+    if choice is None:
+        hint = did_you_mean(name, rules.choices) or (
+            "the choices are: " + ", ".join(rules.choices) if rules.choices else "these rules declare no choices")
+        raise UsageError(f"--each-choice: unknown choice '{name}'; {hint}")
+    if choice.type.name == "bool":
+        options: list[Any] = [False, True]
+    else:
+        options = [row for row, decl in rules.rows.items() if decl.kind == choice.type.name]
+    dists = [_odds_of(args, rules, replace(scenario, choices={**scenario.choices, name: option}))
+             for option in options]
+    labels = [f"{str(o).lower() if isinstance(o, bool) else o}" for o in options]
+    if args.json:
+        print(json.dumps({"choice": name, "options": {label: dist.as_json() for label, dist in zip(labels, dists)}},
+                         indent=2))
+    else:
+        title = f"{dists[0].prepared.action.name}: every option of the choice '{name}'"
+        print(report.side_by_side(dists, labels, title))
+    return EXIT_OK
+
+
 def _odds(args: argparse.Namespace, rules_path: str) -> api.Distribution:
     rules, scenario = _load(args, rules_path)
+    return _odds_of(args, rules, scenario)
+
+
+def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenario) -> api.Distribution:
     if args.samples is not None:
         if args.samples < 1:
             raise UsageError("--samples needs a positive number")

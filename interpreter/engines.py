@@ -101,6 +101,10 @@ class ExactEngine:
     exact = True
     trace = None
 
+    def draw(self, primitive: Any, pos: Pos) -> Any:
+        # Reached only if the static analysis missed a chance primitive: a bug of ours.
+        raise RunError(pos, "internal error: a statement judged free of chance met chance")
+
     def __init__(self, max_states: int = DEFAULT_MAX_STATES):
         self.max_states = max_states
 

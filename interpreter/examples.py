@@ -42,7 +42,9 @@ def scenario_of(example: n.ExampleDecl, rules: Ruleset) -> Scenario:
     action = rules.actions[example.run.func]
     inputs: dict[str, Any] = {p.name: a for p, a in zip(action.params, example.run.args)}
     inputs.update({kw.name: kw.value for kw in example.run.keywords})
-    return Scenario(example.run.func, inputs, dict(example.sets), path=rules.path)
+    params = {name: value for name, value in example.sets if name in rules.params}
+    choices = {name: value for name, value in example.sets if name in rules.choices}
+    return Scenario(example.run.func, inputs, params, path=rules.path, choices=choices)
 
 
 def run_example(rules: Ruleset, example: n.ExampleDecl) -> ExampleResult:

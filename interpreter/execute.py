@@ -26,7 +26,8 @@ MAX_LOOP_ITEMS = 10_000
 
 
 def _add(dist: Dist, state: State, p: Any) -> None:
-    dist[state] = dist[state] + p if state in dist else p
+    before = dist.get(state)
+    dist[state] = p if before is None else before + p
 
 
 def run_block(stmts: tuple[n.Stmt, ...], dist: Dist, program: Program) -> Dist:
@@ -34,7 +35,7 @@ def run_block(stmts: tuple[n.Stmt, ...], dist: Dist, program: Program) -> Dist:
         live: Dist = {}
         done: Dist = {}
         for state, p in dist.items():
-            (done if state.stopped is not None else live)[state] = p
+            (done if state.stopped is not None or state.returning else live)[state] = p
         if not live:
             return dist
         result = _EXECUTORS[type(stmt)](stmt, live, program)
@@ -47,10 +48,14 @@ def run_block(stmts: tuple[n.Stmt, ...], dist: Dist, program: Program) -> Dist:
     return dist
 
 
-def _each(live: Dist, program: Program, step: Callable[[State, Any], State]) -> Dist:
+def _each(live: Dist, program: Program, step: Callable[[State, Any], State], node: n.Node) -> Dist:
     """Apply a simple statement to every state, branching wherever it meets chance."""
     out: Dist = {}
     engine = program.engine
+    if engine.exact and not program.chance.may_draw(node):
+        for state, p in live.items():
+            _add(out, step(state, engine), p)
+        return out
     for state, p in live.items():
         for q, new in engine.branches(lambda chooser, s=state: step(s, chooser)):
             _add(out, new, p * q)
@@ -78,7 +83,7 @@ def _declared(stmts: tuple[n.Stmt, ...]) -> set[str]:
 
 
 def _let(stmt: n.Let, live: Dist, program: Program) -> Dist:
-    return _each(live, program, lambda s, ch: s.bind(stmt.name, evaluate(stmt.value, _env(s, program, ch))))
+    return _each(live, program, lambda s, ch: s.bind(stmt.name, evaluate(stmt.value, _env(s, program, ch))), stmt)
 
 
 def _assign(stmt: n.Assign, live: Dist, program: Program) -> Dist:
@@ -108,7 +113,7 @@ def _assign(stmt: n.Assign, live: Dist, program: Program) -> Dist:
         _log_change(chooser, stmt, f"{owner.id}.{last}", old, new)
         return state.with_entity(owner.id, record.replace(last, new))
 
-    return _each(live, program, step)
+    return _each(live, program, step, stmt)
 
 
 def _combine(stmt: n.Assign, old: Any, value: Any) -> Any:
@@ -131,7 +136,11 @@ def _if(stmt: n.If, live: Dist, program: Program) -> Dist:
     then: Dist = {}
     otherwise: Dist = {}
     engine = program.engine
+    direct = engine.exact and not program.chance.may_draw(stmt.test)
     for state, p in live.items():
+        if direct:
+            _add(then if truth(stmt.test, _env(state, program, engine)) else otherwise, state, p)
+            continue
         for q, holds in engine.branches(lambda ch, s=state: truth(stmt.test, _env(s, program, ch))):
             _add(then if holds else otherwise, state, p * q)
     out: Dist = {}
@@ -177,6 +186,16 @@ def _stop(stmt: n.Stop, live: Dist, program: Program) -> Dist:
     return out
 
 
+def _return(stmt: n.Return, live: Dist, program: Program) -> Dist:
+    trace = getattr(program.engine, "trace", None)
+    if trace is not None:
+        trace.add("return", stmt.pos, "end of step" + (f": {stmt.reason}" if stmt.reason else ""), reason=stmt.reason)
+    out: Dist = {}
+    for state, p in live.items():
+        _add(out, state.leave_step(), p)
+    return out
+
+
 def _event(stmt: n.Event, live: Dist, program: Program) -> Dist:
     trace = getattr(program.engine, "trace", None)
     if trace is None:
@@ -198,7 +217,8 @@ def _call(stmt: n.CallStmt, live: Dist, program: Program) -> Dist:
     trace = getattr(program.engine, "trace", None)
     if trace is not None:
         trace.add("step", call.pos, f"step {call.func}", step=call.func)
-    entered = _each(live, program, lambda s, ch: s.push(Frozen(bind_arguments(call, decl.params, _env(s, program, ch)))))
+    entered = _each(live, program, lambda s, ch: s.push(Frozen(bind_arguments(call, decl.params, _env(s, program, ch)))),
+                    call)
     if len(next(iter(entered)).frames) > 64:
         raise RunError(call.pos, "steps call each other more than 64 deep", "a step may be calling itself forever")
     out: Dist = {}
@@ -213,6 +233,7 @@ _EXECUTORS: dict[type, Callable[[Any, Dist, Program], Dist]] = {
     n.If: _if,
     n.For: _for,
     n.Stop: _stop,
+    n.Return: _return,
     n.Event: _event,
     n.CallStmt: _call,
 }

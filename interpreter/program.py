@@ -8,7 +8,7 @@ exact. Anything that does not fit is an InputProblem with a path and a hint.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -17,6 +17,7 @@ from dsl.check import type_from
 from dsl.diagnostics import did_you_mean
 from dsl.ruleset import Ruleset
 from dsl.types import Type
+from interpreter.analysis import ChanceAnalysis
 from interpreter.engines import DEFAULT_MAX_STATES
 from interpreter.errors import RunError
 from interpreter.evaluate import Env, evaluate
@@ -47,10 +48,12 @@ class _NoChance:
 class Program:
     """Rules plus one choice of parameter values, ready to resolve actions."""
 
-    def __init__(self, rules: Ruleset, overrides: dict[str, Any] | None = None):
+    def __init__(self, rules: Ruleset, overrides: dict[str, Any] | None = None,
+                 choices: dict[str, Any] | None = None):
         self.rules = rules
         self.engine: Any = None
         self.engine_limit = DEFAULT_MAX_STATES
+        self.chance = ChanceAnalysis(rules)
         self.shapes = {name: Shape(name, kind.field_names) for name, kind in rules.kinds.items()}
         self.row_refs = {name: RowRef(decl.kind, name) for name, decl in rules.rows.items()}
         self.params: dict[str, Any] = {}
@@ -59,6 +62,13 @@ class Program:
         for name, typed in rules.params.items():
             if name in overrides:
                 self.params[name] = self.structure(overrides[name], typed.type, name, {})
+            else:
+                self.params[name] = self.constant(typed.value)
+        # Choices read like parameters; the scenario or --choose picks their values.
+        choices = choices or {}
+        for name, typed in rules.choices.items():
+            if name in choices:
+                self.params[name] = self.structure(choices[name], typed.type, f"choices.{name}", {})
             else:
                 self.params[name] = self.constant(typed.value)
         for name, decl in rules.rows.items():
@@ -181,7 +191,14 @@ class Program:
     def resolve(self, action: n.StepDecl, start: State, engine: Any) -> Dist:
         self.engine = engine
         self.engine_limit = getattr(engine, "max_states", DEFAULT_MAX_STATES)
-        return run_block(action.body, {start: 1 if not engine.exact else Fraction(1)}, self)
+        final = run_block(action.body, {start: 1 if not engine.exact else Fraction(1)}, self)
+        if any(state.returning for state in final):  # a `return` in the action itself ends it
+            merged: Dist = {}
+            for state, p in final.items():
+                state = replace(state, returning=False)
+                merged[state] = merged.get(state, 0) + p
+            return merged
+        return final
 
     # ---- output
 

@@ -108,29 +108,29 @@ def _margin(p: Fraction, samples: int) -> float:
     return spread / denom
 
 
-def side_by_side(left: Distribution, right: Distribution, left_name: str, right_name: str) -> str:
-    """Two rules files on the same scenario: each outcome's distributions and the change in its mean."""
-    names = [Path(left_name).stem, Path(right_name).stem]
+def side_by_side(dists: list[Distribution], names: list[str], title: str) -> str:
+    """Several distributions of the same outcomes in columns; with two, the change in each mean."""
     width = max(10, *(len(name) for name in names))
-    lines = [f"{left.prepared.action.name}: {left_name} against {right_name}",
-             f"\n{'':>12}{names[0]:>{width}}  {names[1]:>{width}}"]
+    lines = [title, "\n" + " " * 12 + "  ".join(f"{name:>{width}}" for name in names)]
+    outcome_names = list(dict.fromkeys(name for dist in dists for name in dist.outcome_names))
     same = []
-    for name in dict.fromkeys(left.outcome_names + right.outcome_names):
-        a = left.marginal(name) if name in left.outcome_names else {}
-        b = right.marginal(name) if name in right.outcome_names else {}
-        if a == b and len(a) == 1:
-            same.append(f"{name} = {show_plain(next(iter(a)))}")
+    for outcome in outcome_names:
+        marginals = [d.marginal(outcome) if outcome in d.outcome_names else {} for d in dists]
+        if all(m == marginals[0] for m in marginals) and len(marginals[0]) == 1:
+            same.append(f"{outcome} = {show_plain(next(iter(marginals[0])))}")
             continue
-        lines.append(name)
-        for value in sorted(set(a) | set(b), key=stable_key):
-            pa, pb = a.get(value, Fraction(0)), b.get(value, Fraction(0))
-            lines.append(f"  {show_plain(value):>10}{percent(pa):>{width}}  {percent(pb):>{width}}")
-        ma = left.mean(name) if a else None
-        mb = right.mean(name) if b else None
-        if ma is not None and mb is not None:
-            lines.append(f"  {'mean':>10}{float(ma):>{width}.4g}  {float(mb):>{width}.4g}   change {float(mb - ma):+.4g}")
+        lines.append(outcome)
+        values = sorted({v for m in marginals for v in m}, key=stable_key)
+        for value in values:
+            cells = "  ".join(f"{percent(m.get(value, Fraction(0))):>{width}}" for m in marginals)
+            lines.append(f"  {show_plain(value):>10}{cells}")
+        means = [d.mean(outcome) if m else None for d, m in zip(dists, marginals)]
+        if all(mean is not None for mean in means):
+            row = "  ".join(f"{float(mean):>{width}.4g}" for mean in means)  # type: ignore[arg-type]
+            change = f"   change {float(means[1] - means[0]):+.4g}" if len(means) == 2 else ""  # type: ignore[operator]
+            lines.append(f"  {'mean':>10}{row}{change}")
     if same:
-        lines.append("\ncertain in both: " + ", ".join(same))
+        lines.append("\ncertain in every column: " + ", ".join(same))
     return "\n".join(lines)
 
 

@@ -1,8 +1,9 @@
 """Scenario files (TOML) in, states (TOML) out, and --set values.
 
 A scenario file names the action (optional: the first action of the rules
-is the default), overrides parameters in a [params] table, and gives every
-other key as an input of the action:
+is the default), overrides parameters in a [params] table, picks player
+decisions in a [choices] table, and gives every other key as an input of the
+action:
 
     action = "attack"
     [params]
@@ -70,7 +71,10 @@ def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
     params = data.pop("params", {})
     if not isinstance(params, dict):
         raise _fail(path, "'params' must be a table: [params]", *_line_of(text, "params"), text)
-    return Scenario(action, data, params, path, text)
+    choices = data.pop("choices", {})
+    if not isinstance(choices, dict):
+        raise _fail(path, "'choices' must be a table: [choices]", *_line_of(text, "choices"), text)
+    return Scenario(action, data, params, path, text, choices)
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:

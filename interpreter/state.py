@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -33,6 +33,16 @@ class State:
     world: Frozen  # entity id -> Record
     outcomes: Frozen  # outcome name -> value
     stopped: str | None = None  # why the resolution ended early, if it did
+    returning: bool = False  # the current step has ended early
+    # States are dictionary keys of the exact engine, merged after every statement:
+    # the hash is computed once per state (init=False keeps replace() from copying it).
+    _hash: int | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash",
+                               hash((self.frames, self.world, self.outcomes, self.stopped, self.returning)))
+        return self._hash  # type: ignore[return-value]
 
     @property
     def locals(self) -> Frozen:
@@ -47,9 +57,6 @@ class State:
     def push(self, frame: Frozen) -> State:
         return replace(self, frames=self.frames + (frame,))
 
-    def pop(self) -> State:
-        return replace(self, frames=self.frames[:-1])
-
     def with_entity(self, id: str, record: Any) -> State:
         return replace(self, world=self.world.set(id, record))
 
@@ -58,3 +65,9 @@ class State:
 
     def stop(self, reason: str) -> State:
         return replace(self, stopped=reason)
+
+    def leave_step(self) -> State:
+        return replace(self, returning=True)
+
+    def pop(self) -> State:
+        return replace(self, frames=self.frames[:-1], returning=False)

@@ -125,3 +125,17 @@ WEEWAR_SCENARIOS = {
 @pytest.mark.parametrize("name", list(WEEWAR_SCENARIOS))
 def test_sampled_weewar_exchanges_match_exact_probabilities(name):
     assert_sampling_matches_exact(WEEWAR, parse_scenario(WEEWAR_SCENARIOS[name]))
+
+
+EXALTED = dsl.load(ROOT / "rules" / "exalted-war.rules")
+
+
+@pytest.mark.parametrize("choices", [{}, {"attacker_reroll": True, "counterattack": True}])
+def test_sampled_war_attacks_match_exact_probabilities(choices):
+    scenario = Scenario("war_attack", {
+        "attacker": {"role": "commander", "wits": 3, "war": 2, "charisma": 1, "magnitude": 2, "damage": 1,
+                     "intelligence": 1, "defense": 1},
+        "defender": {"role": "commander", "wits": 2, "war": 2, "intelligence": 1, "defense": 1, "soak": 1,
+                     "magnitude": 1, "damage": 1},
+    }, choices=choices)
+    assert_sampling_matches_exact(EXALTED, scenario)

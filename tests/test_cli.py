@@ -186,3 +186,53 @@ def test_odds_text_shows_a_joint_grid_when_two_outcomes_vary(capsys):
     code, out, _ = run(capsys, "odds", str(ROOT / "rules" / "weewar.rules"), troopers)
     assert code == 0
     assert "joint: defender_loss (down) by attacker_loss (across)" in out
+
+
+EXALTED = str(ROOT / "rules" / "exalted-war.rules")
+ONE_DIE = """
+action = "war_attack"
+[attacker]
+role = "commander"
+wits = 2
+charisma = 1
+[defender]
+role = "commander"
+intelligence = 1
+war = 1
+"""
+
+
+def test_choose_makes_a_choice_from_the_command_line(capsys, tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(ONE_DIE)
+    defended = json.loads(run(capsys, "odds", EXALTED, str(scenario), "--json")[1])
+    undefended = json.loads(run(capsys, "odds", EXALTED, str(scenario), "--json", "--choose", "defender_response=do_nothing")[1])
+    assert Fraction(undefended["outcomes"]["health_levels"]["mean"]) > Fraction(defended["outcomes"]["health_levels"]["mean"])
+
+
+def test_each_choice_shows_every_option_side_by_side(capsys, tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(ONE_DIE)
+    code, out, _ = run(capsys, "odds", EXALTED, str(scenario), "--each-choice", "defender_response")
+    assert code == 0
+    assert "war_dv" in out and "do_nothing" in out and "normal_dv" in out
+    code, out, _ = run(capsys, "odds", EXALTED, str(scenario), "--each-choice", "defender_response", "--json")
+    options = json.loads(out)["options"]
+    assert set(options) == {"war_dv", "do_nothing", "normal_dv"}
+
+
+def test_each_choice_with_an_unknown_choice_exits_2(capsys, tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(ONE_DIE)
+    code, _, err = run(capsys, "odds", EXALTED, str(scenario), "--each-choice", "defender_respons")
+    assert code == 2 and "did you mean 'defender_response'?" in err
+
+
+def test_odds_for_a_commander_attack_with_a_counterattack(capsys):
+    code, out, _ = run(capsys, "odds", EXALTED, str(ROOT / "rules/scenarios/exalted-commander-attack.toml"), "--json")
+    assert code == 0
+    data = json.loads(out)
+    levels = data["outcomes"]["health_levels"]["distribution"]
+    counter = data["outcomes"]["counter_health_levels"]["distribution"]
+    assert sum(Fraction(p) for p in levels.values()) == 1 and len(levels) > 5
+    assert Fraction(counter["0"]) < 1  # the counterattack can hurt

@@ -304,3 +304,57 @@ def test_a_reserved_word_where_it_cannot_be_a_name_says_so():
     d = caught.value.diagnostics[0]
     assert d.message == "'at' is a reserved word of the language and cannot be a name here"
     assert d.hint == "choose another name, such as 'at_'"
+
+
+CHOICES = HEADER + """
+enum stance { guard flee }
+choice reaction: stance = guard "how the target reacts"
+choice brave: bool = false
+action go() { result = if reaction == flee then 1 else 2
+              flag = brave }
+"""
+
+
+def test_a_choice_takes_its_default():
+    assert exact(dsl.loads(CHOICES, "t.rules"), Scenario("go", {})).marginal("result") == {2: 1}
+
+
+def test_a_scenario_makes_a_choice():
+    rules = dsl.loads(CHOICES, "t.rules")
+    assert exact(rules, Scenario("go", {}, choices={"reaction": "flee"})).marginal("result") == {1: 1}
+
+
+def test_an_unknown_choice_or_option_is_a_scenario_error():
+    rules = dsl.loads(CHOICES, "t.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}, choices={"reactoin": "flee"}))
+    assert caught.value.diagnostics[0].hint == "did you mean 'reaction'?"
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}, choices={"reaction": "fight"}))
+    assert "unknown stance 'fight'" in caught.value.diagnostics[0].message
+
+
+def test_a_choice_needs_options():
+    with pytest.raises(dsl.RulesError) as caught:
+        dsl.loads(HEADER + "choice amount: int = 3\n", "t.rules")
+    assert caught.value.diagnostics[0].message == "choice 'amount' needs options: make its type bool or an enum"
+
+
+def test_return_ends_the_step_but_not_the_resolution():
+    rules = dsl.loads(HEADER + """
+step half() {
+    result += 1
+    if chance(1/2) { return "early" }
+    result += 10
+}
+action go() { half()  result += 100 }
+""", "t.rules")
+    dist = exact(rules, Scenario("go", {}))
+    assert dist.marginal("result") == {101: Fraction(1, 2), 111: Fraction(1, 2)}
+    assert "stopped" not in dist.outcome_names
+
+
+def test_rerolling_failures_once_is_exact():
+    # One d10, 7+ succeeds: fails 6 in 10; rerolling failures once, 36 in 100.
+    assert odds("result = successes(1, 10, at_least: 7, reroll: [1, 2, 3, 4, 5, 6])") == {
+        0: Fraction(36, 100), 1: Fraction(64, 100)}

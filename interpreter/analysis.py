@@ -1,0 +1,51 @@
+"""Static facts about rules the executor can use: which statements may draw on chance."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from dsl import nodes as n
+from dsl.builtins import SIGNATURES
+from dsl.ruleset import Ruleset
+
+
+class ChanceAnalysis:
+    """Whether evaluating a node may meet a chance primitive (dice, trials, fire...).
+
+    A statement that cannot is applied to each state directly, without the exact
+    engine's replay of outcomes; functions and modifiers are looked into.
+    """
+
+    def __init__(self, rules: Ruleset):
+        self.rules = rules
+        self._known: dict[int, bool] = {}
+        self._callables: dict[str, bool] = {}
+
+    def may_draw(self, node: Any) -> bool:
+        key = id(node)
+        if key not in self._known:
+            self._known[key] = self._scan(node)
+        return self._known[key]
+
+    def _callable(self, name: str) -> bool:
+        if name not in self._callables:
+            self._callables[name] = True  # assume chance while recursion is being looked into
+            decl = self.rules.fns.get(name) or self.rules.modifiers.get(name)
+            self._callables[name] = self._scan(decl) if decl is not None else False
+        return self._callables[name]
+
+    def _scan(self, node: Any) -> bool:
+        if isinstance(node, n.Dice):
+            return True
+        if isinstance(node, n.Call):
+            signature = SIGNATURES.get(node.func)
+            if signature is not None and signature.chance:
+                return True
+            if (node.func in self.rules.fns or node.func in self.rules.modifiers) and self._callable(node.func):
+                return True
+        if isinstance(node, tuple):
+            return any(self._scan(item) for item in node)
+        if isinstance(node, n.Node):
+            return any(self._scan(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "pos")
+        return False
