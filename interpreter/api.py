@@ -35,6 +35,8 @@ class Scenario:
     path: str = "<scenario>"
     text: str = ""  # the file's text, to point at the line of a bad key
     choices: dict[str, Any] = field(default_factory=dict)
+    # Inputs that came from other files (an action beside a ship sheet): key -> (path, text).
+    elsewhere: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -180,13 +182,27 @@ class Run:
         return self.state.stopped
 
     def new_state(self) -> dict[str, Any]:
-        """The scenario's inputs after the resolution, as plain data (writable as TOML)."""
+        """The scenario's inputs after the resolution, as plain data (writable as TOML).
+
+        Inputs that came from other files than the scenario's own (the action
+        beside a ship sheet) are left out: the sheet alone carries over.
+        """
         program = self.prepared.program
         frame = self.state.frames[0]
-        data: dict[str, Any] = {"action": self.prepared.action.name}
+        scenario = self.prepared.scenario
+        data: dict[str, Any] = {}
+        if not scenario.elsewhere:
+            data["action"] = self.prepared.action.name
+        elif scenario.action is not None and "action" not in scenario.elsewhere:
+            data["action"] = scenario.action
+        for name in ("params", "choices"):
+            given = getattr(scenario, name)
+            if given and name not in scenario.elsewhere:
+                data[name] = dict(given)
         for param in self.prepared.action.params:
             value = frame[param.name]
-            if value is not None:
+            carried = param.name in scenario.inputs and param.name not in scenario.elsewhere
+            if value is not None and (carried or not scenario.elsewhere):
                 data[param.name] = program.plain(value, self.state.world)
         return data
 
@@ -260,9 +276,11 @@ def run_diagnostic(rules: Ruleset, error: RunError) -> Diagnostic:
 def scenario_diagnostic(rules: Ruleset, scenario: Scenario, problem: InputProblem) -> Diagnostic:
     if isinstance(problem.where, n.Pos):
         return rules.source(problem.where).at(problem.where, problem.message, problem.hint)
-    line, column, text = _find_key(scenario.text, problem.where)
+    top = problem.where.split(".")[0].split("[")[0]
+    path, source = scenario.elsewhere.get(top, (scenario.path, scenario.text))
+    line, column, text = _find_key(source, problem.where)
     message = f"{problem.where}: {problem.message}"
-    return Diagnostic(scenario.path, line, column, message, problem.hint, text, max(1, len(problem.where.split(".")[-1])))
+    return Diagnostic(path, line, column, message, problem.hint, text, max(1, len(problem.where.split(".")[-1])))
 
 
 def _find_key(text: str, where: str) -> tuple[int, int, str]:

@@ -24,7 +24,7 @@ from interpreter import api, report
 from interpreter.engines import DEFAULT_MAX_STATES
 from interpreter.errors import ScenarioError
 from interpreter.examples import run_examples
-from interpreter.scenario import dump_state, load_scenario, parse_assignment, write_atomically
+from interpreter.scenario import combine, dump_state, load_scenario, parse_assignment, write_atomically
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
 
@@ -59,8 +59,16 @@ def _parser() -> argparse.ArgumentParser:
                        help="make a player's choice declared by the rules (repeatable)")
 
     run = sub.add_parser("run", help="resolve a scenario once, sampled with a seed",
-                         description="Resolve a scenario once: the events in order, the outcomes, the new state.")
-    scenario_args(run)
+                         description="Resolve a scenario once: the events in order, the outcomes, the new state. "
+                                     "Give a state file (a ship sheet) and then the files that act on it to play "
+                                     "a battle file by file; --write-state writes the state alone.")
+    run.add_argument("rules", metavar="RULES", help="the rules file")
+    run.add_argument("scenario", metavar="SCENARIO", nargs="+",
+                     help="a scenario file (TOML); or a state file followed by action files")
+    run.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                     help="override a parameter of the rules (repeatable)")
+    run.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION",
+                     help="make a player's choice declared by the rules (repeatable)")
     run.add_argument("--seed", type=int, default=0, help="seed of the random generator (default 0)")
     output = run.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print outcomes, events and state as JSON")
@@ -145,7 +153,8 @@ def _assignments(flag: str, assignments: list[str]) -> dict[str, Any]:
 
 def _load(args: argparse.Namespace, rules_path: str | None = None) -> tuple[dsl.Ruleset, api.Scenario]:
     rules = dsl.load(rules_path or args.rules)
-    scenario = load_scenario(args.scenario)
+    files = args.scenario if isinstance(args.scenario, list) else [args.scenario]
+    scenario = combine([load_scenario(path) for path in files])
     # --set and --choose are checked like the scenario's own [params] and [choices] tables.
     params = {**scenario.params, **_assignments("--set", args.set)}
     choices = {**scenario.choices, **_assignments("--choose", args.choose)}
@@ -176,7 +185,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     state = dump_state(result.new_state())
     if args.write_state:
         target = Path(args.write_state)
-        if target.resolve() in (Path(args.scenario).resolve(), Path(args.rules).resolve()):
+        if target.resolve() in [Path(p).resolve() for p in [*args.scenario, args.rules]]:
             raise UsageError(f"--write-state {target} would overwrite an input file; choose another name")
         try:
             write_atomically(target, state)

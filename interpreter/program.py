@@ -84,8 +84,11 @@ class Program:
 
     # ---- constants
 
-    def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None) -> Any:
-        return evaluate(expr, Env(self, EMPTY, frame or {}, _NoChance()))
+    def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None,
+                 world: dict[str, Record] | None = None) -> Any:
+        """A value that needs no chance: a parameter, a row field, a default (which may read the entities made so far)."""
+        state = EMPTY if not world else State((Frozen(),), Frozen(world), Frozen())
+        return evaluate(expr, Env(self, state, frame or {}, _NoChance()))
 
     def outcome_defaults(self) -> Frozen:
         return Frozen({name: self.constant(t.value) for name, t in self.rules.outcomes.items()})
@@ -151,7 +154,7 @@ class Program:
             if info.name in data:
                 frame[info.name] = self.structure(data[info.name], info.type, _join(where, info.name), world)
             elif info.default is not None:
-                frame[info.name] = self.constant(info.default, frame)
+                frame[info.name] = self.constant(info.default, frame, world)
             elif info.type.optional:
                 frame[info.name] = None
             else:

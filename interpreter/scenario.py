@@ -77,6 +77,37 @@ def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
     return Scenario(action, data, params, path, text, choices)
 
 
+def combine(scenarios: list[Scenario]) -> Scenario:
+    """A state file and the files that act on it, read as one scenario.
+
+    The first file is the state (a ship sheet, say); the others add the action
+    and its inputs. A key given twice is an error at its second place.
+    """
+    first, *others = scenarios
+    inputs, params, choices = dict(first.inputs), dict(first.params), dict(first.choices)
+    action = first.action
+    elsewhere: dict[str, tuple[str, str]] = {}
+    for other in others:
+        for key in other.inputs:
+            if key in inputs:
+                where = elsewhere.get(key, (first.path, ""))[0]
+                line, column = _line_of(other.text, key)
+                raise _fail(other.path, f"'{key}' is already given in {where}", line, column, other.text,
+                            "give each input in one file only")
+            elsewhere[key] = (other.path, other.text)
+        inputs.update(other.inputs)
+        params.update(other.params)
+        choices.update(other.choices)
+        if other.action is not None:
+            action = other.action
+            elsewhere["action"] = (other.path, other.text)
+        if other.params:
+            elsewhere["params"] = (other.path, other.text)
+        if other.choices:
+            elsewhere["choices"] = (other.path, other.text)
+    return Scenario(action, inputs, params, first.path, first.text, choices, elsewhere)
+
+
 def parse_assignment(text: str) -> tuple[str, Any]:
     """NAME=VALUE from the command line; VALUE is read as TOML (3, 0.05, true, "x") or else as a bare name."""
     name, sep, value = text.partition("=")
@@ -90,8 +121,10 @@ def parse_assignment(text: str) -> tuple[str, Any]:
 
 
 def _line_of(text: str, key: str) -> tuple[int, int]:
+    """The line of a top-level key, written as `key = ...` or as a [key] / [[key]] table."""
     for number, line in enumerate(text.splitlines(), 1):
-        if line.lstrip().startswith(key):
+        stripped = line.lstrip().lstrip("[")
+        if stripped.startswith(key) and stripped[len(key):].lstrip()[:1] in ("=", "]", "."):
             return number, line.index(key) + 1
     return 0, 0
 

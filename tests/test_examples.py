@@ -40,6 +40,7 @@ def _document_ids(prefix: str) -> list[str]:
     ("EPF", "epicinium-classic.rules", 15),
     ("WEE", "weewar.rules", 11),
     ("EXW", "exalted-war.rules", 16),
+    ("GIL", "gilgamesh.rules", 18),
 ])
 def test_every_statement_of_the_document_has_an_example(prefix, file, count):
     rules = dsl.load(ROOT / "rules" / file)

@@ -358,3 +358,12 @@ def test_rerolling_failures_once_is_exact():
     # One d10, 7+ succeeds: fails 6 in 10; rerolling failures once, 36 in 100.
     assert odds("result = successes(1, 10, at_least: 7, reroll: [1, 2, 3, 4, 5, 6])") == {
         0: Fraction(36, 100), 1: Fraction(64, 100)}
+
+
+def test_a_default_may_read_a_field_of_a_nested_thing():
+    rules = dsl.loads(HEADER + """
+kind gauge { capacity: int }
+kind holder { gauge: gauge  spare: int = gauge.capacity - 3 }
+action go(h: holder) { result = h.spare }
+""", "t.rules")
+    assert exact(rules, Scenario("go", {"h": {"gauge": {"capacity": 5}}})).marginal("result") == {2: 1}
