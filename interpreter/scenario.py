@@ -20,9 +20,11 @@ import os
 import re
 import tempfile
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cattrs
 import tomli_w
 
 from dsl.diagnostics import Diagnostic
@@ -30,6 +32,33 @@ from interpreter.api import Scenario
 from interpreter.errors import ScenarioError
 
 MAX_SCENARIO_BYTES = 1_000_000
+
+
+@dataclass
+class Envelope:
+    """The keys of a scenario file that are not inputs of the action."""
+
+    action: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    choices: dict[str, Any] = field(default_factory=dict)
+
+
+def _strict_str(value: Any, _: type) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a text, found {value!r}")
+    return value
+
+
+def _strict_table(value: Any, _: type) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a table, found {value!r}")
+    return value
+
+
+# cattrs checks the envelope; the inputs are structured by the rules' own kinds (interpreter.program).
+_CONVERTER = cattrs.Converter()
+_CONVERTER.register_structure_hook(str, _strict_str)
+_CONVERTER.register_structure_hook_func(lambda t: getattr(t, "__origin__", None) is dict, _strict_table)
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
@@ -65,16 +94,17 @@ def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
         found = _TOML_POSITION.search(message)
         line, column = (int(found.group(1)), int(found.group(2))) if found else (0, 0)
         raise _fail(path, f"not valid TOML: {_TOML_POSITION.sub('', message).strip()}", line, column, text) from None
-    action = data.pop("action", None)
-    if action is not None and not isinstance(action, str):
-        raise _fail(path, "'action' must be the name of an action, in quotes", *_line_of(text, "action"), text)
-    params = data.pop("params", {})
-    if not isinstance(params, dict):
-        raise _fail(path, "'params' must be a table: [params]", *_line_of(text, "params"), text)
-    choices = data.pop("choices", {})
-    if not isinstance(choices, dict):
-        raise _fail(path, "'choices' must be a table: [choices]", *_line_of(text, "choices"), text)
-    return Scenario(action, data, params, path, text, choices)
+    given = {key: data.pop(key) for key in ("action", "params", "choices") if key in data}
+    try:
+        envelope = _CONVERTER.structure(given, Envelope)
+    except cattrs.BaseValidationError as error:
+        key = next((k for k in ("action", "params", "choices") if f"$.{k}" in "".join(cattrs.transform_error(error))),
+                   "action")
+        message = {"action": "'action' must be the name of an action, in quotes",
+                   "params": "'params' must be a table: [params]",
+                   "choices": "'choices' must be a table: [choices]"}[key]
+        raise _fail(path, message, *_line_of(text, key), text) from None
+    return Scenario(envelope.action, data, envelope.params, path, text, envelope.choices)
 
 
 def combine(scenarios: list[Scenario]) -> Scenario:

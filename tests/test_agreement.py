@@ -139,3 +139,11 @@ def test_sampled_war_attacks_match_exact_probabilities(choices):
                      "magnitude": 1, "damage": 1},
     }, choices=choices)
     assert_sampling_matches_exact(EXALTED, scenario)
+
+
+GILGAMESH = dsl.load(ROOT / "rules" / "gilgamesh.rules")
+
+
+def test_sampled_attacks_on_a_ship_match_exact_probabilities():
+    scenario = parse_scenario((ROOT / "rules/scenarios/gilgamesh-broadside.toml").read_text())
+    assert_sampling_matches_exact(GILGAMESH, scenario)

@@ -236,3 +236,15 @@ def test_odds_for_a_commander_attack_with_a_counterattack(capsys):
     counter = data["outcomes"]["counter_health_levels"]["distribution"]
     assert sum(Fraction(p) for p in levels.values()) == 1 and len(levels) > 5
     assert Fraction(counter["0"]) < 1  # the counterattack can hurt
+
+
+@pytest.mark.parametrize("line, message", [
+    ("action = 3", "'action' must be the name of an action, in quotes"),
+    ("params = 3", "'params' must be a table: [params]"),
+    ("choices = [1]", "'choices' must be a table: [choices]"),
+])
+def test_a_malformed_scenario_envelope_is_located(capsys, tmp_path, line, message):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(f"# a scenario\n{line}\n")
+    code, _, err = run(capsys, "odds", EPI, str(scenario))
+    assert code == 2 and f"{scenario}:2:1: error: {message}" in err
