@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES, Signature
-from dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_mean
+from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
 from dsl.ruleset import FieldInfo, KindInfo, Ruleset, Typed
 from dsl.types import (
     ANY,
@@ -205,20 +205,7 @@ class Checker:
             self.error(decl.kind_pos, f"unknown kind '{decl.kind}' for row '{decl.name}'",
                        did_you_mean(decl.kind, self.rules.kinds))
             return
-        given: set[str] = set()
-        for field in decl.fields:
-            info = kind.field(field.name)
-            if info is None:
-                hint = did_you_mean(field.name, kind.field_names)
-                self.error(field.pos, f"unknown field '{field.name}' of kind '{kind.name}'",
-                           hint or f"the fields of '{kind.name}' are: {', '.join(kind.field_names)}")
-                if hint:  # the misspelt field stands for the one it resembles: no second error
-                    given.add(hint.split("'")[1])
-                continue
-            if field.name in given:
-                self.error(field.pos, f"field '{field.name}' is given twice")
-            given.add(field.name)
-            self.expect(field.value, info.type, Scope(), constant=True)
+        given = self.check_given_fields(kind, [(f.name, f.value, f.pos) for f in decl.fields], Scope(), True)
         missing = [f.name for f in kind.fields if f.default is None and f.name not in given]
         if missing:
             self.error(decl.pos, f"row '{decl.name}' does not give {', '.join(repr(m) for m in missing)}",
@@ -472,20 +459,29 @@ class Checker:
             self.error(expr.pos, f"expected {expected}, found {actual}", hint)
         return actual
 
+    def check_given_fields(self, kind: KindInfo, fields: list[tuple[str, n.Expr, n.Pos]], scope: Scope,
+                           constant: bool) -> set[str]:
+        """Check field values given to a kind (in a row or a record); the names given."""
+        given: set[str] = set()
+        for name, value, pos in fields:
+            info = kind.field(name)
+            if info is None:
+                near = closest(name, kind.field_names)
+                self.error(pos, f"unknown field '{name}' of kind '{kind.name}'",
+                           f"did you mean '{near}'?" if near
+                           else f"the fields of '{kind.name}' are: {', '.join(kind.field_names)}")
+                if near:  # the misspelt field stands for the one it resembles: no second error
+                    given.add(near)
+                continue
+            if name in given:
+                self.error(pos, f"field '{name}' is given twice")
+            given.add(name)
+            self.expect(value, info.type, scope, constant)
+        return given
+
     def check_record(self, expr: n.RecordLit, kind_type: Type, scope: Scope) -> None:
         kind = self.rules.kinds[kind_type.name]
-        given = set()
-        for init in expr.fields:
-            info = kind.field(init.name)
-            if info is None:
-                hint = did_you_mean(init.name, kind.field_names)
-                self.error(init.pos, f"unknown field '{init.name}' of kind '{kind.name}'",
-                           hint or f"the fields of '{kind.name}' are: {', '.join(kind.field_names)}")
-                if hint:
-                    given.add(hint.split("'")[1])
-                continue
-            given.add(init.name)
-            self.expect(init.value, info.type, scope)
+        given = self.check_given_fields(kind, [(f.name, f.value, f.pos) for f in expr.fields], scope, False)
         missing = [f.name for f in kind.fields if f.default is None and f.name not in given]
         if missing:
             self.error(expr.pos, f"a {kind.name} needs {', '.join(repr(m) for m in missing)}")

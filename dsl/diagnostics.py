@@ -77,7 +77,13 @@ class SourceFile:
         )
 
 
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The known word closest to a misspelt one, if any is close."""
+    close = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A hint naming the closest known word, or '' when none is close."""
-    close = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
-    return f"did you mean '{close[0]}'?" if close else ""
+    found = closest(word, choices)
+    return f"did you mean '{found}'?" if found else ""

@@ -113,15 +113,27 @@ class Distribution:
                     found[name][value] = found[name].get(value, 0) + p
         return {name: dict(sorted(d.items(), key=lambda kv: stable_key(kv[0]))) for name, d in found.items()}
 
-    def mean(self, name: str) -> Fraction | None:
-        total = Fraction(0)
+    def _numeric(self, name: str) -> list[tuple[Fraction | int, Fraction]] | None:
+        """The marginal as (number, probability) pairs, true counting 1; None if a value is no number."""
+        pairs = []
         for value, p in self.marginal(name).items():
             if isinstance(value, bool):
                 value = int(value)
             if not isinstance(value, (int, Fraction)):
                 return None
-            total += value * p
-        return total
+            pairs.append((value, p))
+        return pairs
+
+    def mean(self, name: str) -> Fraction | None:
+        pairs = self._numeric(name)
+        return None if pairs is None else sum((value * p for value, p in pairs), Fraction(0))
+
+    def variance(self, name: str) -> Fraction | None:
+        pairs = self._numeric(name)
+        mean = self.mean(name)
+        if pairs is None or mean is None:
+            return None
+        return sum(((value - mean) ** 2 * p for value, p in pairs), Fraction(0))
 
     def at_least(self, name: str) -> dict[Any, Fraction]:
         marginal = self.marginal(name)

@@ -41,9 +41,9 @@ def odds_table(dist: Distribution, fractions: bool = False) -> str:
         header = f"\n{name}"
         if mean is not None:
             header += f"    mean {number(mean, fractions)}"
-            sd = _standard_deviation(dist, name, mean)
-            if sd is not None:
-                header += f"    sd {sd:.4g}"
+            variance = dist.variance(name)
+            if variance is not None:
+                header += f"    sd {float(variance) ** 0.5:.4g}"
         lines.append(header)
         width = max([len("value")] + [len(show_plain(v)) for v in marginal])
         numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in marginal)
@@ -84,17 +84,6 @@ def joint_grid(dist: Distribution, down: str, across: str) -> str:
             shown.append(f"{percent(p).strip():>{width}}" if p else f"{'.':>{width}}")
         out.append(f"  {show_plain(row):>{label}}" + "".join(shown))
     return "\n".join(out)
-
-
-def _standard_deviation(dist: Distribution, name: str, mean: Fraction) -> float | None:
-    total = Fraction(0)
-    for value, p in dist.marginal(name).items():
-        if isinstance(value, bool):
-            value = int(value)
-        if not isinstance(value, (int, Fraction)):
-            return None
-        total += (value - mean) ** 2 * p
-    return float(total) ** 0.5
 
 
 def _margin(p: Fraction, samples: int) -> float:
