@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 FRACAS := $(VENV)/bin/fracas
 PY := $(VENV)/bin/python
 
-.PHONY: demo test check bench clean
+.PHONY: demo test check bench fuzz clean
 
 demo: $(STAMP)
 	$(FRACAS) odds rules/epicinium.rules rules/scenarios/epicinium-riflemen-vs-city.toml
@@ -32,6 +32,11 @@ bench: $(STAMP)
 	else \
 		echo "bench: no benchmarks in tests/benchmarks yet"; \
 	fi
+
+# A long fuzzing run (100,000 inputs by default: FUZZ_COUNT=N to change).
+FUZZ_COUNT ?= 100000
+fuzz: $(STAMP)
+	$(PY) tests/fuzz_long.py $(FUZZ_COUNT)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -11,20 +11,22 @@ from pathlib import Path
 from dsl.check import check
 from dsl.diagnostics import Diagnostic, RulesError
 from dsl.extend import load_module, read_text
+from dsl.limits import DEFAULT, Limits
 from dsl.ruleset import Ruleset
 
-__all__ = ["Diagnostic", "RulesError", "Ruleset", "load", "loads"]
+__all__ = ["Diagnostic", "Limits", "RulesError", "Ruleset", "load", "loads"]
 
 
-def loads(text: str, path: str = "<rules>") -> Ruleset:
+def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> Ruleset:
     """Parse and check rules text; `extends` paths are relative to `path`."""
-    loaded = load_module(text, path)
+    loaded = load_module(text, path, limits)
     rules = check(loaded.module, loaded.sources[path])
     rules.sources.update(loaded.sources)
     rules.bases = loaded.base_paths
+    rules.limits = limits
     return rules
 
 
-def load(path: str | Path) -> Ruleset:
+def load(path: str | Path, limits: Limits = DEFAULT) -> Ruleset:
     """Read, parse and check a rules file (and the files it extends)."""
-    return loads(read_text(Path(path), str(path)), str(path))
+    return loads(read_text(Path(path), str(path), limits=limits), str(path), limits)

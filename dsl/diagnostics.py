@@ -27,11 +27,13 @@ class Diagnostic:
         where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path
         out = [f"{where}: error: {self.message}"]
         if self.line and self.source_line:
+            text, column = _window(self.source_line.rstrip("\n"), self.column)
             gutter = f"{self.line:>5} | "
-            out.append(gutter + self.source_line.rstrip("\n"))
+            out.append(gutter + text)
             pad = " " * (len(gutter) - 2) + "| "
-            lead = "".join(c if c == "\t" else " " for c in self.source_line[: self.column - 1])
-            out.append(pad + lead + "^" + "~" * max(0, self.width - 1))
+            lead = "".join(c if c == "\t" else " " for c in text[: column - 1])
+            width = max(1, min(self.width, len(text) - column + 1))
+            out.append(pad + lead + "^" + "~" * (width - 1))
         if self.hint:
             out.append(f"  hint: {self.hint}")
         return "\n".join(out)
@@ -44,6 +46,20 @@ class Diagnostic:
             "message": self.message,
             "hint": self.hint,
         }
+
+
+WINDOW = 100  # characters of a long source line shown around the caret
+
+
+def _window(line: str, column: int) -> tuple[str, int]:
+    """A long line cut to a window around the column, and the column within it."""
+    if len(line) <= WINDOW:
+        return line, column
+    start = max(0, min(column - 1 - WINDOW // 2, len(line) - WINDOW))
+    cut = line[start : start + WINDOW]
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if start + WINDOW < len(line) else ""
+    return prefix + cut + suffix, column - start + len(prefix)
 
 
 class RulesError(Exception):

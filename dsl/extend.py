@@ -17,10 +17,9 @@ from pathlib import Path, PurePosixPath
 
 from dsl import nodes as n
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_mean
+from dsl.limits import DEFAULT, Limits
 from dsl.parse import parse
 
-MAX_EXTENDS_DEPTH = 16
-MAX_FILE_BYTES = 2_000_000
 
 _KINDS_OF_DECL = {
     n.KindDecl: "kind",
@@ -52,7 +51,7 @@ class Loaded:
     base_paths: tuple[str, ...] = ()
 
 
-def read_text(path: Path, shown: str, at: Diagnostic | None = None) -> str:
+def read_text(path: Path, shown: str, at: Diagnostic | None = None, limits: Limits = DEFAULT) -> str:
     def fail(message: str) -> RulesError:
         if at is not None:
             return RulesError([Diagnostic(at.path, at.line, at.column, f"{message}: {shown}", at.hint,
@@ -61,8 +60,8 @@ def read_text(path: Path, shown: str, at: Diagnostic | None = None) -> str:
 
     try:
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise fail(f"the file is {size} bytes, over the limit of {MAX_FILE_BYTES}")
+        if size > limits.file_bytes:
+            raise fail(f"the file is {size} bytes, over the limit of {limits.file_bytes} ({limits.hint('file_bytes')})")
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise fail("no such file") from None
@@ -74,27 +73,28 @@ def read_text(path: Path, shown: str, at: Diagnostic | None = None) -> str:
         raise fail(f"cannot read ({error.strerror})") from None
 
 
-def load_module(text: str, path: str) -> Loaded:
+def load_module(text: str, path: str, limits: Limits = DEFAULT) -> Loaded:
     """Parse a rules text and everything it extends, merged into one module."""
     root = Path(path).resolve().parent
-    return _load(text, path, Path(path).resolve(), root, ())
+    return _load(text, path, Path(path).resolve(), root, (), limits)
 
 
-def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...]) -> Loaded:
+def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...], limits: Limits) -> Loaded:
     source = SourceFile(shown, text)
-    module = parse(text, shown)
+    module = parse(text, shown, limits)
     sources = {shown: source}
     if not module.extends:
         return Loaded(module, sources)
-    if len(stack) >= MAX_EXTENDS_DEPTH:
-        raise RulesError([source.at(module.extends[0].pos, f"extends nests deeper than {MAX_EXTENDS_DEPTH} files")])
+    if len(stack) >= limits.extends_depth:
+        raise RulesError([source.at(module.extends[0].pos, f"extends nests deeper than {limits.extends_depth} files",
+                                    limits.hint("extends_depth"))])
     merged: list[n.Decl] = []
     origin: dict[tuple[str, str], str] = {}
     bases: list[str] = []
     for extends in module.extends:
         target, target_shown = _resolve(extends, source, real, root, stack + (real,))
-        base = _load(read_text(target, target_shown, source.at(extends.pos, "cannot extend")),
-                     target_shown, target, root, stack + (real,))
+        base = _load(read_text(target, target_shown, source.at(extends.pos, "cannot extend"), limits),
+                     target_shown, target, root, stack + (real,), limits)
         sources.update(base.sources)
         bases.append(target_shown)
         for decl in base.module.decls:

@@ -14,6 +14,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from dsl import nodes as n
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile
+from dsl.limits import DEFAULT, Limits
 from dsl.resources import grammar_text
 
 EXAMPLE_ID = re.compile(r"^([A-Z][A-Z0-9]*-[0-9]+)\b")
@@ -31,19 +32,37 @@ def parser() -> lark.Lark:
     )
 
 
-def parse(text: str, path: str = "<rules>") -> n.Module:
+def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> n.Module:
     """Parse rules text into a Module; raise RulesError with a located message."""
     source = SourceFile(path, text)
     try:
         tree = parser().parse(text)
     except UnexpectedInput as error:
         raise RulesError([_syntax_diagnostic(source, error)]) from None
+    _check_nesting(tree, source, limits)
     try:
         module = ToNodes(path).transform(tree)
     except lark.exceptions.VisitError as error:  # a bug of ours, said plainly, located where we can
         raise RulesError([Diagnostic(path, 0, 0, f"internal error while reading the rules: {error.orig_exc}")]) from None
     return n.Module(n.Pos(1, 1, 1, 1, path), path=path, title=module.title, extends=module.extends,
                     decls=module.decls)
+
+
+def _check_nesting(tree: lark.Tree, source: SourceFile, limits: Limits) -> None:
+    """Refuse trees nested deeper than the limit, measured without recursion.
+
+    Everything after parsing walks the tree recursively, so the limit, not
+    Python's own recursion limit, must be what stops a deep expression.
+    """
+    stack: list[tuple[lark.Tree, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limits.nesting:
+            meta = node.meta
+            pos = n.Pos(meta.line, meta.column, meta.end_line, meta.end_column, source.path) if not meta.empty else None
+            raise RulesError([source.at(pos, f"expressions and blocks nest more than {limits.nesting} deep",
+                                        limits.hint("nesting") + "; or split the rule with 'let' or a fn")])
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, lark.Tree))
 
 
 # ---- syntax errors ---------------------------------------------------------------

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from dsl import nodes as n
 from dsl.diagnostics import SourceFile
+from dsl.limits import DEFAULT, Limits
 from dsl.types import Type
 
 
@@ -65,6 +66,7 @@ class Ruleset:
     action_locals: dict[str, dict[str, Type]] = field(default_factory=dict)
     examples: tuple[n.ExampleDecl, ...] = ()
     bases: tuple[str, ...] = ()  # the files this one extends
+    limits: Limits = DEFAULT
 
     def source(self, pos: n.Pos) -> SourceFile:
         return self.sources.get(pos.path) or SourceFile(pos.path or self.path, "")

@@ -17,7 +17,7 @@ from typing import Any
 from dsl import nodes as n
 from dsl.diagnostics import Diagnostic, did_you_mean
 from dsl.ruleset import Ruleset
-from interpreter.engines import DEFAULT_MAX_STATES, ExactEngine, ForcedEngine, SampleEngine, Trace
+from interpreter.engines import ExactEngine, ForcedEngine, SampleEngine, Trace
 from interpreter.errors import RunError, ScenarioError
 from interpreter.program import InputProblem, Program
 from interpreter.runtime.keys import stable_key
@@ -255,9 +255,10 @@ def forced(rules: Ruleset, scenario: Scenario, rolls: list[int], overrides: dict
 
 
 def exact(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None = None,
-          max_states: int = DEFAULT_MAX_STATES) -> Distribution:
+          max_states: int | None = None) -> Distribution:
+    """Every outcome with its exact probability; max_states defaults to the rules' limit 'states'."""
     prepared = prepare(rules, scenario, overrides)
-    return Distribution(prepared, _resolve(prepared, ExactEngine(max_states)))
+    return Distribution(prepared, _resolve(prepared, ExactEngine(max_states or rules.limits.states)))
 
 
 def estimate(rules: Ruleset, scenario: Scenario, samples: int, seed: int = 0,

@@ -15,8 +15,6 @@ from interpreter.runtime.bodies import ANY, Pool, Volley
 from interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Uniform
 from interpreter.values import normalize, show
 
-MAX_COUNT = 10_000  # dice, shots, bodies or trials in one call
-
 Args = dict[str, Any]
 
 
@@ -39,14 +37,15 @@ def call_builtin(call: n.Call, env: Env) -> Any:
     return IMPLEMENTATIONS[call.func](args, env, call.pos)
 
 
-def _count(args: Args, name: str, pos: n.Pos) -> int:
+def _count(args: Args, name: str, pos: n.Pos, env: Env) -> int:
     value = args[name]
     if not isinstance(value, int) or isinstance(value, bool):
         raise RunError(pos, f"'{name}' must be a whole number, not {show(value)}")
     if value < 0:
         raise RunError(pos, f"'{name}' cannot be negative ({value})")
-    if value > MAX_COUNT:
-        raise RunError(pos, f"'{name}' is {value}, over the limit of {MAX_COUNT}")
+    limits = env.program.rules.limits
+    if value > limits.count:
+        raise RunError(pos, f"'{name}' is {value}, over the limit of {limits.count}", limits.hint("count"))
     return value
 
 
@@ -77,7 +76,7 @@ def _bodies(a: Args, env: Env, pos: n.Pos) -> Pool:
     hitpoints = a.get("hitpoints")
     if hitpoints is not None and hitpoints < 1:
         raise RunError(pos, f"a body needs at least 1 hitpoint, not {hitpoints}")
-    count = _count(a, "count", pos)
+    count = _count(a, "count", pos, env)
     trace = getattr(env.chooser, "trace", None)
     if trace is not None and count:
         owner, tag = a.get("owner"), a.get("tag", "")
@@ -88,10 +87,14 @@ def _bodies(a: Args, env: Env, pos: n.Pos) -> Pool:
 
 
 def _volley(a: Args, env: Env, pos: n.Pos) -> Volley:
-    return Volley.make(_count(a, "count", pos), a.get("damage", 1), a.get("source"))
+    return Volley.make(_count(a, "count", pos, env), a.get("damage", 1), a.get("source"))
 
 
 def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:
+    limits = env.program.rules.limits
+    for what, size in (("shots", len(a["shots"])), ("bodies", len(a["at"]))):
+        if size > limits.count:
+            raise RunError(pos, f"fire with {size} {what} is over the limit of {limits.count}", limits.hint("count"))
     return _draw(env, Fire(a["shots"], a["at"]), pos)
 
 
@@ -100,11 +103,11 @@ def _successes(a: Args, env: Env, pos: n.Pos) -> int:
     if sides < 1:
         raise RunError(pos, "dice need at least one side")
     reroll = tuple(sorted(set(a.get("reroll", ()))))
-    return _draw(env, SuccessPool(_count(a, "count", pos), sides, a["at_least"], a.get("double_at"), reroll), pos)
+    return _draw(env, SuccessPool(_count(a, "count", pos, env), sides, a["at_least"], a.get("double_at"), reroll), pos)
 
 
 def _roll(a: Args, env: Env, pos: n.Pos) -> int:
-    count = _count(a, "count", pos)
+    count = _count(a, "count", pos, env)
     if a["sides"] < 1:
         raise RunError(pos, "dice need at least one side")
     return _draw(env, Dice(count, a["sides"]), pos) if count else 0
@@ -141,7 +144,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "round": lambda a, env, pos: round_half_away(a["x"]),
     "len": _len,
     "sum": lambda a, env, pos: normalize(sum(a["items"], 0)),
-    "range": lambda a, env, pos: tuple(range(_count(a, "count", pos))),
+    "range": lambda a, env, pos: tuple(range(_count(a, "count", pos, env))),
     "any": lambda a, env, pos: any(a["items"]),
     "all": lambda a, env, pos: all(a["items"]),
     "volley": _volley,
@@ -154,7 +157,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "hitpoints_of": lambda a, env, pos: sum(b.hitpoints or 0 for b in _pool(a, pos).select(**_filters(a))),
     "roll": _roll,
     "chance": lambda a, env, pos: _draw(env, Bernoulli(_probability(a, pos)), pos),
-    "trials": lambda a, env, pos: _draw(env, Binomial(_count(a, "count", pos), _probability(a, pos)), pos),
+    "trials": lambda a, env, pos: _draw(env, Binomial(_count(a, "count", pos, env), _probability(a, pos)), pos),
     "pick": _pick,
     "successes": _successes,
     "prob": _aggregate,

@@ -21,7 +21,8 @@ from dsl.diagnostics import Diagnostic, RulesError, did_you_mean
 from dsl.diff import compare
 from dsl.resources import shipped_rules_dir
 from interpreter import api, report
-from interpreter.engines import DEFAULT_MAX_STATES
+from dsl.limits import DEFAULT as DEFAULT_LIMITS
+from dsl.limits import Limits
 from interpreter.errors import ScenarioError
 from interpreter.examples import run_examples
 from interpreter.scenario import combine, dump_state, load_scenario, parse_assignment, write_atomically
@@ -34,6 +35,10 @@ class UsageError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
+    limits = argparse.ArgumentParser(add_help=False)
+    limits.add_argument("--limit", action="append", default=[], metavar="NAME=N",
+                        help="raise (or lower) a safety limit; names: " + ", ".join(
+                            f"{name} (default {getattr(DEFAULT_LIMITS, name)})" for name in Limits.names()))
     parser = argparse.ArgumentParser(
         prog="fracas",
         description="Combat rules as data: check rules files, resolve attacks, see exact odds, run the examples.",
@@ -41,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    check = sub.add_parser("check", help="check rules files and report every problem",
+    check = sub.add_parser("check", parents=[limits], help="check rules files and report every problem",
                            description="Parse and check rules files; print every problem with its location.")
     check.add_argument("files", nargs="+", metavar="FILE", help="rules files to check")
     check.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
@@ -58,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION",
                        help="make a player's choice declared by the rules (repeatable)")
 
-    run = sub.add_parser("run", help="resolve a scenario once, sampled with a seed",
+    run = sub.add_parser("run", parents=[limits], help="resolve a scenario once, sampled with a seed",
                          description="Resolve a scenario once: the events in order, the outcomes, the new state. "
                                      "Give a state file (a ship sheet) and then the files that act on it to play "
                                      "a battle file by file; --write-state writes the state alone.")
@@ -75,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     output.add_argument("--toml", action="store_true", help="print only the new state, as TOML")
     run.add_argument("--write-state", metavar="FILE", help="write the new state to FILE (TOML), atomically")
 
-    odds = sub.add_parser("odds", help="the exact distribution of every outcome",
+    odds = sub.add_parser("odds", parents=[limits], help="the exact distribution of every outcome",
                           description="The exact distribution of every declared outcome, with means and "
                                       "'at least' probabilities; or an estimate from --samples runs. "
                                       "With two rules files, the two distributions side by side.")
@@ -87,17 +92,18 @@ def _parser() -> argparse.ArgumentParser:
     odds.add_argument("--seed", type=int, default=0, help="seed for --samples (default 0)")
     odds.add_argument("--each-choice", metavar="NAME",
                       help="the odds for every option of a choice, side by side")
-    odds.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
-                      help=f"stop the exact engine beyond N states (default {DEFAULT_MAX_STATES})")
+    odds.add_argument("--max-states", type=int, metavar="N",
+                      help=f"stop the exact engine beyond N states (the same as --limit states=N; "
+                           f"default {DEFAULT_LIMITS.states})")
 
-    diff = sub.add_parser("diff", help="what a variant changes from its base",
+    diff = sub.add_parser("diff", parents=[limits], help="what a variant changes from its base",
                           description="List the parameters, rows, kinds, modifiers, functions, steps and actions "
                                       "that differ between two rules files, with their lines.")
     diff.add_argument("base", metavar="BASE", help="the base rules file")
     diff.add_argument("variant", metavar="VARIANT", help="the variant (or any other rules file)")
     diff.add_argument("--json", action="store_true", help="print the changes as JSON")
 
-    test = sub.add_parser("test", help="run the examples of rules files",
+    test = sub.add_parser("test", parents=[limits], help="run the examples of rules files",
                           description="Run every example block; one PASS or FAIL line each.")
     test.add_argument("files", nargs="*", metavar="FILE", help="rules files (default: every shipped rules file)")
     return parser
@@ -151,8 +157,22 @@ def _assignments(flag: str, assignments: list[str]) -> dict[str, Any]:
     return values
 
 
+def _limits(args: argparse.Namespace) -> Limits:
+    changes = _assignments("--limit", args.limit)
+    for name, value in changes.items():
+        if name not in Limits.names():
+            raise UsageError(f"--limit: unknown limit '{name}'; the limits are: {', '.join(Limits.names())}")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise UsageError(f"--limit {name}: expected a positive whole number, not {value!r}")
+    return replace(DEFAULT_LIMITS, **changes)
+
+
+def _rules(args: argparse.Namespace, path: str | Path) -> dsl.Ruleset:
+    return dsl.load(path, _limits(args))
+
+
 def _load(args: argparse.Namespace, rules_path: str | None = None) -> tuple[dsl.Ruleset, api.Scenario]:
-    rules = dsl.load(rules_path or args.rules)
+    rules = _rules(args, rules_path or args.rules)
     files = args.scenario if isinstance(args.scenario, list) else [args.scenario]
     scenario = combine([load_scenario(path) for path in files])
     # --set and --choose are checked like the scenario's own [params] and [choices] tables.
@@ -165,7 +185,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     problems: list[Diagnostic] = []
     for file in args.files:
         try:
-            rules = dsl.load(file)
+            rules = _rules(args, file)
         except RulesError as error:
             problems.extend(error.diagnostics)
             continue
@@ -263,13 +283,13 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
             raise UsageError("--samples needs a positive number")
         return api.estimate(rules, scenario, args.samples, seed=args.seed,
                             progress=_progress if sys.stderr.isatty() else None)
-    if args.max_states < 1:
+    if args.max_states is not None and args.max_states < 1:
         raise UsageError("--max-states needs a positive number")
     return api.exact(rules, scenario, max_states=args.max_states)
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    changes = compare(dsl.load(args.base), dsl.load(args.variant))
+    changes = compare(_rules(args, args.base), _rules(args, args.variant))
     if args.json:
         print(json.dumps([{"change": c.what, "category": c.category, "name": c.name, "path": c.where.path,
                            "line": c.where.line, "details": list(c.details)} for c in changes], indent=2))
@@ -295,7 +315,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     broken: list[Diagnostic] = []
     for file in files:
         try:
-            rules = dsl.load(file)
+            rules = _rules(args, file)
         except RulesError as error:
             broken.extend(error.diagnostics)
             continue

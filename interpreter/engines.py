@@ -14,13 +14,14 @@ from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any, TypeVar
 
+from dsl.limits import DEFAULT
 from dsl.nodes import Pos
 from interpreter.errors import RunError
 from interpreter.runtime.chance import Fire, ForcedRollError, StateLimitError
 
 T = TypeVar("T")
 
-DEFAULT_MAX_STATES = 200_000
+DEFAULT_MAX_STATES = DEFAULT.states
 
 
 class Trace:
@@ -115,7 +116,7 @@ class ExactEngine:
             return primitive.distribution()
         except StateLimitError as error:
             raise RunError(pos, f"the exact engine stopped: {error}",
-                           "estimate by sampling instead (--samples N), or raise --max-states") from None
+                           "estimate by sampling instead (--samples N), or raise the limit with --limit states=N") from None
 
     def branches(self, fn: Callable[[Any], T]) -> list[tuple[Fraction, T]]:
         results: list[tuple[Fraction, T]] = []

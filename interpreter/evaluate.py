@@ -21,9 +21,6 @@ from interpreter.values import Record, Ref, RowRef, normalize, show
 if TYPE_CHECKING:
     from interpreter.program import Program
 
-MAX_CALL_DEPTH = 64
-
-
 class Env:
     """Where an expression is evaluated: the program, the state, the local names, the engine."""
 
@@ -37,8 +34,10 @@ class Env:
         self.depth = depth
 
     def inner(self, frame: dict[str, Any], pos: n.Pos) -> Env:
-        if self.depth >= MAX_CALL_DEPTH:
-            raise RunError(pos, f"calls nest deeper than {MAX_CALL_DEPTH}", "a function may be calling itself forever")
+        limits = self.program.rules.limits
+        if self.depth >= limits.call_depth:
+            raise RunError(pos, f"calls nest deeper than {limits.call_depth}",
+                           "a function may be calling itself forever; " + limits.hint("call_depth"))
         return Env(self.program, self.state, frame, self.chooser, self.depth + 1)
 
 

@@ -22,9 +22,6 @@ if TYPE_CHECKING:
 
 Dist = dict[State, Any]  # probability: Fraction (exact) or int 1 (sampled)
 
-MAX_LOOP_ITEMS = 10_000
-
-
 def _add(dist: Dist, state: State, p: Any) -> None:
     before = dist.get(state)
     dist[state] = p if before is None else before + p
@@ -43,7 +40,7 @@ def run_block(stmts: tuple[n.Stmt, ...], dist: Dist, program: Program) -> Dist:
             _add(done, state, p)
         if len(done) > program.engine_limit:
             raise RunError(stmt.pos, f"the exact engine holds more than {program.engine_limit} states here",
-                           "estimate by sampling instead (--samples N), or raise --max-states")
+                           "estimate by sampling instead (--samples N), or raise the limit with --limit states=N")
         dist = done
     return dist
 
@@ -159,8 +156,10 @@ def _for(stmt: n.For, live: Dist, program: Program) -> Dist:
         for q, items in engine.branches(lambda ch, s=state: evaluate(stmt.source, _env(s, program, ch))):
             if not isinstance(items, tuple):
                 raise RunError(stmt.source.pos, f"a for loop runs over a list, not {show(items)}")
-            if len(items) > MAX_LOOP_ITEMS:
-                raise RunError(stmt.source.pos, f"a loop over {len(items)} items is over the limit of {MAX_LOOP_ITEMS}")
+            limits = program.rules.limits
+            if len(items) > limits.loop_items:
+                raise RunError(stmt.source.pos, f"a loop over {len(items)} items is over the limit of {limits.loop_items}",
+                               limits.hint("loop_items"))
             _add(groups.setdefault(items, {}), state, p * q)
     out: Dist = {}
     names = _declared(stmt.body) | {stmt.var}
@@ -219,8 +218,10 @@ def _call(stmt: n.CallStmt, live: Dist, program: Program) -> Dist:
         trace.add("step", call.pos, f"step {call.func}", step=call.func)
     entered = _each(live, program, lambda s, ch: s.push(Frozen(bind_arguments(call, decl.params, _env(s, program, ch)))),
                     call)
-    if len(next(iter(entered)).frames) > 64:
-        raise RunError(call.pos, "steps call each other more than 64 deep", "a step may be calling itself forever")
+    limits = program.rules.limits
+    if len(next(iter(entered)).frames) > limits.call_depth:
+        raise RunError(call.pos, f"steps call each other more than {limits.call_depth} deep",
+                       "a step may be calling itself forever; " + limits.hint("call_depth"))
     out: Dist = {}
     for state, p in run_block(decl.body, entered, program).items():
         _add(out, state.pop(), p)

@@ -1,0 +1,31 @@
+"""Limits on everything an untrusted rules or scenario file can make grow.
+
+The defaults are far above what an honest rules file reaches; each can be
+raised from the command line (`--limit name=N`) or the API (`Limits(...)`),
+and every stop is a located error that names its limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class Limits:
+    file_bytes: int = 2_000_000      # a rules or scenario file
+    nesting: int = 150               # expressions and blocks inside each other
+    extends_depth: int = 16          # files extending files
+    count: int = 10_000              # dice, trials, shots or bodies in one call, and in a pool or volley fired
+    loop_items: int = 10_000         # items of one for loop
+    call_depth: int = 64             # functions and steps calling each other
+    states: int = 200_000            # states the exact engine holds at once
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    def hint(self, name: str) -> str:
+        return f"the limit '{name}' is {getattr(self, name)}; raise it with --limit {name}=N if the rules need more"
+
+
+DEFAULT = Limits()

@@ -1,0 +1,94 @@
+"""Every limit stops with a located error that names it, and can be raised."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import dsl
+from dsl.diagnostics import RulesError
+from dsl.limits import Limits
+from interpreter import Scenario, ScenarioError, exact
+from interpreter.cli import main
+
+HEADER = "outcome x: int = 0\n"
+
+
+def deep_sum(terms: int) -> str:
+    return HEADER + "action go() { x = " + " + ".join(["1"] * terms) + " }\n"
+
+
+def test_deep_nesting_stops_at_the_limit_not_at_pythons():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(deep_sum(3000), "deep.rules")
+    d = caught.value.diagnostics[0]
+    assert d.line == 2 and "nest more than 150 deep" in d.message and "--limit nesting=N" in d.hint
+
+
+def test_a_raised_nesting_limit_lets_deep_rules_run():
+    rules = dsl.loads(deep_sum(300), "deep.rules", Limits(nesting=400))
+    assert exact(rules, Scenario("go", {})).marginal("x") == {300: 1}
+
+
+def test_a_long_line_is_shown_as_a_window_around_the_caret():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(deep_sum(3000), "deep.rules")
+    shown = caught.value.diagnostics[0].format().splitlines()
+    assert len(shown[1]) < 130 and shown[1].rstrip().endswith("...")
+    assert shown[2].index("^") < 130
+
+
+def test_too_many_dice_in_one_call_is_a_located_error_naming_the_limit():
+    rules = dsl.loads(HEADER + "action go() {\n x = roll(20000, 6)\n}\n", "t.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    d = caught.value.diagnostics[0]
+    assert d.line == 3 and "'count' is 20000, over the limit of 10000" in d.message and "--limit count=N" in d.hint
+
+
+def test_a_long_loop_is_a_located_error_naming_the_limit():
+    rules = dsl.loads(HEADER + "action go() {\n for i in range(9000) { for j in range(2) { x += 1 } }\n"
+                      " for k in range(20000) { x += 1 }\n}\n", "t.rules", Limits(count=30000))
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    assert caught.value.diagnostics[0].line == 4 and "loop_items" in caught.value.diagnostics[0].hint
+
+
+def test_the_exact_engine_state_limit_names_how_to_raise_it():
+    rules = dsl.loads(HEADER + "action go() { x = 1d6 + 1d6 * 10 }\n", "t.rules", Limits(states=5))
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    assert "--limit states=N" in caught.value.diagnostics[0].hint
+
+
+def test_a_file_over_the_size_limit_is_refused(tmp_path):
+    big = tmp_path / "big.rules"
+    big.write_text(HEADER + "# " + "x" * 5000 + "\n")
+    with pytest.raises(RulesError) as caught:
+        dsl.load(big, Limits(file_bytes=1000))
+    assert "over the limit of 1000" in caught.value.diagnostics[0].message
+
+
+def test_extends_chains_stop_at_their_limit(tmp_path):
+    for i in range(5):
+        (tmp_path / f"f{i}.rules").write_text(f'extends "f{i + 1}.rules"\n')
+    (tmp_path / "f5.rules").write_text(HEADER)
+    with pytest.raises(RulesError) as caught:
+        dsl.load(tmp_path / "f0.rules", Limits(extends_depth=3))
+    assert "extends nests deeper than 3 files" in caught.value.diagnostics[0].message
+    assert dsl.load(tmp_path / "f0.rules", Limits(extends_depth=6))
+
+
+def test_the_cli_raises_a_limit(capsys, tmp_path):
+    rules = tmp_path / "deep.rules"
+    rules.write_text(deep_sum(200))
+    assert main(["check", str(rules)]) == 2
+    assert main(["check", str(rules), "--limit", "nesting=300"]) == 0
+
+
+@pytest.mark.parametrize("flag, message", [("nestin=3", "unknown limit 'nestin'"), ("nesting=-2", "positive whole number")])
+def test_a_bad_limit_flag_exits_2(capsys, flag, message):
+    rules = Path(__file__).resolve().parent.parent / "rules" / "epicinium.rules"
+    assert main(["check", str(rules), "--limit", flag]) == 2
+    assert message in capsys.readouterr().err
