@@ -80,6 +80,16 @@ def _parser() -> argparse.ArgumentParser:
     output.add_argument("--toml", action="store_true", help="print only the new state, as TOML")
     run.add_argument("--write-state", metavar="FILE", help="write the new state to FILE (TOML), atomically")
 
+    explain = sub.add_parser("explain", parents=[limits], help="one sampled resolution, explained rule by rule",
+                             description="Resolve a scenario once and show every step entered, every body made "
+                                         "(with the modifiers that changed it), every shot, early exit and change, "
+                                         "each with the file, line and text of the rule that caused it.")
+    explain.add_argument("rules", metavar="RULES", help="the rules file")
+    explain.add_argument("scenario", metavar="SCENARIO", nargs="+", help="a scenario file (TOML), or a state file and action files")
+    explain.add_argument("--seed", type=int, default=0, help="seed of the random generator (default 0)")
+    explain.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="override a parameter")
+    explain.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", help="make a player's choice")
+
     odds = sub.add_parser("odds", parents=[limits], help="the exact distribution of every outcome",
                           description="The exact distribution of every declared outcome, with means and "
                                       "'at least' probabilities; or an estimate from --samples runs. "
@@ -220,6 +230,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    rules, scenario = _load(args)
+    print(report.explain_text(api.sample(rules, scenario, seed=args.seed)))
+    return EXIT_OK
+
+
 def cmd_odds(args: argparse.Namespace) -> int:
     if len(args.rules) > 2:
         raise UsageError("odds compares at most two rules files")
@@ -335,7 +351,8 @@ def cmd_test(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-COMMANDS = {"check": cmd_check, "run": cmd_run, "odds": cmd_odds, "diff": cmd_diff, "test": cmd_test}
+COMMANDS = {"check": cmd_check, "run": cmd_run, "explain": cmd_explain, "odds": cmd_odds, "diff": cmd_diff,
+            "test": cmd_test}
 
 
 if __name__ == "__main__":

@@ -31,7 +31,8 @@ class Trace:
         self.events: list[dict[str, Any]] = []
 
     def add(self, kind: str, pos: Pos | None, text: str, **data: Any) -> None:
-        self.events.append({"kind": kind, "line": pos.line if pos else 0, "text": text, **data})
+        self.events.append({"kind": kind, "file": pos.path if pos else "", "line": pos.line if pos else 0,
+                            "text": text, **data})
 
 
 class SampleEngine:

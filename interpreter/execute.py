@@ -215,7 +215,7 @@ def _call(stmt: n.CallStmt, live: Dist, program: Program) -> Dist:
         raise RunError(call.pos, f"unknown step '{call.func}'")
     trace = getattr(program.engine, "trace", None)
     if trace is not None:
-        trace.add("step", call.pos, f"step {call.func}", step=call.func)
+        trace.add("step", decl.pos, f"step {call.func}", step=call.func, called_at=call.pos.line)
     entered = _each(live, program, lambda s, ch: s.push(Frozen(bind_arguments(call, decl.params, _env(s, program, ch)))),
                     call)
     limits = program.rules.limits

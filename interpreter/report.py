@@ -123,6 +123,41 @@ def side_by_side(dists: list[Distribution], names: list[str], title: str) -> str
     return "\n".join(lines)
 
 
+def explain_text(run: Run) -> str:
+    """The resolution as a readable trace: every step, body, modifier, shot, exit and change, with its rule."""
+    rules = run.prepared.program.rules
+    lines = [f"{run.prepared.action.name} (seed {run.seed}): {len(run.events)} events"]
+    depth = 0
+    overflow: list[int] = []
+
+    def flush() -> None:
+        if overflow:
+            shots = f"shot {overflow[0]}" if len(overflow) == 1 else f"shots {overflow[0]} to {overflow[-1]}"
+            lines.append(f"{'  ' * depth}{'shot':<8} {shots}: every body has taken lethal damage; they change nothing")
+            overflow.clear()
+
+    for event in run.events:
+        if event["kind"] == "shot" and event.get("overflow"):
+            overflow.append(event["shot"])
+            continue
+        flush()
+        place = f"{event['file']}:{event['line']}" if event["line"] else ""
+        source = rules.sources.get(event["file"])
+        rule = source.line(event["line"]).strip() if source and event["line"] else ""
+        if event["kind"] == "step":
+            depth = 1
+            lines.append(f"\n{event['text']}    ({place})")
+            continue
+        lines.append(f"{'  ' * depth}{event['kind']:<8} {event['text']}")
+        if rule and event["kind"] not in ("shot",):
+            lines.append(f"{'  ' * depth}{'':<8}   <- {place}: {rule}")
+    flush()
+    if run.stopped:
+        lines.append(f"\nstopped: {run.stopped}")
+    lines.append("\noutcomes: " + ", ".join(f"{k} = {show_plain(v)}" for k, v in run.outcomes.items()))
+    return "\n".join(lines)
+
+
 def run_text(run: Run, state_toml: str) -> str:
     lines = [f"{run.prepared.action.name} (seed {run.seed})" if run.seed is not None else run.prepared.action.name]
     lines.append("\nevents")

@@ -248,3 +248,22 @@ def test_a_malformed_scenario_envelope_is_located(capsys, tmp_path, line, messag
     scenario.write_text(f"# a scenario\n{line}\n")
     code, _, err = run(capsys, "odds", EPI, str(scenario))
     assert code == 2 and f"{scenario}:2:1: error: {message}" in err
+
+
+def test_explain_shows_bodies_modifiers_shots_and_steps_with_their_rules(capsys):
+    code, out, _ = run(capsys, "explain", EPI, GUNNERS, "--seed", "2")
+    assert code == 0
+    assert "3 bodies of 1 hitpoint for target" in out
+    assert "vulnerable: 2 -> 1 (line 121: add -1 when where.bonedrought" in out
+    assert f"<- {EPI}:136: let pool = bodies(" in out
+    assert "shot 1 (1 damage from attackers[0])" in out
+    assert "every body has taken lethal damage; they change nothing" in out
+    assert f"step lose_figures    ({EPI}:" in out
+
+
+def test_explain_shows_an_early_exit(capsys, tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(ONE_DIE.replace("wits = 2", "wits = 1"))
+    code, out, _ = run(capsys, "explain", EXALTED, str(scenario), "--seed", "1")
+    assert code == 0 and "trail" in out
+    assert ("stopped: the attack's cycle of War Events has ended" in out) == ("health_levels = 0" in out and "return" in out)
