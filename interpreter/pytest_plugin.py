@@ -1,0 +1,75 @@
+"""A pytest plugin: the `example` blocks of `*.rules` files are test items.
+
+Registered through the `pytest11` entry point, so a modder runs `pytest my_mod/`
+and sees each example pass or fail with its location; a file that does not
+load is one failing item showing its diagnostics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import dsl
+from dsl import nodes as n
+from dsl.diagnostics import RulesError
+from interpreter.examples import run_example
+
+
+def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.File | None:
+    if file_path.suffix == ".rules":
+        return RulesFile.from_parent(parent, path=file_path)
+    return None
+
+
+class RulesFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        try:
+            rules = dsl.load(self.path)
+        except RulesError as error:
+            yield BrokenRules.from_parent(self, name="check", error=error)
+            return
+        for example in rules.examples:
+            yield ExampleItem.from_parent(self, name=example.name, rules=rules, example=example)
+
+
+class ExampleFailed(Exception):
+    pass
+
+
+class ExampleItem(pytest.Item):
+    def __init__(self, *, rules: dsl.Ruleset, example: n.ExampleDecl, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.rules = rules
+        self.example = example
+
+    def runtest(self) -> None:
+        result = run_example(self.rules, self.example)
+        if not result.passed:
+            raise ExampleFailed(result.message)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ExampleFailed):
+            return f"{self.path}:{self.example.pos.line}: example {self.example.name!r} failed\n  {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.example.pos.line - 1, f"example {self.example.name}"
+
+
+class BrokenRules(pytest.Item):
+    def __init__(self, *, error: RulesError, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.error = error
+
+    def runtest(self) -> None:
+        raise self.error
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return self.error.format()
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, "rules file"

@@ -1,0 +1,27 @@
+"""pytest collects the examples of rules files: a modder runs `pytest my_mod/`."""
+
+from __future__ import annotations
+
+MOD = """
+kind piece { size: int }
+outcome total: int = 0
+action weigh(p: piece) { total = p.size * 2 }
+example "M-01 a piece weighs twice its size" { run weigh(p: {size: 3}) expect total == 6 }
+example "M-02 a wrong expectation" { run weigh(p: {size: 3}) expect total == 7 }
+"""
+
+
+def test_examples_of_a_rules_file_are_collected_and_run(pytester):
+    pytester.makefile(".rules", mod=MOD)
+    result = pytester.runpytest("-v")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*mod.rules::M-01 a piece weighs twice its size PASSED*",
+                                 "*mod.rules:5: example 'M-02 a wrong expectation' failed*",
+                                 "*expected total == 7 (line 5) in every outcome, but not when total = 6*"])
+
+
+def test_a_rules_file_that_does_not_load_is_one_failure_with_its_diagnostics(pytester):
+    pytester.makefile(".rules", broken="kind piece { size: in }\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*broken.rules:1:20: error: unknown type 'in'*"])
