@@ -1,0 +1,41 @@
+"""The TextMate grammar for editors names every keyword of the Lark grammar and every builtin."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from dsl.builtins import SIGNATURES
+
+GRAMMARS = Path(__file__).resolve().parent.parent / "grammars"
+
+
+def lark_keywords() -> set[str]:
+    code = "\n".join(line.split("//")[0] for line in (GRAMMARS / "fracas.lark").read_text().splitlines())
+    return set(re.findall(r'"([a-z]+)"', code))
+
+
+def textmate() -> dict:
+    return json.loads((GRAMMARS / "fracas.tmLanguage.json").read_text())
+
+
+def alternatives(pattern: str) -> set[str]:
+    return set(re.search(r"\(([a-z_|]+)\)", pattern).group(1).split("|"))
+
+
+def test_the_editor_grammar_highlights_every_keyword_of_the_language():
+    repository = textmate()["repository"]
+    highlighted = alternatives(repository["keyword"]["match"]) | alternatives(repository["constant"]["match"])
+    assert highlighted == lark_keywords()
+
+
+def test_the_editor_grammar_highlights_every_builtin():
+    assert alternatives(textmate()["repository"]["builtin"]["match"]) == set(SIGNATURES)
+
+
+def test_the_editor_grammar_patterns_are_valid_regular_expressions():
+    for name, rule in textmate()["repository"].items():
+        for key in ("match", "begin", "end"):
+            if key in rule:
+                re.compile(rule[key])
