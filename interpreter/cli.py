@@ -25,7 +25,9 @@ from dsl.limits import DEFAULT as DEFAULT_LIMITS
 from dsl.limits import Limits
 from interpreter.errors import ScenarioError
 from interpreter.examples import run_examples
-from interpreter.scenario import combine, dump_state, load_scenario, parse_assignment, write_atomically
+from interpreter.plots import PlotUnavailable, plot_distributions
+from interpreter.files import write_text_atomically
+from interpreter.scenario import combine, dump_state, load_scenario, parse_assignment
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
 
@@ -102,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
     odds.add_argument("--seed", type=int, default=0, help="seed for --samples (default 0)")
     odds.add_argument("--each-choice", metavar="NAME",
                       help="the odds for every option of a choice, side by side")
+    odds.add_argument("--csv", action="store_true", help="print the distributions as CSV, for spreadsheets")
+    odds.add_argument("--plot", metavar="FILE.png",
+                      help="draw the distributions and 'at least' curves (needs matplotlib: fracas[plot])")
     odds.add_argument("--max-states", type=int, metavar="N",
                       help=f"stop the exact engine beyond N states (the same as --limit states=N; "
                            f"default {DEFAULT_LIMITS.states})")
@@ -218,7 +223,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if target.resolve() in [Path(p).resolve() for p in [*args.scenario, args.rules]]:
             raise UsageError(f"--write-state {target} would overwrite an input file; choose another name")
         try:
-            write_atomically(target, state)
+            write_text_atomically(target, state)
         except OSError as error:
             raise UsageError(f"cannot write {target}: {error.strerror}") from None
     if args.json:
@@ -242,6 +247,11 @@ def cmd_odds(args: argparse.Namespace) -> int:
     if args.each_choice:
         return _odds_each_choice(args)
     results = [_odds(args, path) for path in args.rules]
+    labels = [Path(p).stem for p in args.rules]
+    _plot(args, results, labels, f"{results[0].prepared.action.name}")
+    if args.csv:
+        print(report.odds_csv(results, labels), end="")
+        return EXIT_OK
     if len(results) == 2:
         before, after = results
         if args.json:
@@ -279,13 +289,31 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
     dists = [_odds_of(args, rules, replace(scenario, choices={**scenario.choices, name: option}))
              for option in options]
     labels = [f"{str(o).lower() if isinstance(o, bool) else o}" for o in options]
-    if args.json:
+    _plot(args, dists, labels, f"{dists[0].prepared.action.name}: every option of {name}")
+    if args.csv:
+        print(report.odds_csv(dists, labels), end="")
+    elif args.json:
         print(json.dumps({"choice": name, "options": {label: dist.as_json() for label, dist in zip(labels, dists)}},
                          indent=2))
     else:
         title = f"{dists[0].prepared.action.name}: every option of the choice '{name}'"
         print(report.side_by_side(dists, labels, title))
     return EXIT_OK
+
+
+def _plot(args: argparse.Namespace, dists: list[api.Distribution], labels: list[str], title: str) -> None:
+    if not args.plot:
+        return
+    target = Path(args.plot)
+    if target.resolve() in [Path(p).resolve() for p in [*args.rules, args.scenario]]:
+        raise UsageError(f"--plot {target} would overwrite an input file; choose another name")
+    try:
+        plot_distributions(dists, labels, target, title)
+    except PlotUnavailable as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot write {target}: {error.strerror}") from None
+    print(f"wrote {target}", file=sys.stderr)
 
 
 def _odds(args: argparse.Namespace, rules_path: str) -> api.Distribution:

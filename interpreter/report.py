@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -121,6 +123,22 @@ def side_by_side(dists: list[Distribution], names: list[str], title: str) -> str
     if same:
         lines.append("\ncertain in every column: " + ", ".join(same))
     return "\n".join(lines)
+
+
+def odds_csv(dists: list[Distribution], labels: list[str]) -> str:
+    """One row per outcome value (and per column of a comparison): exact and decimal probabilities."""
+    buffer = io.StringIO()
+    out = csv.writer(buffer, lineterminator="\n")
+    out.writerow(["rules_or_option", "outcome", "value", "probability", "probability_decimal",
+                  "at_least", "at_least_decimal"])
+    for dist, label in zip(dists, labels):
+        for name in dist.outcome_names:
+            at_least = dist.at_least(name)
+            for value, p in dist.marginal(name).items():
+                ge = at_least.get(value)
+                out.writerow([label, name, show_plain(value), str(p), f"{float(p):.6f}",
+                              "" if ge is None else str(ge), "" if ge is None else f"{float(ge):.6f}"])
+    return buffer.getvalue()
 
 
 def explain_text(run: Run) -> str:

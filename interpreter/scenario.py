@@ -16,9 +16,7 @@ action:
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,14 +161,3 @@ def dump_state(data: dict[str, Any]) -> str:
     return tomli_w.dumps(data)
 
 
-def write_atomically(path: str | Path, text: str) -> None:
-    """Write through a temporary file and rename it into place, so no file is ever half-written."""
-    target = Path(path)
-    handle, temp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

@@ -1,0 +1,77 @@
+"""Pictures for people: distributions and "at least" curves, and sweep heatmaps (optional matplotlib)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from interpreter.api import Distribution, show_plain
+from interpreter.files import write_atomically
+
+INSTALL_HINT = "plots need matplotlib: pip install 'fracas[plot]' (or pip install matplotlib)"
+
+
+class PlotUnavailable(Exception):
+    pass
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # no screen needed
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PlotUnavailable(INSTALL_HINT) from None
+    return plt
+
+
+def _save(figure: Any, path: Path) -> None:
+    write_atomically(path, lambda temp: figure.savefig(temp, format="png", dpi=100))
+
+
+def plot_distributions(dists: list[Distribution], labels: list[str], path: Path, title: str) -> None:
+    plt = _pyplot()
+    names = [name for name in dists[0].outcome_names
+             if any(len(d.marginal(name)) > 1 for d in dists if name in d.outcome_names)] or dists[0].outcome_names[:1]
+    figure, axes = plt.subplots(len(names), 1, figsize=(8, 2.8 * len(names)), squeeze=False)
+    for axis, name in zip(axes[:, 0], names):
+        values = sorted({v for d in dists for v in d.marginal(name)}, key=lambda v: (str(type(v)), v))
+        positions = range(len(values))
+        width = 0.8 / len(dists)
+        for i, (dist, label) in enumerate(zip(dists, labels)):
+            marginal = dist.marginal(name)
+            axis.bar([p + i * width for p in positions], [float(marginal.get(v, 0)) for v in values],
+                     width=width, label=label)
+            if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+                # P(X >= v) for every value drawn, including values this distribution never takes.
+                at_least = [float(sum((p for w, p in marginal.items() if w >= v), 0)) for v in values]
+                axis.plot([p + i * width for p in positions], at_least,
+                          marker="o", linestyle="--", label=f"{label}: at least")
+        axis.set_xticks([p + 0.4 - width / 2 for p in positions], [show_plain(v) for v in values])
+        axis.set_ylim(0, 1.05)
+        axis.set_ylabel("probability")
+        axis.set_title(name)
+        axis.legend(fontsize="small")
+    figure.suptitle(title)
+    figure.tight_layout()
+    _save(figure, path)
+    plt.close(figure)
+
+
+def plot_heatmap(rows: list[str], columns: list[str], cells: list[list[float | None]], path: Path, title: str) -> None:
+    plt = _pyplot()
+    figure, axis = plt.subplots(figsize=(1.2 * len(columns) + 3, 0.6 * len(rows) + 2))
+    data = [[float("nan") if c is None else c for c in row] for row in cells]
+    image = axis.imshow(data, cmap="viridis", aspect="auto")
+    axis.set_xticks(range(len(columns)), columns, rotation=45, ha="right")
+    axis.set_yticks(range(len(rows)), rows)
+    for r, row in enumerate(cells):
+        for c, value in enumerate(row):
+            if value is not None:
+                axis.text(c, r, f"{value:.3g}", ha="center", va="center", color="white", fontsize="small")
+    figure.colorbar(image, ax=axis)
+    axis.set_title(title)
+    figure.tight_layout()
+    _save(figure, path)
+    plt.close(figure)

@@ -1,0 +1,63 @@
+"""Odds for spreadsheets and pictures: CSV rows and PNG plots."""
+
+from __future__ import annotations
+
+import csv
+import io
+import struct
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from interpreter import plots
+from interpreter.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EPI = str(ROOT / "rules" / "epicinium.rules")
+CLASSIC = str(ROOT / "rules" / "epicinium-classic.rules")
+CITY = str(ROOT / "rules" / "scenarios" / "epicinium-riflemen-vs-city.toml")
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_csv_rows_give_exact_and_decimal_probabilities(capsys):
+    assert main(["odds", EPI, CITY, "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    figures = [r for r in rows if r["outcome"] == "figures_lost"]
+    assert sum(Fraction(r["probability"]) for r in figures) == 1
+    assert {r["value"]: r["probability"] for r in figures}["1"] == "191/576"
+
+
+def test_plot_writes_a_png_of_sensible_size(tmp_path, capsys):
+    picture = tmp_path / "odds.png"
+    assert main(["odds", EPI, CLASSIC, CITY, "--plot", str(picture)]) == 0
+    width, height = png_size(picture)
+    assert 400 <= width <= 2000 and 300 <= height <= 4000
+    assert [p.name for p in tmp_path.iterdir()] == ["odds.png"]
+
+
+def test_plot_of_every_option_of_a_choice(tmp_path, capsys):
+    picture = tmp_path / "choice.png"
+    scenario = str(ROOT / "rules" / "scenarios" / "gilgamesh-broadside.toml")
+    assert main(["odds", str(ROOT / "rules" / "gilgamesh.rules"), scenario, "--plot", str(picture)]) == 0
+    assert png_size(picture)[0] >= 400
+
+
+def test_without_matplotlib_plot_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    def unavailable():
+        raise plots.PlotUnavailable(plots.INSTALL_HINT)
+
+    monkeypatch.setattr(plots, "_pyplot", unavailable)
+    assert main(["odds", EPI, CITY, "--plot", str(tmp_path / "x.png")]) == 2
+    assert "pip install 'fracas[plot]'" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_plot_refuses_to_overwrite_an_input(capsys):
+    assert main(["odds", EPI, CITY, "--plot", CITY]) == 2
+    assert "overwrite an input file" in capsys.readouterr().err
