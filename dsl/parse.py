@@ -29,14 +29,30 @@ def parser() -> lark.Lark:
         lexer="contextual",
         propagate_positions=True,
         maybe_placeholders=True,
+        start=["start", "expr"],
     )
+
+
+def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEFAULT) -> n.Expr:
+    """Parse one expression (a metric on the command line, say); raise RulesError with a located message."""
+    source = SourceFile(path, text)
+    try:
+        tree = parser().parse(text, start="expr")
+    except UnexpectedInput as error:
+        raise RulesError([_syntax_diagnostic(source, error)]) from None
+    if isinstance(tree, lark.Tree):
+        _check_nesting(tree, source, limits)
+    try:
+        return ToNodes(path).transform(tree)
+    except lark.exceptions.VisitError as error:
+        raise RulesError([Diagnostic(path, 0, 0, f"internal error while reading the expression: {error.orig_exc}")]) from None
 
 
 def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> n.Module:
     """Parse rules text into a Module; raise RulesError with a located message."""
     source = SourceFile(path, text)
     try:
-        tree = parser().parse(text)
+        tree = parser().parse(text, start="start")
     except UnexpectedInput as error:
         raise RulesError([_syntax_diagnostic(source, error)]) from None
     _check_nesting(tree, source, limits)

@@ -8,17 +8,16 @@ in every outcome.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from dsl import nodes as n
-from dsl.builtins import SIGNATURES
 from dsl.ruleset import Ruleset
+from interpreter.aggregates import outcome_env, substitute_aggregates
 from interpreter.api import Prepared, Scenario, exact, forced, prepare
 from interpreter.errors import RunError, ScenarioError
-from interpreter.evaluate import Env, evaluate
+from interpreter.evaluate import evaluate
 from interpreter.state import State
 from interpreter.values import show
 
@@ -70,68 +69,19 @@ def run_example(rules: Ruleset, example: n.ExampleDecl) -> ExampleResult:
 def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, Any], expect: n.Expr) -> str:
     """'' when the expectation holds, else what was expected and what was found."""
     values: list[tuple[n.Call, Any]] = []
-    substituted = _substitute_aggregates(expect, prepared, states, values)
+    substituted = substitute_aggregates(expect, prepared, states, values)
     text = rules.text_of(expect)
     if values:
         first = next(iter(states))
-        if evaluate(substituted, _env(prepared, first)) is True:
+        if evaluate(substituted, outcome_env(prepared, first)) is True:
             return ""
         found = ", ".join(f"{rules.text_of(call)} is {show(value)}" for call, value in values)
         return f"expected {text} (line {expect.pos.line}), but {found}"
     for state in states:
-        if evaluate(expect, _env(prepared, state)) is not True:
+        if evaluate(expect, outcome_env(prepared, state)) is not True:
             shown = ", ".join(f"{k} = {show(v)}" for k, v in state.outcomes.items())
             return f"expected {text} (line {expect.pos.line}) in every outcome, but not when {shown}"
     return ""
-
-
-def _env(prepared: Prepared, state: State) -> Env:
-    frame = {**state.frames[0], "stopped": state.stopped or ""}
-    return Env(prepared.program, state, frame, _NoChance())
-
-
-class _NoChance:
-    trace = None
-
-    def draw(self, primitive: Any, pos: n.Pos) -> Any:
-        raise RunError(pos, "an expectation cannot roll dice")
-
-
-def _aggregate(call: n.Call, prepared: Prepared, states: dict[State, Any]) -> Any:
-    arg = call.args[0] if call.args else call.keywords[0].value
-    total = sum(states.values(), Fraction(0))
-    results = [(evaluate(arg, _env(prepared, s)), p) for s, p in states.items()]
-    if call.func == "prob":
-        return sum((p for v, p in results if v is True), Fraction(0)) / total
-    if call.func == "mean":
-        return sum((Fraction(v) * p for v, p in results), Fraction(0)) / total
-    if call.func == "always":
-        return all(v is True for v, _ in results)
-    if call.func == "never":
-        return all(v is False for v, _ in results)
-    return any(v is True for v, _ in results)
-
-
-def _substitute_aggregates(expr: Any, prepared: Prepared, states: dict[State, Any], found: list) -> Any:
-    if isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].aggregate:
-        value = _aggregate(expr, prepared, states)
-        found.append((expr, value))
-        if isinstance(value, bool):
-            return n.Bool(expr.pos, value=value)
-        return n.Number(expr.pos, value=value)
-    if isinstance(expr, tuple):
-        return tuple(_substitute_aggregates(e, prepared, states, found) for e in expr)
-    if not isinstance(expr, n.Node):
-        return expr
-    changes = {}
-    for f in dataclasses.fields(expr):
-        if f.name == "pos":
-            continue
-        value = getattr(expr, f.name)
-        new = _substitute_aggregates(value, prepared, states, found)
-        if new is not value:
-            changes[f.name] = new
-    return dataclasses.replace(expr, **changes) if changes else expr
 
 
 def run_examples(rules: Ruleset) -> list[ExampleResult]:

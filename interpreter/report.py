@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 from interpreter.api import Distribution, Run, show_plain
 from interpreter.runtime.keys import stable_key

@@ -8,7 +8,6 @@ import struct
 from fractions import Fraction
 from pathlib import Path
 
-import pytest
 
 from interpreter import plots
 from interpreter.cli import main
