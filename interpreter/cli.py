@@ -25,7 +25,9 @@ from dsl.limits import DEFAULT as DEFAULT_LIMITS
 from dsl.limits import Limits
 from interpreter.errors import ScenarioError
 from interpreter.examples import run_examples
-from interpreter.plots import PlotUnavailable, plot_distributions
+from interpreter.plots import PlotUnavailable, plot_distributions, plot_heatmap
+from interpreter.sweep import SweepError, metric_expression, parse_vary
+from interpreter.sweep import sweep as run_sweep
 from interpreter.files import write_text_atomically
 from interpreter.scenario import combine, dump_state, load_scenario, parse_assignment
 
@@ -110,6 +112,26 @@ def _parser() -> argparse.ArgumentParser:
     odds.add_argument("--max-states", type=int, metavar="N",
                       help=f"stop the exact engine beyond N states (the same as --limit states=N; "
                            f"default {DEFAULT_LIMITS.states})")
+
+    sweep_ = sub.add_parser("sweep", parents=[limits], help="one metric over every combination of varied values",
+                            description="The balance matrix: vary scenario values (PATH=V1,V2,... where PATH is "
+                                        "like target.type, attackers[*].type, params.NAME or choices.NAME), compute "
+                                        "a metric for every combination, exactly where possible and by sampling "
+                                        "(with 95%% intervals, marked ~) where not. Cases run in parallel.")
+    sweep_.add_argument("rules", metavar="RULES", help="the rules file")
+    sweep_.add_argument("scenario", metavar="SCENARIO", help="the base scenario (TOML)")
+    sweep_.add_argument("--vary", action="append", required=True, metavar="PATH=V1,V2,...",
+                        help="a value to vary and its values (repeatable; two make a matrix)")
+    sweep_.add_argument("--metric", metavar="EXPR",
+                        help="an expression of the rules language over the outcomes, like 'mean(figures_lost)' or "
+                             "'prob(units_killed > 0)' (default: the mean of the first outcome)")
+    sweep_.add_argument("--samples", type=int, default=2000, metavar="N",
+                        help="runs to estimate a case too large to compute exactly (default 2000)")
+    sweep_.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: every core)")
+    sweep_.add_argument("--csv", action="store_true", help="print the cases as CSV")
+    sweep_.add_argument("--plot", metavar="FILE.png", help="draw the matrix as a heatmap (needs matplotlib)")
+    sweep_.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="override a parameter")
+    sweep_.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", help="make a player's choice")
 
     diff = sub.add_parser("diff", parents=[limits], help="what a variant changes from its base",
                           description="List the parameters, rows, kinds, modifiers, functions, steps and actions "
@@ -332,6 +354,40 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
     return api.exact(rules, scenario, max_states=args.max_states)
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    rules, scenario = _load(args)
+    try:
+        varies = [parse_vary(text, lambda v: parse_assignment(f"v={v}")[1]) for text in args.vary]
+        metric_expression(args.metric, rules)  # a bad metric stops here, before any work
+    except SweepError as error:
+        raise UsageError(str(error)) from None
+    if args.samples < 1 or (args.jobs is not None and args.jobs < 1):
+        raise UsageError("--samples and --jobs need positive numbers")
+    results = run_sweep(args.rules, _limits(args), scenario, varies, args.metric, args.samples, args.jobs,
+                        _progress if sys.stderr.isatty() else None)
+    failed = [case for case in results if case.error]
+    if failed:
+        shown = ", ".join(str(s) for s in failed[0].settings)
+        raise UsageError(f"sweep: the case {shown} failed: {failed[0].error}")
+    metric = args.metric or f"mean({next(iter(rules.outcomes))})"
+    if args.plot:
+        target = Path(args.plot)
+        if len(varies) > 2:
+            raise UsageError("--plot draws a matrix of one or two varied values")
+        rows, columns, cells = report.sweep_matrix(varies, results)
+        try:
+            plot_heatmap(rows, columns, [[None if c is None else float(c.value) for c in row] for row in cells],
+                         target, metric)
+        except PlotUnavailable as error:
+            raise UsageError(str(error)) from None
+        print(f"wrote {target}", file=sys.stderr)
+    if args.csv:
+        print(report.sweep_csv(varies, results, metric), end="")
+    else:
+        print(report.sweep_text(varies, results, metric))
+    return EXIT_OK
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     changes = compare(_rules(args, args.base), _rules(args, args.variant))
     if args.json:
@@ -379,8 +435,8 @@ def cmd_test(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-COMMANDS = {"check": cmd_check, "run": cmd_run, "explain": cmd_explain, "odds": cmd_odds, "diff": cmd_diff,
-            "test": cmd_test}
+COMMANDS = {"check": cmd_check, "run": cmd_run, "explain": cmd_explain, "odds": cmd_odds, "sweep": cmd_sweep,
+            "diff": cmd_diff, "test": cmd_test}
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import csv
 import io
 from fractions import Fraction
 from typing import Any
+from typing import Any
 from interpreter.api import Distribution, Run, show_plain
 from interpreter.runtime.keys import stable_key
 
@@ -137,6 +138,55 @@ def odds_csv(dists: list[Distribution], labels: list[str]) -> str:
                 ge = at_least.get(value)
                 out.writerow([label, name, show_plain(value), str(p), f"{float(p):.6f}",
                               "" if ge is None else str(ge), "" if ge is None else f"{float(ge):.6f}"])
+    return buffer.getvalue()
+
+
+def _cell(case: Any) -> str:
+    if case is None:
+        return "-"
+    text = f"{float(case.value):.4g}"
+    return f"~{text} ±{case.margin:.2g}" if case.estimated else text
+
+
+def sweep_matrix(varies: list[Any], cases: list[Any]) -> tuple[list[str], list[str], list[list[Any]]]:
+    """Rows by the first varied value, columns by the second (or one column)."""
+    by_settings = {case.settings: case for case in cases}
+    rows = [show_plain(v) for v in varies[0].values]
+    if len(varies) == 1:
+        return rows, ["value"], [[by_settings.get((v,))] for v in varies[0].values]
+    columns = [show_plain(v) for v in varies[1].values]
+    cells = [[by_settings.get((r, c)) for c in varies[1].values] for r in varies[0].values]
+    return rows, columns, cells
+
+
+def sweep_text(varies: list[Any], cases: list[Any], metric: str) -> str:
+    lines = [f"{metric} over " + " by ".join(v.path for v in varies)]
+    if len(varies) <= 2:
+        rows, columns, cells = sweep_matrix(varies, cases)
+        head = varies[0].path if len(varies) == 1 else f"{varies[0].path} \\ {varies[1].path}"
+        label = max(len(head), *(len(r) for r in rows))
+        width = max(10, *(len(c) + 2 for c in columns), *(len(_cell(c)) + 2 for row in cells for c in row))
+        lines.append(f"\n{head:<{label}}" + "".join(f"{c:>{width}}" for c in columns))
+        for name, row in zip(rows, cells):
+            lines.append(f"{name:<{label}}" + "".join(f"{_cell(c):>{width}}" for c in row))
+    else:
+        for case in cases:
+            shown = ", ".join(f"{v.path}={show_plain(s)}" for v, s in zip(varies, case.settings))
+            lines.append(f"  {shown}: {_cell(case)}")
+    if any(case.estimated for case in cases):
+        lines.append("\n~ estimated by sampling (the exact engine reached its state limit); ± half a 95% interval")
+    return "\n".join(lines)
+
+
+def sweep_csv(varies: list[Any], cases: list[Any], metric: str) -> str:
+    buffer = io.StringIO()
+    out = csv.writer(buffer, lineterminator="\n")
+    out.writerow([v.path for v in varies] + ["metric", "value", "value_decimal", "estimated", "margin_95"])
+    for case in cases:
+        exact_text = str(case.value) if isinstance(case.value, Fraction) and not case.estimated else ""
+        out.writerow([show_plain(s) for s in case.settings] + [metric, exact_text, f"{float(case.value):.6f}",
+                                                               str(case.estimated).lower(),
+                                                               "" if case.margin is None else f"{case.margin:.6f}"])
     return buffer.getvalue()
 
 

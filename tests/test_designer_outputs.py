@@ -9,6 +9,8 @@ from fractions import Fraction
 from pathlib import Path
 
 
+import pytest
+
 from interpreter import plots
 from interpreter.cli import main
 
@@ -60,3 +62,54 @@ def test_without_matplotlib_plot_says_how_to_install_it(tmp_path, capsys, monkey
 def test_plot_refuses_to_overwrite_an_input(capsys):
     assert main(["odds", EPI, CITY, "--plot", CITY]) == 2
     assert "overwrite an input file" in capsys.readouterr().err
+
+
+def sweep_csv(capsys, *extra: str) -> list[dict]:
+    assert main(["sweep", EPI, CITY, "--vary", "target.type=rifleman,tank", "--vary", "space.tile=city,forest",
+                 "--csv", *extra]) == 0
+    return list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+
+
+def test_sweep_cells_are_the_exact_means(capsys):
+    rows = sweep_csv(capsys)
+    cell = {(r["target.type"], r["space.tile"]): r for r in rows}
+    assert len(rows) == 4
+    assert Fraction(cell[("rifleman", "city")]["value"]) == Fraction(673, 384)  # as fracas odds gives
+    assert cell[("tank", "forest")]["estimated"] == "false"
+
+
+def test_sweep_gives_the_same_cells_in_one_process_or_several(capsys):
+    assert sweep_csv(capsys, "--jobs", "1") == sweep_csv(capsys, "--jobs", "2")
+
+
+def test_sweep_estimates_a_case_beyond_the_state_limit(capsys):
+    rows = sweep_csv(capsys, "--limit", "states=2", "--samples", "300")
+    assert all(r["estimated"] == "true" and float(r["margin_95"]) >= 0 for r in rows)
+    assert rows[0]["value"] == ""
+
+
+def test_sweep_text_is_a_matrix(capsys):
+    assert main(["sweep", EPI, CITY, "--vary", "target.type=rifleman,tank", "--vary", "space.tile=city,forest",
+                 "--metric", "prob(units_killed > 0)"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "prob(units_killed > 0) over target.type by space.tile"
+    assert "target.type \\ space.tile" in out
+
+
+def test_sweep_heatmap_is_a_png(tmp_path, capsys):
+    picture = tmp_path / "heat.png"
+    assert main(["sweep", EPI, CITY, "--vary", "target.type=rifleman,tank,militia", "--vary", "space.tile=city,dirt",
+                 "--plot", str(picture)]) == 0
+    width, height = png_size(picture)
+    assert 200 <= width <= 2000 and 150 <= height <= 2000
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--vary", "target.typ e=rifleman"], "is not a name"),
+    (["--vary", "target.type=rifelman"], "unknown unit_type 'rifelman'"),
+    (["--vary", "target.type=rifleman", "--metric", "mean(figures_lots)"], "unknown name 'figures_lots'"),
+    (["--vary", "target.type=rifleman", "--metric", "mean(("], "unexpected end of file"),
+])
+def test_sweep_mistakes_exit_2_with_a_message(capsys, args, message):
+    assert main(["sweep", EPI, CITY, *args]) == 2
+    assert message in capsys.readouterr().err
