@@ -21,6 +21,7 @@ from dsl.diagnostics import Diagnostic, RulesError, did_you_mean
 from dsl.diff import compare
 from dsl.resources import shipped_rules_dir
 from interpreter import api, report
+from interpreter.api import show_plain
 from dsl.limits import DEFAULT as DEFAULT_LIMITS
 from dsl.limits import Limits
 from interpreter.errors import ScenarioError
@@ -91,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("rules", metavar="RULES", help="the rules file")
     explain.add_argument("scenario", metavar="SCENARIO", nargs="+", help="a scenario file (TOML), or a state file and action files")
     explain.add_argument("--seed", type=int, default=0, help="seed of the random generator (default 0)")
+    explain.add_argument("--why", metavar="NAME=VALUE",
+                         help="instead of one run: the main ways the exact engine finds to that outcome, "
+                              "with their probabilities")
     explain.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="override a parameter")
     explain.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", help="make a player's choice")
 
@@ -259,6 +263,21 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     rules, scenario = _load(args)
+    if args.why:
+        try:
+            name, value = parse_assignment(args.why)
+        except ValueError as error:
+            raise UsageError(f"--why: {error}") from None
+        dist = api.exact(rules, scenario)
+        if name not in dist.outcome_names:
+            raise UsageError(f"--why: unknown outcome '{name}'; "
+                             + (did_you_mean(name, dist.outcome_names) or "the outcomes are: " + ", ".join(dist.outcome_names)))
+        values = {show_plain(v): v for v in dist.marginal(name)}
+        key = str(value).lower() if isinstance(value, bool) else str(value)
+        if key not in values:
+            raise UsageError(f"--why: {name} is never {key}; its values are: {', '.join(values)}")
+        print(report.why_text(dist, name, values[key]))
+        return EXIT_OK
     print(report.explain_text(api.sample(rules, scenario, seed=args.seed)))
     return EXIT_OK
 

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 from typing import Any
 from interpreter.api import Distribution, Run, show_plain
+from interpreter.runtime.bodies import Pool, Volley
 from interpreter.runtime.keys import stable_key
 
 BAR_WIDTH = 30
@@ -188,6 +189,54 @@ def sweep_csv(varies: list[Any], cases: list[Any], metric: str) -> str:
                                                                str(case.estimated).lower(),
                                                                "" if case.margin is None else f"{case.margin:.6f}"])
     return buffer.getvalue()
+
+
+def _summary(dist: Distribution, state: Any) -> tuple[str, ...]:
+    """What a final state records beyond its outcomes: changed fields of things, and the action's locals."""
+    start = dist.prepared.start
+    parts = []
+    for entity, record in state.world.items():
+        before = start.world.get(entity)
+        for field, value in record.items():
+            if before is None or before.get(field) != value:
+                parts.append(f"{entity}.{field} = {show_plain(value)}")
+    params = {p.name for p in dist.prepared.action.params}
+    for name, value in state.frames[0].items():
+        if name in params:
+            continue
+        if isinstance(value, Pool):
+            owners: dict[str, list[int]] = {}
+            for body in value.bodies:
+                key = show_plain(body.owner) + (f" ({body.tag})" if body.tag else "")
+                lethal, total = owners.get(key, [0, 0])
+                owners[key] = [lethal + int(body.lethal), total + 1]
+            shown = ", ".join(f"{k} {v[0]}/{v[1]} lethal" for k, v in owners.items())
+            parts.append(f"{name}: {shown}")
+        elif not isinstance(value, (Volley, tuple)):
+            parts.append(f"{name} = {show_plain(value)}")
+    if state.stopped:
+        parts.append(f"stopped: {state.stopped}")
+    return tuple(parts)
+
+
+def why_text(dist: Distribution, name: str, value: Any, most: int = 5) -> str:
+    """The main ways an outcome value comes about, with their exact probabilities."""
+    ways: dict[tuple[str, ...], Fraction] = {}
+    for state, p in dist.states.items():
+        if dist.values(state).get(name) == value:
+            key = _summary(dist, state)
+            ways[key] = ways.get(key, Fraction(0)) + p
+    total = sum(ways.values(), Fraction(0))
+    lines = [f"why {name} = {show_plain(value)}: probability {percent(total).strip()} ({total}), "
+             f"{len(ways)} way{'s' if len(ways) != 1 else ''}"]
+    ranked = sorted(ways.items(), key=lambda kv: (-kv[1], kv[0]))
+    for rank, (parts, p) in enumerate(ranked[:most], 1):
+        lines.append(f"\n{rank}. {percent(p).strip()} of all resolutions ({p}), {percent(p / total).strip()} of these")
+        lines.extend(f"     {part}" for part in parts or ("(nothing else changes)",))
+    if len(ranked) > most:
+        rest = sum((p for _, p in ranked[most:]), Fraction(0))
+        lines.append(f"\n... and {len(ranked) - most} more ways, {percent(rest).strip()} together")
+    return "\n".join(lines)
 
 
 def explain_text(run: Run) -> str:

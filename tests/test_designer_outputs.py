@@ -113,3 +113,15 @@ def test_sweep_heatmap_is_a_png(tmp_path, capsys):
 def test_sweep_mistakes_exit_2_with_a_message(capsys, args, message):
     assert main(["sweep", EPI, CITY, *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_explain_why_lists_the_ways_to_an_outcome_with_exact_probabilities(capsys):
+    assert main(["explain", EPI, CITY, "--why", "figures_lost=3"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "why figures_lost = 3: probability 8.42% (97/1152), 1 way"
+    assert "target 3/3 lethal" in out
+
+
+def test_explain_why_of_a_value_that_never_happens_exits_2(capsys):
+    assert main(["explain", EPI, CITY, "--why", "figures_lost=9"]) == 2
+    assert "figures_lost is never 9; its values are: 1, 2, 3" in capsys.readouterr().err
