@@ -8,7 +8,7 @@ exact. Anything that does not fit is an InputProblem with a path and a hint.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -207,13 +207,11 @@ class Program:
 
     def plain(self, value: Any, world: Frozen) -> Any:
         """A runtime value as plain data (for TOML and JSON): entities as tables, rows by name."""
-        if isinstance(value, Ref):
-            record = world[value.id]
+        if isinstance(value, (Ref, Record)):
+            record = world[value.id] if isinstance(value, Ref) else value
             return {k: self.plain(v, world) for k, v in record.items() if v is not None}
         if isinstance(value, RowRef):
             return value.name
-        if isinstance(value, Record):
-            return {k: self.plain(v, world) for k, v in record_items(value) if v is not None}
         if isinstance(value, tuple):
             return [self.plain(v, world) for v in value]
         if isinstance(value, Fraction):
@@ -221,10 +219,6 @@ class Program:
         if isinstance(value, (bool, int, str)) or value is None:
             return value
         return show(value)
-
-
-def record_items(record: Record) -> list[tuple[str, Any]]:
-    return list(record.items())
 
 
 def _join(where: str, key: str) -> str:
@@ -260,10 +254,3 @@ def _toml_kind(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     return type(value).__name__
-
-
-@dataclass(frozen=True)
-class Prepared:
-    program: Program
-    action: n.StepDecl
-    start: State

@@ -1,7 +1,6 @@
 """The balance matrix: one metric over every combination of varied scenario values.
 
-`--vary target.type=rifleman,gunner --vary space.tile=city,forest` makes four
-cases; each is resolved exactly when it can be and estimated by sampling (with
+`--vary attacker.type=archer,knight --vary ground=open,rough` makes four cases; each is resolved exactly when it can be and estimated by sampling (with
 a 95% interval) when the exact engine reaches its state limit. Cases run in
 parallel on every core.
 """
