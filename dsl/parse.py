@@ -33,33 +33,32 @@ def parser() -> lark.Lark:
     )
 
 
-def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEFAULT) -> n.Expr:
-    """Parse one expression (a metric on the command line, say); raise RulesError with a located message."""
+def _to_nodes(text: str, path: str, start: str, limits: Limits) -> object:
+    """Parse from a start symbol, check the nesting, build the nodes; every failure a RulesError."""
     source = SourceFile(path, text)
     try:
-        tree = parser().parse(text, start="expr")
+        tree = parser().parse(text, start=start)
     except UnexpectedInput as error:
         raise RulesError([_syntax_diagnostic(source, error)]) from None
     if isinstance(tree, lark.Tree):
         _check_nesting(tree, source, limits)
     try:
         return ToNodes(path).transform(tree)
-    except lark.exceptions.VisitError as error:
-        raise RulesError([Diagnostic(path, 0, 0, f"internal error while reading the expression: {error.orig_exc}")]) from None
+    except lark.exceptions.VisitError as error:  # a bug of ours, said plainly
+        raise RulesError([Diagnostic(path, 0, 0, f"internal error while reading: {error.orig_exc}")]) from None
+
+
+def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEFAULT) -> n.Expr:
+    """Parse one expression (a metric on the command line, say); raise RulesError with a located message."""
+    expr = _to_nodes(text, path, "expr", limits)
+    assert isinstance(expr, n.Expr)
+    return expr
 
 
 def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> n.Module:
     """Parse rules text into a Module; raise RulesError with a located message."""
-    source = SourceFile(path, text)
-    try:
-        tree = parser().parse(text, start="start")
-    except UnexpectedInput as error:
-        raise RulesError([_syntax_diagnostic(source, error)]) from None
-    _check_nesting(tree, source, limits)
-    try:
-        module = ToNodes(path).transform(tree)
-    except lark.exceptions.VisitError as error:  # a bug of ours, said plainly, located where we can
-        raise RulesError([Diagnostic(path, 0, 0, f"internal error while reading the rules: {error.orig_exc}")]) from None
+    module = _to_nodes(text, path, "start", limits)
+    assert isinstance(module, n.Module)
     return n.Module(n.Pos(1, 1, 1, 1, path), path=path, title=module.title, extends=module.extends,
                     decls=module.decls)
 
