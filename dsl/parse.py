@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
+import os
 import re
+from pathlib import Path
 from fractions import Fraction
 from typing import Any
 
@@ -22,15 +25,31 @@ EXAMPLE_ID = re.compile(r"^([A-Z][A-Z0-9]*-[0-9]+)\b")
 
 @functools.cache
 def parser() -> lark.Lark:
-    # Built once per process: LALR table construction is the slow part of start-up.
-    return lark.Lark(
-        grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        propagate_positions=True,
-        maybe_placeholders=True,
-        start=["start", "expr"],
-    )
+    # Built once per process, and its LALR tables kept between processes: making
+    # the tables is the slow part of start-up.
+    text = grammar_text()
+    options = dict(parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True,
+                   start=["start", "expr"])
+    cache = _cache_file(text)
+    if cache is not None:
+        try:
+            return lark.Lark(text, cache=str(cache), **options)
+        except OSError:
+            pass
+    return lark.Lark(text, **options)
+
+
+def _cache_file(grammar: str) -> Path | None:
+    """A cache file in the user's own cache folder (never a shared temporary one: it holds a pickle)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fracas"
+    try:
+        base.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if base.stat().st_uid != os.getuid():
+            return None
+    except OSError:
+        return None
+    digest = hashlib.sha256((grammar + lark.__version__).encode()).hexdigest()[:16]
+    return base / f"grammar-{digest}.lark-cache"
 
 
 def _to_nodes(text: str, path: str, start: str, limits: Limits) -> object:
