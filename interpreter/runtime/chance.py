@@ -54,8 +54,8 @@ def _next(script: Iterator[int], what: str, low: int, high: int) -> int:
     return value
 
 
-def _convolve(a: dict[int, Fraction], b: dict[int, Fraction]) -> dict[int, Fraction]:
-    out: dict[int, Fraction] = {}
+def _convolve(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
+    out: dict[int, int] = {}
     for x, p in a.items():
         for y, q in b.items():
             out[x + y] = out.get(x + y, 0) + p * q
@@ -63,16 +63,24 @@ def _convolve(a: dict[int, Fraction], b: dict[int, Fraction]) -> dict[int, Fract
 
 
 def _power(one: dict[int, Fraction], count: int) -> dict[int, Fraction]:
-    """The distribution of a sum of `count` independent copies, by repeated squaring."""
-    result: dict[int, Fraction] = {0: Fraction(1)}
-    base = one
-    while count:
-        if count & 1:
+    """The distribution of a sum of `count` independent copies, by repeated squaring.
+
+    The work is done on whole-number weights over a common denominator, which
+    is far cheaper than Fraction arithmetic; one division at the end makes it exact.
+    """
+    scale = math.lcm(*(p.denominator for p in one.values()))
+    weights = {value: int(p * scale) for value, p in one.items()}
+    result: dict[int, int] = {0: 1}
+    base = weights
+    remaining = count
+    while remaining:
+        if remaining & 1:
             result = _convolve(result, base)
-        count >>= 1
-        if count:
+        remaining >>= 1
+        if remaining:
             base = _convolve(base, base)
-    return result
+    total = scale**count
+    return {value: Fraction(weight, total) for value, weight in result.items()}
 
 
 @dataclass(frozen=True, slots=True)
