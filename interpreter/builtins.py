@@ -119,6 +119,18 @@ def _pick(a: Args, env: Env, pos: n.Pos) -> Any:
     return _draw(env, Uniform(tuple(a["items"])), pos)
 
 
+def _absorb(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:
+    remaining = a["amount"]
+    if remaining < 0:
+        raise RunError(pos, f"cannot absorb a negative amount ({remaining})")
+    taken = []
+    for room in a["room"]:
+        share = min(remaining, max(0, room))
+        taken.append(share)
+        remaining -= share
+    return tuple(taken)
+
+
 def _len(a: Args, env: Env, pos: n.Pos) -> int:
     items = a["items"]
     if isinstance(items, Pool):
@@ -145,6 +157,8 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "len": _len,
     "sum": lambda a, env, pos: normalize(sum(a["items"], 0)),
     "range": lambda a, env, pos: tuple(range(_count(a, "count", pos, env))),
+    "crossed": lambda a, env, pos: sum(1 for box in a["marks"] if a["before"] < box <= a["after"]),
+    "absorb": _absorb,
     "any": lambda a, env, pos: any(a["items"]),
     "all": lambda a, env, pos: all(a["items"]),
     "volley": _volley,

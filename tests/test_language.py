@@ -367,3 +367,12 @@ kind holder { gauge: gauge  spare: int = gauge.capacity - 3 }
 action go(h: holder) { result = h.spare }
 """, "t.rules")
     assert exact(rules, Scenario("go", {"h": {"gauge": {"capacity": 5}}})).marginal("result") == {2: 1}
+
+
+def test_crossed_counts_the_marked_boxes_a_track_passes():
+    assert odds("result = crossed([2, 4, 8], 1, 4) * 10 + crossed([2, 4, 8], 4, 7)") == {20: 1}
+
+
+def test_absorb_fills_layers_in_order_and_drops_what_none_can_take():
+    assert odds("let parts = absorb(7, [3, 2, 1])\nresult = parts[0] * 100 + parts[1] * 10 + parts[2]") == {321: 1}
+    assert odds("result = sum(absorb(2, [0, 5]))") == {2: 1}
