@@ -7,6 +7,7 @@ a Diagnostic; nothing else is ever shown to them.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -73,7 +74,7 @@ class RulesError(Exception):
         return "\n".join(d.format() for d in self.diagnostics)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: the split lines are cached on the instance
 class SourceFile:
     """The text of one input, so a position can be shown with its line."""
 
@@ -81,8 +82,12 @@ class SourceFile:
     text: str
 
     def line(self, number: int) -> str:
-        lines = self.text.splitlines()
+        lines = self.lines
         return lines[number - 1] if 0 < number <= len(lines) else ""
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
 
     def at(self, pos: Pos | None, message: str, hint: str = "") -> Diagnostic:
         if pos is None or pos.line == 0:

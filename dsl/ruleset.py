@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from dsl import nodes as n
 from dsl.diagnostics import SourceFile
@@ -67,6 +68,12 @@ class Ruleset:
     examples: tuple[n.ExampleDecl, ...] = ()
     bases: tuple[str, ...] = ()  # the files this one extends
     limits: Limits = DEFAULT
+    # What a runtime derives from these rules once (compiled closures): not part of their meaning.
+    runtime_cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Closures do not pickle; a copy sent elsewhere compiles again.
+        return {**self.__dict__, "runtime_cache": {}}
 
     def source(self, pos: n.Pos) -> SourceFile:
         return self.sources.get(pos.path) or SourceFile(pos.path or self.path, "")

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from dsl import nodes as n
 from dsl.diagnostics import Diagnostic, did_you_mean
@@ -23,6 +24,8 @@ from interpreter.program import InputProblem, Program
 from interpreter.runtime.keys import stable_key
 from interpreter.state import State
 from interpreter.values import show
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -233,24 +236,33 @@ class Run:
 
 
 def _resolve(prepared: Prepared, engine: Any) -> dict[State, Any]:
+    return _diagnosed(prepared, lambda: prepared.program.resolve(prepared.action, prepared.start, engine))
+
+
+def _resolve_one(prepared: Prepared, engine: Any) -> State:
+    return _diagnosed(prepared, lambda: prepared.program.resolve_one(prepared.action, prepared.start, engine))
+
+
+def _diagnosed(prepared: Prepared, run: Callable[[], T]) -> T:
     try:
-        return prepared.program.resolve(prepared.action, prepared.start, engine)
+        return run()
     except RunError as error:
         raise ScenarioError([run_diagnostic(prepared.program.rules, error)]) from None
 
 
 def sample(rules: Ruleset, scenario: Scenario, seed: int = 0, overrides: dict[str, Any] | None = None,
-           prepared: Prepared | None = None) -> Run:
+           prepared: Prepared | None = None, events: bool = True) -> Run:
+    """One seeded run. events=False skips the event log, for callers that want only outcomes and state, fast."""
     prepared = prepared or prepare(rules, scenario, overrides)
-    trace = Trace()
-    (state,) = _resolve(prepared, SampleEngine(seed, trace))
-    return Run(prepared, state, trace.events, seed)
+    trace = Trace() if events else None
+    state = _resolve_one(prepared, SampleEngine(seed, trace))
+    return Run(prepared, state, trace.events if trace is not None else [], seed)
 
 
 def forced(rules: Ruleset, scenario: Scenario, rolls: list[int], overrides: dict[str, Any] | None = None) -> Run:
     prepared = prepare(rules, scenario, overrides)
     trace = Trace()
-    (state,) = _resolve(prepared, ForcedEngine(rolls, trace))
+    state = _resolve_one(prepared, ForcedEngine(rolls, trace))
     return Run(prepared, state, trace.events, None)
 
 
@@ -269,7 +281,7 @@ def estimate(rules: Ruleset, scenario: Scenario, samples: int, seed: int = 0,
     counts: dict[State, int] = {}
     for i in range(samples):
         engine = SampleEngine(seeds.randrange(2**63))
-        (state,) = _resolve(prepared, engine)
+        state = _resolve_one(prepared, engine)
         state = State(state.frames[:1], state.world, state.outcomes, state.stopped)
         counts[state] = counts.get(state, 0) + 1
         if progress is not None:

@@ -1,4 +1,8 @@
-"""The builtin functions, implemented. Their signatures live in dsl.builtins."""
+"""The builtin functions, implemented. Their signatures live in dsl.builtins.
+
+Each takes its arguments by name, the environment and the position of the
+call; interpreter.compile evaluates the arguments and calls it.
+"""
 
 from __future__ import annotations
 
@@ -8,33 +12,13 @@ from fractions import Fraction
 from typing import Any
 
 from dsl import nodes as n
-from dsl.builtins import SIGNATURES
 from interpreter.errors import RunError
-from interpreter.evaluate import Env, evaluate, round_half_away
+from interpreter.env import Env, round_half_away
 from interpreter.runtime.bodies import ANY, Pool, Volley
 from interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Uniform
 from interpreter.values import normalize, show
 
 Args = dict[str, Any]
-
-
-def call_builtin(call: n.Call, env: Env) -> Any:
-    sig = SIGNATURES.get(call.func)
-    if sig is None or call.func not in IMPLEMENTATIONS:
-        raise RunError(call.pos, f"unknown function '{call.func}'")
-    if sig.variadic:
-        values = [evaluate(a, env) for a in call.args]
-        if len(values) == 1 and isinstance(values[0], tuple):
-            values = list(values[0])
-        if not values:
-            raise RunError(call.pos, f"'{call.func}' of an empty list")
-        return IMPLEMENTATIONS[call.func]({"items": values}, env, call.pos)
-    args: Args = {}
-    for (name, _), arg in zip(sig.params, call.args):
-        args[name] = evaluate(arg, env)
-    for kw in call.keywords:
-        args[kw.name] = evaluate(kw.value, env)
-    return IMPLEMENTATIONS[call.func](args, env, call.pos)
 
 
 def _count(args: Args, name: str, pos: n.Pos, env: Env) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -35,7 +35,7 @@ class State:
     stopped: str | None = None  # why the resolution ended early, if it did
     returning: bool = False  # the current step has ended early
     # States are dictionary keys of the exact engine, merged after every statement:
-    # the hash is computed once per state (init=False keeps replace() from copying it).
+    # the hash is computed once per state (init=False: a new state never inherits it).
     _hash: int | None = field(default=None, init=False, compare=False, repr=False)
 
     def __hash__(self) -> int:
@@ -49,25 +49,25 @@ class State:
         return self.frames[-1]
 
     def with_locals(self, frame: Frozen) -> State:
-        return replace(self, frames=self.frames[:-1] + (frame,))
+        return State(self.frames[:-1] + (frame,), self.world, self.outcomes, self.stopped, self.returning)
 
     def bind(self, name: str, value: Any) -> State:
         return self.with_locals(self.frames[-1].set(name, value))
 
     def push(self, frame: Frozen) -> State:
-        return replace(self, frames=self.frames + (frame,))
+        return State(self.frames + (frame,), self.world, self.outcomes, self.stopped, self.returning)
 
     def with_entity(self, id: str, record: Any) -> State:
-        return replace(self, world=self.world.set(id, record))
+        return State(self.frames, self.world.set(id, record), self.outcomes, self.stopped, self.returning)
 
     def with_outcome(self, name: str, value: Any) -> State:
-        return replace(self, outcomes=self.outcomes.set(name, value))
+        return State(self.frames, self.world, self.outcomes.set(name, value), self.stopped, self.returning)
 
     def stop(self, reason: str) -> State:
-        return replace(self, stopped=reason)
+        return State(self.frames, self.world, self.outcomes, reason, self.returning)
 
     def leave_step(self) -> State:
-        return replace(self, returning=True)
+        return State(self.frames, self.world, self.outcomes, self.stopped, True)
 
     def pop(self) -> State:
-        return replace(self, frames=self.frames[:-1], returning=False)
+        return State(self.frames[:-1], self.world, self.outcomes, self.stopped, False)

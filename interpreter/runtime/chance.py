@@ -260,7 +260,27 @@ class Fire:
         return dict(_fire_distribution(damages, self.pool, max_states))
 
     def sample(self, rng: random.Random) -> Pool:
-        return self.sample_trace(rng)[0]
+        """What sample_trace draws, from the same random numbers, without making the log."""
+        bodies = list(self.pool.bodies)
+        if not bodies:
+            return self.pool
+        hitpoints = [b.hitpoints for b in bodies]
+        damage = [b.damage for b in bodies]
+        living = [i for i, b in enumerate(bodies) if not b.lethal]
+        randrange = rng.randrange
+        for shot in self.volley.shots:
+            i = living[randrange(len(living))] if living else randrange(len(bodies))
+            most = hitpoints[i]
+            if most is None:
+                continue
+            was_lethal = damage[i] >= most
+            damage[i] = min(most, damage[i] + shot.damage)
+            if (damage[i] >= most) != was_lethal:
+                living = [j for j, h in enumerate(hitpoints) if h is None or damage[j] < h]
+        for i, body in enumerate(bodies):
+            if damage[i] != body.damage:
+                bodies[i] = Body(body.hitpoints, damage[i], body.owner, body.tag)
+        return Pool.of(bodies)
 
     def sample_trace(self, rng: random.Random) -> tuple[Pool, tuple[Hit, ...]]:
         bodies = list(self.pool.bodies)

@@ -31,8 +31,12 @@ def test_sampled_attack_against_hand_written_python():
     scenario = load_scenario(ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml")
     prepared = prepare(rules, scenario)
     seeds = iter(range(10**9))
-    fracas = best_time(lambda: sample(rules, scenario, seed=next(seeds), prepared=prepared), repeat=3, number=RUNS // 4)
+    # Outcomes and new state only, as a game resolving its attacks wants them.
+    fracas = best_time(lambda: sample(rules, scenario, seed=next(seeds), prepared=prepared, events=False),
+                       repeat=3, number=RUNS // 4)
+    logged = best_time(lambda: sample(rules, scenario, seed=next(seeds), prepared=prepared), repeat=3, number=RUNS // 4)
     rng = random.Random(1)
     baseline = best_time(lambda: by_hand(rng), repeat=3, number=RUNS)
     verdict("sampled-attack", fracas / baseline, 1.5,
-            f"fracas {fracas * 1e6:.0f} us per run, by hand {baseline * 1e6:.1f} us per run")
+            f"fracas {fracas * 1e6:.0f} us per run ({logged * 1e6:.0f} us with its event log), "
+            f"by hand {baseline * 1e6:.1f} us per run")

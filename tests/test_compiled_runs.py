@@ -1,0 +1,70 @@
+"""Rules are compiled once into closures, and the fast paths draw exactly what the logged ones do."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dsl
+from interpreter import exact, load_scenario, prepare, sample
+from interpreter.compile import compiler_for
+from interpreter.runtime.bodies import Body, Pool, Volley
+from interpreter.runtime.chance import Fire
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = sorted((ROOT / "rules" / "scenarios").glob("*.toml"))
+
+
+def rules_for(scenario_path: Path) -> dsl.Ruleset:
+    system = scenario_path.stem.split("-")[0]
+    name = {"exalted": "exalted-war", "gilgamesh": "gilgamesh"}.get(system, system)
+    return dsl.load(ROOT / "rules" / f"{name}.rules")
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_a_run_without_its_event_log_has_the_same_outcomes_and_state(path):
+    rules, scenario = rules_for(path), load_scenario(path)
+    prepared = prepare(rules, scenario)
+    for seed in range(20):
+        logged = sample(rules, scenario, seed=seed, prepared=prepared)
+        quiet = sample(rules, scenario, seed=seed, prepared=prepared, events=False)
+        assert logged.events and not quiet.events
+        assert (quiet.outcomes, quiet.stopped, quiet.new_state()) == (logged.outcomes, logged.stopped,
+                                                                      logged.new_state())
+
+
+def test_a_second_run_compiles_nothing_new():
+    path = ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml"
+    rules, scenario = rules_for(path), load_scenario(path)
+    prepared = prepare(rules, scenario)
+    sample(rules, scenario, seed=1, prepared=prepared, events=False)
+    exact(rules, scenario)
+    compiled = len(compiler_for(rules))
+    for seed in range(2, 30):
+        sample(rules, scenario, seed=seed, prepared=prepared, events=False)
+    exact(rules, scenario)
+    assert compiled > 0 and len(compiler_for(rules)) == compiled
+
+
+def test_the_compiled_closures_belong_to_the_rules_and_are_shared_by_every_run():
+    path = ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml"
+    rules = rules_for(path)
+    assert compiler_for(rules) is compiler_for(rules)
+    assert compiler_for(rules) is not compiler_for(rules_for(path))
+
+
+bodies = st.builds(Body, st.sampled_from([None, 1, 2, 3]), st.integers(0, 3), st.sampled_from(["a", "b"]),
+                   st.sampled_from(["", "x"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(bodies, max_size=6), st.lists(st.integers(-1, 3), max_size=8), st.integers(0, 2**32))
+def test_a_volley_sampled_without_its_log_lands_where_the_logged_one_does(body_list, damages, seed):
+    pool = Pool.of(Body(b.hitpoints, min(b.damage, b.hitpoints or 0), b.owner, b.tag) for b in body_list)
+    volley = Volley(tuple(shot for d in damages for shot in Volley.make(1, d).shots))
+    fire = Fire(volley, pool)
+    assert fire.sample(random.Random(seed)) == fire.sample_trace(random.Random(seed))[0]
