@@ -17,9 +17,9 @@ from dsl.ruleset import Ruleset
 __all__ = ["Diagnostic", "Limits", "RulesError", "Ruleset", "load", "loads"]
 
 
-def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> Ruleset:
+def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT, from_file: bool = False) -> Ruleset:
     """Parse and check rules text; `extends` paths are relative to `path`."""
-    loaded = load_module(text, path, limits)
+    loaded = load_module(text, path, limits, from_file)
     rules = check(loaded.module, loaded.sources[path])
     rules.sources.update(loaded.sources)
     rules.bases = loaded.base_paths
@@ -29,4 +29,4 @@ def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> Ruleset
 
 def load(path: str | Path, limits: Limits = DEFAULT) -> Ruleset:
     """Read, parse and check a rules file (and the files it extends)."""
-    return loads(read_text(Path(path), str(path), limits=limits), str(path), limits)
+    return loads(read_text(Path(path), str(path), limits=limits), str(path), limits, from_file=True)

@@ -73,15 +73,20 @@ def read_text(path: Path, shown: str, at: Diagnostic | None = None, limits: Limi
         raise fail(f"cannot read ({error.strerror})") from None
 
 
-def load_module(text: str, path: str, limits: Limits = DEFAULT) -> Loaded:
-    """Parse a rules text and everything it extends, merged into one module."""
+def load_module(text: str, path: str, limits: Limits = DEFAULT, from_file: bool = False) -> Loaded:
+    """Parse a rules text and everything it extends, merged into one module.
+
+    Trees of texts read from files are cached between runs (dsl.parse); the
+    files a text extends are always read from files.
+    """
     root = Path(path).resolve().parent
-    return _load(text, path, Path(path).resolve(), root, (), limits)
+    return _load(text, path, Path(path).resolve(), root, (), limits, from_file)
 
 
-def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...], limits: Limits) -> Loaded:
+def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...], limits: Limits,
+          from_file: bool = True) -> Loaded:
     source = SourceFile(shown, text)
-    module = parse(text, shown, limits)
+    module = parse(text, shown, limits, cache=from_file)
     sources = {shown: source}
     if not module.extends:
         return Loaded(module, sources)

@@ -1,493 +1,114 @@
-"""Source text -> AST: the Lark LALR parser and the tree-to-node transformer."""
+"""Source text -> AST, with the syntax trees of rules files kept between runs.
+
+Parsing is most of what loading costs, so, as Python keeps .pyc files, the
+tree parsed from a rules file is pickled in the user's cache folder, keyed
+by the file's text and path, the nesting limit, and the grammar and code
+that made it. Any change to one of those parses afresh; a cache that cannot
+be read or written is passed over silently.
+"""
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
 import functools
 import hashlib
 import os
-import re
+import pickle
+import tempfile
 from pathlib import Path
-from fractions import Fraction
-from typing import Any
-
-import lark
-from lark import Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from dsl import nodes as n
-from dsl.diagnostics import Diagnostic, RulesError, SourceFile
+from dsl.cache import cache_folder
 from dsl.limits import DEFAULT, Limits
 from dsl.resources import grammar_text
 
-EXAMPLE_ID = re.compile(r"^([A-Z][A-Z0-9]*-[0-9]+)\b")
 
+def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT, cache: bool = False) -> n.Module:
+    """Parse rules text into a Module; raise RulesError with a located message.
 
-@functools.cache
-def parser() -> lark.Lark:
-    # Built once per process, and its LALR tables kept between processes: making
-    # the tables is the slow part of start-up.
-    text = grammar_text()
-    options = dict(parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True,
-                   start=["start", "expr"])
-    cache = _cache_file(text)
-    if cache is not None:
-        try:
-            return lark.Lark(text, cache=str(cache), **options)
-        except OSError:
-            pass
-    return lark.Lark(text, **options)
+    cache=True keeps the tree for the next run: meant for files, not for
+    generated texts, which would only fill the folder.
+    """
+    where = _cache_path(text, path, limits) if cache else None
+    if where is not None:
+        module = _read(where)
+        if module is not None:
+            return module
+    from dsl import syntax  # Lark is imported only when something must be parsed
 
-
-def _cache_file(grammar: str) -> Path | None:
-    """A cache file in the user's own cache folder (never a shared temporary one: it holds a pickle)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fracas"
-    try:
-        base.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if base.stat().st_uid != os.getuid():
-            return None
-    except OSError:
-        return None
-    digest = hashlib.sha256((grammar + lark.__version__).encode()).hexdigest()[:16]
-    return base / f"grammar-{digest}.lark-cache"
-
-
-def _to_nodes(text: str, path: str, start: str, limits: Limits) -> object:
-    """Parse from a start symbol, check the nesting, build the nodes; every failure a RulesError."""
-    source = SourceFile(path, text)
-    try:
-        tree = parser().parse(text, start=start)
-    except UnexpectedInput as error:
-        raise RulesError([_syntax_diagnostic(source, error)]) from None
-    if isinstance(tree, lark.Tree):
-        _check_nesting(tree, source, limits)
-    try:
-        return ToNodes(path).transform(tree)
-    except lark.exceptions.VisitError as error:  # a bug of ours, said plainly
-        raise RulesError([Diagnostic(path, 0, 0, f"internal error while reading: {error.orig_exc}")]) from None
+    module = syntax.parse(text, path, limits)
+    if where is not None:
+        _write(where, module)
+    return module
 
 
 def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEFAULT) -> n.Expr:
     """Parse one expression (a metric on the command line, say); raise RulesError with a located message."""
-    expr = _to_nodes(text, path, "expr", limits)
-    assert isinstance(expr, n.Expr)
-    return expr
+    from dsl import syntax
+
+    return syntax.parse_expression(text, path, limits)
 
 
-def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> n.Module:
-    """Parse rules text into a Module; raise RulesError with a located message."""
-    module = _to_nodes(text, path, "start", limits)
-    assert isinstance(module, n.Module)
-    return n.Module(n.Pos(1, 1, 1, 1, path), path=path, title=module.title, extends=module.extends,
-                    decls=module.decls)
+@functools.cache
+def _code_digest() -> bytes:
+    """What the trees depend on besides the text: the grammar and the code that builds nodes."""
+    digest = hashlib.sha256(grammar_text().encode())
+    here = Path(__file__).parent
+    for module in ("syntax.py", "nodes.py"):
+        digest.update((here / module).read_bytes())
+    return digest.digest()
 
 
-def _check_nesting(tree: lark.Tree, source: SourceFile, limits: Limits) -> None:
-    """Refuse trees nested deeper than the limit, measured without recursion.
-
-    Everything after parsing walks the tree recursively, so the limit, not
-    Python's own recursion limit, must be what stops a deep expression.
-    """
-    stack: list[tuple[lark.Tree, int]] = [(tree, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limits.nesting:
-            meta = node.meta
-            pos = n.Pos(meta.line, meta.column, meta.end_line, meta.end_column, source.path) if not meta.empty else None
-            raise RulesError([source.at(pos, f"expressions and blocks nest more than {limits.nesting} deep",
-                                        limits.hint("nesting") + "; or split the rule with 'let' or a fn")])
-        stack.extend((child, depth + 1) for child in node.children if isinstance(child, lark.Tree))
-
-
-# ---- syntax errors ---------------------------------------------------------------
-
-_PUNCTUATION_NAMES = {
-    "NAME": "a name",
-    "NUMBER": "a number",
-    "STRING": "a quoted text",
-    "DICE": "dice such as 2d6",
-    "COMPARE": "a comparison",
-    "ASSIGN_OP": "'=', '+=', '-=' or '*='",
-    "OPTIONAL": "'?'",
-    "$END": "the end of the file",
-}
-
-
-def _describe_terminal(name: str) -> str:
-    if name in _PUNCTUATION_NAMES:
-        return _PUNCTUATION_NAMES[name]
+def _cache_path(text: str, path: str, limits: Limits) -> Path | None:
+    folder = cache_folder()
+    if folder is None:
+        return None
     try:
-        pattern = parser().get_terminal(name).pattern
-    except KeyError:
-        return name.lower()
-    if isinstance(pattern, lark.lexer.PatternStr):
-        return f"'{pattern.value}'"
-    return name.lower()
-
-
-def _expected(names: set[str]) -> str:
-    described = sorted({_describe_terminal(t) for t in names if not t.startswith("_")})
-    if not described:
-        return ""
-    if len(described) > 8:
-        described = described[:8] + ["..."]
-    return "expected " + ", ".join(described)
-
-
-def _syntax_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic:
-    line, column = error.line, error.column
-    if isinstance(error, UnexpectedToken) and error.token.type == "$END":
-        message = "unexpected end of file"
-        lines = source.text.splitlines() or [""]
-        line, column = len(lines), len(lines[-1]) + 1
-        hint = _expected(error.expected)
-        if "RBRACE" in error.expected or "}" in hint:
-            hint = "a '{' was opened and never closed; " + hint
-        return Diagnostic(source.path, line, column, message, hint, source.line(line))
-    if isinstance(error, UnexpectedToken):
-        token = error.token
-        message = f"unexpected name '{token}'" if token.type == "NAME" else f"unexpected '{token}'"
-        hint = _expected(error.expected)
-        if "NAME" in error.expected and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(token)):
-            message = f"'{token}' is a reserved word of the language and cannot be a name here"
-            hint = f"choose another name, such as '{token}_'"
-        width = len(str(token)) or 1
-        return Diagnostic(source.path, line, column, message, hint, source.line(line), width)
-    if isinstance(error, UnexpectedCharacters):
-        char = source.text[error.pos_in_stream] if error.pos_in_stream < len(source.text) else ""
-        message = f"unexpected character {char!r}"
-        hint = _expected(set(error.allowed or ()))
-        if char == "'":
-            hint = "texts are written in double quotes: \"like this\""
-        return Diagnostic(source.path, line, column, message, hint, source.line(line))
-    if isinstance(error, UnexpectedEOF):
-        lines = source.text.splitlines() or [""]
-        return Diagnostic(source.path, len(lines), len(lines[-1]) + 1, "unexpected end of file")
-    return Diagnostic(source.path, line or 0, column or 0, "syntax error")
-
-
-# ---- tree -> nodes ------------------------------------------------------------------
-
-
-def _unquote(token: str) -> str:
-    body = token[1:-1]
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
-
-
-def _args(items: list[Any] | None) -> tuple[tuple[n.Expr, ...], tuple[n.Keyword, ...]]:
-    positional = tuple(a for a in items or () if not isinstance(a, n.Keyword))
-    keywords = tuple(a for a in items or () if isinstance(a, n.Keyword))
-    return positional, keywords
-
-
-@v_args(meta=True)
-class ToNodes(Transformer):
-    """One small method per grammar rule; each returns a frozen node."""
-
-    def __init__(self, path: str):
-        super().__init__()
-        self.path = path
-
-    def _pos(self, meta: Any) -> n.Pos:
-        if getattr(meta, "empty", True):
-            return n.NOWHERE
-        return n.Pos(meta.line, meta.column, meta.end_line, meta.end_column, self.path)
-
-    def _tpos(self, token: Token) -> n.Pos:
-        end = token.end_column or token.column + len(token)
-        return n.Pos(token.line, token.column, token.end_line or token.line, end, self.path)
-
-    # ---- module and declarations
-
-    def start(self, meta, items):
-        title = ""
-        extends = []
-        decls = []
-        for item in items:
-            if isinstance(item, str):
-                title = item
-            elif isinstance(item, n.Extends):
-                extends.append(item)
-            elif isinstance(item, list):
-                decls.extend(item)
-            else:
-                decls.append(item)
-        return n.Module(self._pos(meta), title=title, extends=tuple(extends), decls=tuple(decls))
-
-    def extends_decl(self, meta, items):
-        return n.Extends(self._tpos(items[0]), path=_unquote(items[0]))
-
-    def override_decl(self, meta, items):
-        if isinstance(items[0], list):
-            return [dataclasses.replace(d, override=True) for d in items[0]]
-        return dataclasses.replace(items[0], override=True)
-
-    def header(self, meta, items):
-        return _unquote(items[0])
-
-    def kind_decl(self, meta, items):
-        return n.KindDecl(self._tpos(items[0]), name=str(items[0]), fields=tuple(items[1:]))
-
-    def field_decl(self, meta, items):
-        name, type_, default = items
-        return n.FieldDecl(self._tpos(name), name=str(name), type=type_, default=default)
-
-    def type_expr(self, meta, items):
-        base, optional = items
-        return n.TypeExpr(base.pos, name=base.name, item=base.item, optional=optional is not None)
-
-    def named_type(self, meta, items):
-        return n.TypeExpr(self._tpos(items[0]), name=str(items[0]))
-
-    def list_type(self, meta, items):
-        return n.TypeExpr(self._pos(meta), name="list", item=items[0])
-
-    def enum_decl(self, meta, items):
-        # An enumeration is sugar for a kind without fields and one row per member.
-        name, *members = items
-        kind = n.KindDecl(self._tpos(name), name=str(name))
-        rows = [n.RowDecl(self._tpos(m), name=str(m), kind=str(name), kind_pos=self._tpos(name)) for m in members]
-        return [kind, *rows]
-
-    def table_decl(self, meta, items):
-        name, row_kind, column_kind, type_, default, columns, *rows = items
-        return n.TableDecl(self._tpos(name), name=str(name), row_kind=str(row_kind), column_kind=str(column_kind),
-                           type=type_, default=default, columns=tuple(c for c, _ in columns),
-                           column_pos=tuple(p for _, p in columns), rows=tuple(rows))
-
-    def table_columns(self, meta, items):
-        return [(str(t), self._tpos(t)) for t in items]
-
-    def table_row(self, meta, items):
-        return n.TableRow(self._tpos(items[0]), name=str(items[0]), cells=tuple(items[1:]))
-
-    def cell(self, meta, items):
-        return self.number(meta, items)
-
-    def negative_cell(self, meta, items):
-        return n.Number(self._pos(meta), value=-self.number(meta, items).value)
-
-    def row_decl(self, meta, items):
-        kind, name, *fields = items
-        return n.RowDecl(self._tpos(name), name=str(name), kind=str(kind), kind_pos=self._tpos(kind), fields=tuple(fields))
-
-    def row_field(self, meta, items):
-        return n.RowField(self._tpos(items[0]), name=str(items[0]), value=items[1])
-
-    def param_decl(self, meta, items):
-        name, type_, value = items
-        return n.ParamDecl(self._tpos(name), name=str(name), type=type_, value=value)
-
-    def choice_decl(self, meta, items):
-        name, type_, value, description = items
-        return n.ChoiceDecl(self._tpos(name), name=str(name), type=type_, value=value,
-                            description=_unquote(description) if description else "")
-
-    def outcome_decl(self, meta, items):
-        name, type_, value = items
-        return n.OutcomeDecl(self._tpos(name), name=str(name), type=type_, value=value)
-
-    def modifier_decl(self, meta, items):
-        name, params, *terms = items
-        return n.ModifierDecl(self._tpos(name), name=str(name), params=params, terms=tuple(terms))
-
-    def _term(op):  # noqa: N805 - a factory used in the class body only
-        def build(self, meta, items):
-            return n.Term(self._pos(meta), op=op, amount=items[0], when=items[1])
-
-        return build
-
-    term_add = _term("add")
-    term_multiply = _term("multiply")
-    term_replace = _term("replace")
-    term_at_least = _term("at least")
-    term_at_most = _term("at most")
-
-    def fn_decl(self, meta, items):
-        name, params, body = items
-        return n.FnDecl(self._tpos(name), name=str(name), params=params or (), body=body)
-
-    def step_decl(self, meta, items):
-        name, params, body = items
-        return n.StepDecl(self._tpos(name), name=str(name), params=params or (), body=body)
-
-    def action_decl(self, meta, items):
-        name, params, body = items
-        return n.StepDecl(self._tpos(name), name=str(name), params=params or (), body=body, is_action=True)
-
-    def params(self, meta, items):
-        return tuple(items)
-
-    def param(self, meta, items):
-        name, type_, default = items
-        return n.Param(self._tpos(name), name=str(name), type=type_, default=default)
-
-    def example_decl(self, meta, items):
-        title_token, *parts = items
-        title = _unquote(title_token)
-        match = EXAMPLE_ID.match(title)
-        sets, run, rolls, expects = [], None, None, []
-        for kind, value in parts:
-            if kind == "set":
-                sets.append(value)
-            elif kind == "run":
-                run = value
-            elif kind == "rolls":
-                rolls = value
-            else:
-                expects.append(value)
-        return n.ExampleDecl(
-            self._tpos(title_token),
-            name=title,
-            example_id=match.group(1) if match else "",
-            sets=tuple(sets),
-            run=run,
-            rolls=rolls,
-            expects=tuple(expects),
-        )
-
-    def example_set(self, meta, items):
-        return ("set", (str(items[0]), items[1]))
-
-    def example_run(self, meta, items):
-        name, args = items
-        positional, keywords = _args(args)
-        return ("run", n.Call(self._tpos(name), func=str(name), args=positional, keywords=keywords))
-
-    def example_rolls(self, meta, items):
-        return ("rolls", items[0])
-
-    def example_expect(self, meta, items):
-        return ("expect", items[0])
-
-    # ---- statements
-
-    def block(self, meta, items):
-        return tuple(items)
-
-    def let_stmt(self, meta, items):
-        name, type_, value = items
-        return n.Let(self._pos(meta), name=str(name), value=value, type=type_)
-
-    def assign_stmt(self, meta, items):
-        target, op, value = items
-        return n.Assign(self._pos(meta), target=target, op=str(op), value=value)
-
-    def lvalue(self, meta, items):
-        return tuple(str(t) for t in items)
-
-    def if_stmt(self, meta, items):
-        test, then, otherwise = items
-        if isinstance(otherwise, n.If):
-            otherwise = (otherwise,)
-        return n.If(self._pos(meta), test=test, then=then, otherwise=otherwise or ())
-
-    def for_stmt(self, meta, items):
-        var, source, body = items
-        return n.For(self._pos(meta), var=str(var), source=source, body=body)
-
-    def stop_stmt(self, meta, items):
-        return n.Stop(self._pos(meta), reason=_unquote(items[0]) if items[0] else "")
-
-    def return_stmt(self, meta, items):
-        return n.Return(self._pos(meta), reason=_unquote(items[0]) if items[0] else "")
-
-    def call_stmt(self, meta, items):
-        name, args = items
-        positional, keywords = _args(args)
-        call = n.Call(self._pos(meta), func=str(name), args=positional, keywords=keywords)
-        return n.CallStmt(self._pos(meta), call=call)
-
-    def event_stmt(self, meta, items):
-        name, args = items
-        positional, keywords = _args(args)
-        return n.Event(self._pos(meta), name=str(name), args=positional, keywords=keywords)
-
-    # ---- expressions
-
-    def cond_expr(self, meta, items):
-        return n.Conditional(self._pos(meta), test=items[0], then=items[1], otherwise=items[2])
-
-    def _binary(op):  # noqa: N805
-        def build(self, meta, items):
-            return n.Binary(self._pos(meta), op=op, left=items[0], right=items[-1])
-
-        return build
-
-    or_op = _binary("or")
-    and_op = _binary("and")
-    add_op = _binary("+")
-    sub_op = _binary("-")
-    mul_op = _binary("*")
-    div_op = _binary("/")
-    contains = _binary("in")
-    not_contains = _binary("not in")
-
-    def compare(self, meta, items):
-        left, op, right = items
-        return n.Binary(self._pos(meta), op=str(op), left=left, right=right)
-
-    def not_op(self, meta, items):
-        return n.Unary(self._pos(meta), op="not", operand=items[0])
-
-    def neg_op(self, meta, items):
-        operand = items[0]
-        if isinstance(operand, n.Number):
-            return n.Number(self._pos(meta), value=-operand.value)
-        return n.Unary(self._pos(meta), op="-", operand=operand)
-
-    def attr(self, meta, items):
-        return n.Attr(self._pos(meta), obj=items[0], name=str(items[1]))
-
-    def index(self, meta, items):
-        return n.Index(self._pos(meta), obj=items[0], index=items[1], more=tuple(items[2:]))
-
-    def call(self, meta, items):
-        name, args = items
-        positional, keywords = _args(args)
-        return n.Call(self._pos(meta), func=str(name), args=positional, keywords=keywords)
-
-    def args(self, meta, items):
-        return list(items)
-
-    def keyword_arg(self, meta, items):
-        return n.Keyword(self._tpos(items[0]), name=str(items[0]), value=items[1])
-
-    def number(self, meta, items):
-        text = str(items[0])
-        value: int | Fraction = Fraction(text) if "." in text else int(text)
-        if isinstance(value, Fraction) and value.denominator == 1:
-            value = int(value)
-        return n.Number(self._pos(meta), value=value)
-
-    def dice(self, meta, items):
-        count, sides = str(items[0]).split("d")
-        return n.Dice(self._pos(meta), count=int(count), sides=int(sides))
-
-    def string(self, meta, items):
-        return n.Text(self._pos(meta), value=_unquote(items[0]))
-
-    def true(self, meta, items):
-        return n.Bool(self._pos(meta), value=True)
-
-    def false(self, meta, items):
-        return n.Bool(self._pos(meta), value=False)
-
-    def none(self, meta, items):
-        return n.NoneLit(self._pos(meta))
-
-    def name(self, meta, items):
-        return n.Name(self._pos(meta), name=str(items[0]))
-
-    def list(self, meta, items):
-        return n.ListLit(self._pos(meta), items=tuple(i for i in items if i is not None))
-
-    def comprehension(self, meta, items):
-        item, var, source, condition = items
-        return n.Comprehension(self._pos(meta), item=item, var=str(var), source=source, condition=condition)
-
-    def record(self, meta, items):
-        return n.RecordLit(self._pos(meta), fields=tuple(items))
-
-    def field_init(self, meta, items):
-        return n.FieldInit(self._tpos(items[0]), name=str(items[0]), value=items[1])
+        code = _code_digest()
+    except OSError:
+        return None
+    key = hashlib.sha256(code + f"{path}\0{limits.nesting}\0".encode() + text.encode()).hexdigest()[:32]
+    return folder / f"tree-{key}.pickle"
+
+
+def _read(where: Path) -> n.Module | None:
+    try:
+        with where.open("rb") as stream:
+            module = pickle.load(stream)
+    except Exception:  # missing, unreadable or from another version: parse instead
+        return None
+    return module if isinstance(module, n.Module) else None
+
+
+KEEP = 1000  # trees kept; past that the oldest half goes, so scratch files cannot fill the folder
+
+
+def _write(where: Path, module: n.Module) -> None:
+    _prune(where.parent)
+    try:
+        data = pickle.dumps(module, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # a tree too deep to pickle: it is parsed again next time
+        return
+    try:
+        handle, temporary = tempfile.mkstemp(dir=where.parent, prefix=".tree-")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, where)  # whole or not at all, even with two runs at once
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def _prune(folder: Path) -> None:
+    try:
+        trees = list(folder.glob("tree-*.pickle"))
+        if len(trees) < KEEP:
+            return
+        trees.sort(key=lambda tree: tree.stat().st_mtime)
+        for tree in trees[: len(trees) // 2]:
+            tree.unlink()
+    except OSError:  # another run pruning at the same time
+        pass
