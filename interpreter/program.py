@@ -8,7 +8,6 @@ exact. Anything that does not fit is an InputProblem with a path and a hint.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -197,7 +196,7 @@ class Program:
         """One run with a sampling or forced engine: a single state, no distribution to keep."""
         self.engine = engine
         state = block(action.body, compiler_for(self.rules))(self, start, engine)
-        return replace(state, returning=False) if state.returning else state
+        return state.ended() if state.returning else state
 
     def resolve(self, action: n.StepDecl, start: State, engine: Any) -> Dist:
         """Every final state with its probability (or, for a sampling engine, the one drawn, weight 1)."""
@@ -209,7 +208,7 @@ class Program:
         if any(state.returning for state in final):  # a `return` in the action itself ends it
             merged: Dist = {}
             for state, p in final.items():
-                state = replace(state, returning=False)
+                state = state.ended()
                 merged[state] = merged.get(state, 0) + p
             return merged
         return final

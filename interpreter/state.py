@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -27,22 +26,44 @@ class Frozen(dict):
         return Frozen({k: v for k, v in self.items() if k not in keys})
 
 
-@dataclass(frozen=True, slots=True)
 class State:
-    frames: tuple[Frozen, ...]  # the innermost step's locals last
-    world: Frozen  # entity id -> Record
-    outcomes: Frozen  # outcome name -> value
-    stopped: str | None = None  # why the resolution ended early, if it did
-    returning: bool = False  # the current step has ended early
-    # States are dictionary keys of the exact engine, merged after every statement:
-    # the hash is computed once per state (init=False: a new state never inherits it).
-    _hash: int | None = field(default=None, init=False, compare=False, repr=False)
+    """Never changed once made: every change makes a new state.
+
+    A plain class rather than a frozen dataclass: states are made at every
+    statement, and a frozen dataclass costs four times as much to make.
+    """
+
+    __slots__ = ("frames", "world", "outcomes", "stopped", "returning", "_hash")
+
+    def __init__(self, frames: tuple[Frozen, ...], world: Frozen, outcomes: Frozen, stopped: str | None = None,
+                 returning: bool = False):
+        self.frames = frames  # the innermost step's locals last
+        self.world = world  # entity id -> Record
+        self.outcomes = outcomes  # outcome name -> value
+        self.stopped = stopped  # why the resolution ended early, if it did
+        self.returning = returning  # the current step has ended early
+        # States are dictionary keys of the exact engine, merged after every statement:
+        # the hash is computed once per state, when first asked for.
+        self._hash: int | None = None
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.frames, self.world, self.outcomes, self.stopped, self.returning)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, State) and hash(self) == hash(other) and self._key() == other._key())
 
     def __hash__(self) -> int:
         if self._hash is None:
-            object.__setattr__(self, "_hash",
-                               hash((self.frames, self.world, self.outcomes, self.stopped, self.returning)))
-        return self._hash  # type: ignore[return-value]
+            self._hash = hash(self._key())
+        return self._hash
+
+    def __repr__(self) -> str:
+        return (f"State(frames={self.frames!r}, world={self.world!r}, outcomes={self.outcomes!r}, "
+                f"stopped={self.stopped!r}, returning={self.returning!r})")
+
+    def ended(self) -> State:
+        """The state with its step's early end forgotten: what an action that returned leaves."""
+        return State(self.frames, self.world, self.outcomes, self.stopped, False)
 
     @property
     def locals(self) -> Frozen:
