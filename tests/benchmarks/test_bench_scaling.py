@@ -31,7 +31,7 @@ def test_scaling_of_a_targeted_attack():
         prepared = prepare(rules, scenario)
         start = time.perf_counter()
         for seed in range(200):
-            sample(rules, scenario, seed=seed, prepared=prepared)
+            sample(rules, scenario, seed=seed, prepared=prepared, events=False)
         sampled_us = (time.perf_counter() - start) / 200 * 1e6
         shots, bodies = 3 * squads, 2 * squads + 2 + 1
         print(f"  {squads:6}  {shots:5}  {bodies:6}  {len(dist.states):12}  {exact_ms:9.1f}  {sampled_us:15.0f}")
