@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 
+# Past these, Python's own recursion limit would stop a run before ours could say why.
+CEILINGS = {"nesting": 300}
+
+
 @dataclass(frozen=True)
 class Limits:
     file_bytes: int = 2_000_000      # a rules or scenario file
@@ -19,6 +23,11 @@ class Limits:
     loop_items: int = 10_000         # items of one for loop
     call_depth: int = 64             # functions and steps calling each other
     states: int = 200_000            # states the exact engine holds at once
+
+    def __post_init__(self) -> None:
+        for name, ceiling in CEILINGS.items():
+            if getattr(self, name) > ceiling:
+                raise ValueError(f"the limit '{name}' can be at most {ceiling}, not {getattr(self, name)}")
 
     @classmethod
     def names(cls) -> list[str]:

@@ -35,17 +35,21 @@ class ChanceAnalysis:
             self._callables[name] = self._scan(decl) if decl is not None else False
         return self._callables[name]
 
-    def _scan(self, node: Any) -> bool:
-        if isinstance(node, n.Dice):
-            return True
-        if isinstance(node, n.Call):
-            signature = SIGNATURES.get(node.func)
-            if signature is not None and signature.chance:
+    def _scan(self, root: Any) -> bool:
+        # With a stack, not recursion: expressions may nest as deep as the nesting limit allows.
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, n.Dice):
                 return True
-            if (node.func in self.rules.fns or node.func in self.rules.modifiers) and self._callable(node.func):
-                return True
-        if isinstance(node, tuple):
-            return any(self._scan(item) for item in node)
-        if isinstance(node, n.Node):
-            return any(self._scan(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "pos")
+            if isinstance(node, n.Call):
+                signature = SIGNATURES.get(node.func)
+                if signature is not None and signature.chance:
+                    return True
+                if (node.func in self.rules.fns or node.func in self.rules.modifiers) and self._callable(node.func):
+                    return True
+            if isinstance(node, tuple):
+                stack.extend(node)
+            elif isinstance(node, n.Node):
+                stack.extend(getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "pos")
         return False

@@ -205,7 +205,10 @@ def _limits(args: argparse.Namespace) -> Limits:
             raise UsageError(f"--limit: unknown limit '{name}'; the limits are: {', '.join(Limits.names())}")
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise UsageError(f"--limit {name}: expected a positive whole number, not {value!r}")
-    return replace(DEFAULT_LIMITS, **changes)
+    try:
+        return replace(DEFAULT_LIMITS, **changes)
+    except ValueError as error:
+        raise UsageError(f"--limit: {error}") from None
 
 
 def _rules(args: argparse.Namespace, path: str | Path) -> dsl.Ruleset:

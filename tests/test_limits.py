@@ -27,8 +27,19 @@ def test_deep_nesting_stops_at_the_limit_not_at_pythons():
 
 
 def test_a_raised_nesting_limit_lets_deep_rules_run():
-    rules = dsl.loads(deep_sum(300), "deep.rules", Limits(nesting=400))
-    assert exact(rules, Scenario("go", {})).marginal("x") == {300: 1}
+    rules = dsl.loads(deep_sum(290), "deep.rules", Limits(nesting=300))
+    assert exact(rules, Scenario("go", {})).marginal("x") == {290: 1}
+
+
+def test_lists_nested_up_to_the_highest_nesting_limit_run():
+    rules = dsl.loads(HEADER + "action go() { x = len(" + "[" * 290 + "1" + "]" * 290 + ") }\n", "deep.rules",
+                      Limits(nesting=300))
+    assert exact(rules, Scenario("go", {})).marginal("x") == {1: 1}
+
+
+def test_the_nesting_limit_cannot_be_raised_past_what_python_can_follow():
+    with pytest.raises(ValueError, match="'nesting' can be at most 300"):
+        Limits(nesting=301)
 
 
 def test_a_long_line_is_shown_as_a_window_around_the_caret():
@@ -87,7 +98,8 @@ def test_the_cli_raises_a_limit(capsys, tmp_path):
     assert main(["check", str(rules), "--limit", "nesting=300"]) == 0
 
 
-@pytest.mark.parametrize("flag, message", [("nestin=3", "unknown limit 'nestin'"), ("nesting=-2", "positive whole number")])
+@pytest.mark.parametrize("flag, message", [("nestin=3", "unknown limit 'nestin'"), ("nesting=-2", "positive whole number"),
+                                           ("nesting=5000", "'nesting' can be at most 300")])
 def test_a_bad_limit_flag_exits_2(capsys, flag, message):
     rules = Path(__file__).resolve().parent.parent / "rules" / "epicinium.rules"
     assert main(["check", str(rules), "--limit", flag]) == 2

@@ -76,7 +76,7 @@ def test_a_text_that_is_no_file_leaves_nothing_in_the_cache(cache, parses):
 def test_a_lower_nesting_limit_is_not_served_a_tree_parsed_under_a_higher_one(tmp_path, cache):
     path = tmp_path / "deep.rules"
     path.write_text("outcome x: int = 0\naction go() { x = " + " + ".join(["1"] * 200) + " }\n")
-    dsl.load(path, Limits(nesting=400))
+    dsl.load(path, Limits(nesting=300))
     with pytest.raises(dsl.RulesError, match="nest more than 150 deep"):
         dsl.load(path)
 
