@@ -15,7 +15,8 @@ def cache_folder() -> Path | None:
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fracas"
     try:
         base.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if base.stat().st_uid != os.getuid():
+        getuid = getattr(os, "getuid", None)  # absent on Windows, where the profile folder is private already
+        if getuid is not None and base.stat().st_uid != getuid():
             return None
     except OSError:
         return None
