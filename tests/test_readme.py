@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from fractions import Fraction
 import shutil
 from pathlib import Path
 
@@ -86,3 +87,42 @@ def test_each_readme_command_prints_what_the_readme_shows(command, expected, wor
     lacking = in_order(expected, (out + err).splitlines())
     assert lacking is None, f"the README shows {lacking!r}, which `{command}` no longer prints"
 
+
+
+def python_blocks(readme: str) -> list[str]:
+    return [block.split("\n", 1)[1] for block in readme.split("```")[1::2] if block.startswith("python\n")]
+
+
+def test_the_readme_python_runs_and_gives_the_values_its_comments_show(monkeypatch):
+    """A line `expression  # value` must give that value; other lines only have to run."""
+    monkeypatch.chdir(ROOT)
+    blocks = python_blocks((ROOT / "README.md").read_text())
+    assert blocks
+    checked = 0
+    for block in blocks:
+        lines = []
+        for line in block.splitlines():
+            code, _, comment = line.partition("  # ")
+            if comment and _is_value(comment) and _is_expression(code):
+                lines.append(f"assert ({code.strip()}) == ({comment.strip()}), {line!r}")
+                checked += 1
+            else:
+                lines.append(line)
+        exec("\n".join(lines), {"Fraction": Fraction})
+    assert checked >= 1
+
+
+def _is_value(text: str) -> bool:
+    try:
+        eval(text, {"Fraction": Fraction})
+    except Exception:  # prose, not a value
+        return False
+    return True
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        compile(text.strip(), "<readme>", "eval")
+    except SyntaxError:
+        return False
+    return bool(text.strip())
