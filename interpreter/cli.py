@@ -39,6 +39,23 @@ class UsageError(Exception):
     pass
 
 
+class _Version(argparse.Action):
+    """--version, reading the installed version only when asked: importlib.metadata is slow to import."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("fracas")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            found = "(not installed)"
+        print(f"fracas {found}")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     limits = argparse.ArgumentParser(add_help=False)
     limits.add_argument("--limit", action="append", default=[], metavar="NAME=N",
@@ -49,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Combat rules as data: check rules files, resolve attacks, see exact odds, run the examples.",
         epilog="Exit codes: 0 success, 1 an example failed, 2 bad rules, scenario or flags, 70 a bug in fracas.",
     )
+    parser.add_argument("--version", action=_Version, help="print fracas's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     check = sub.add_parser("check", parents=[limits], help="check rules files and report every problem",

@@ -169,6 +169,15 @@ def test_bad_flag_exits_2(capsys):
     assert caught.value.code == 2
 
 
+def test_version_prints_the_installed_version_and_exits_0(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as caught:
+        main(["--version"])
+    assert caught.value.code == 0
+    assert capsys.readouterr().out == f"fracas {version('fracas')}\n"
+
+
 def test_odds_json_on_a_weewar_exchange_gives_the_joint_losses(capsys):
     troopers = str(ROOT / "rules" / "scenarios" / "weewar-troopers-on-plains.toml")
     code, out, _ = run(capsys, "odds", str(ROOT / "rules" / "weewar.rules"), troopers, "--json")
