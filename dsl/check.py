@@ -90,6 +90,7 @@ class Checker:
             self.check_table(decl)
         for typed in list(self.rules.params.values()):
             self.check_param(typed)
+        self.check_setting_order()
         for typed in self.rules.outcomes.values():
             self.expect(typed.value, typed.type, Scope())
         for typed in self.rules.choices.values():
@@ -247,6 +248,18 @@ class Checker:
         actual = self.expect(typed.value, typed.type, Scope(), constant=True)
         if typed.type.name == "any":
             self.rules.params[typed.name] = Typed(typed.name, actual, typed.value, typed.decl)
+
+    def check_setting_order(self) -> None:
+        """Parameters, then choices, are set in the order written: none may read one set after it."""
+        settings = [*self.rules.params.values(), *self.rules.choices.values()]
+        for position, typed in enumerate(settings):
+            later = {other.name for other in settings[position + 1:]}
+            for name in _free_names(typed.value):
+                if name.name == typed.name:
+                    self.error(name.pos, f"'{typed.name}' reads itself", "give it a value that does not depend on it")
+                elif name.name in later:
+                    self.error(name.pos, f"'{typed.name}' reads '{name.name}', which is set after it",
+                               f"parameters, then choices, are set in the order written: declare '{name.name}' first")
 
     def check_choice(self, typed: Typed) -> None:
         if not (typed.type.name == "bool" or (typed.type.is_kind and not self.rules.kinds[typed.type.name].fields)):
@@ -750,6 +763,23 @@ def _uses_chance(expr: n.Expr) -> bool:
         if _uses_chance(child):
             return True
     return False
+
+
+def _free_names(expr: n.Expr, bound: frozenset[str] = frozenset()) -> Iterable[n.Name]:
+    """The names an expression reads that none of its comprehensions binds."""
+    if isinstance(expr, n.Name):
+        if expr.name not in bound:
+            yield expr
+        return
+    if isinstance(expr, n.Comprehension):
+        yield from _free_names(expr.source, bound)
+        inner = bound | {expr.var}
+        for part in (expr.item, expr.condition):
+            if part is not None:
+                yield from _free_names(part, inner)
+        return
+    for child in _children(expr):
+        yield from _free_names(child, bound)
 
 
 def _children(expr: n.Expr) -> Iterable[n.Expr]:

@@ -158,3 +158,22 @@ def test_binary_file_is_a_diagnostic(tmp_path):
     with pytest.raises(RulesError) as caught:
         dsl.load(path)
     assert caught.value.diagnostics[0].message.startswith("not UTF-8 text")
+
+
+def test_a_parameter_that_reads_a_later_one_is_told_to_declare_it_first():
+    d = only(BASE + "param first: int = second + 1\nparam second: int = 2\n")
+    assert (d.line, d.column) == (10, 20)
+    assert d.message == "'first' reads 'second', which is set after it"
+    assert d.hint == "parameters, then choices, are set in the order written: declare 'second' first"
+
+
+def test_a_parameter_that_reads_itself_is_an_error():
+    d = only(BASE + "param loop: int = loop + 1\n")
+    assert (d.line, d.column) == (10, 19)
+    assert d.message == "'loop' reads itself"
+
+
+def test_a_parameter_may_read_an_earlier_one_and_a_comprehension_its_own_names():
+    rules = dsl.loads(BASE + "param twice = bonus * 2\nparam items = [later for later in [1, 2]]\nparam later = 3\n",
+                      "fine.rules")
+    assert {"twice", "items", "later"} <= set(rules.params)
