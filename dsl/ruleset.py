@@ -69,7 +69,8 @@ class Ruleset:
     bases: tuple[str, ...] = ()  # the files this one extends
     limits: Limits = DEFAULT
     # What a runtime derives from these rules once (compiled closures): not part of their meaning.
-    runtime_cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # Not an argument of __init__, so a ruleset made by dataclasses.replace starts with its own.
+    runtime_cache: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
         # Closures do not pickle; a copy sent elsewhere compiles again.

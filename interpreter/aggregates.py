@@ -15,14 +15,14 @@ from dsl import nodes as n
 from dsl.builtins import SIGNATURES
 from interpreter.api import Prepared
 from interpreter.errors import RunError
-from interpreter.evaluate import Env, evaluate
+from interpreter.evaluate import Env, evaluate, evaluate_once
 from interpreter.state import State
 
 
 def evaluate_over(expr: n.Expr, prepared: Prepared, states: dict[State, Any]) -> Any:
     """The value of an expression that reads a distribution through its aggregates."""
     substituted = substitute_aggregates(expr, prepared, states, [])
-    return evaluate(substituted, outcome_env(prepared, next(iter(states))))
+    return evaluate_once(substituted, outcome_env(prepared, next(iter(states))))
 
 
 def has_aggregate(expr: Any) -> bool:

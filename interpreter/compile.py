@@ -141,7 +141,11 @@ def _name(expr: n.Name, c: Compiler) -> Fn:
     if name in rules.params or name in rules.choices:
         def param(env: Env) -> Any:
             frame = env.frame
-            return frame[name] if name in frame else env.program.params[name]
+            if name in frame:
+                return frame[name]
+            params = env.program.params
+            # Absent only while parameters are being set, when one reads a later one.
+            return params[name] if name in params else lookup(name, env, pos)
         return param
     if name in rules.rows:
         def row(env: Env) -> Any:

@@ -17,7 +17,7 @@ from dsl.ruleset import Ruleset
 from interpreter.aggregates import outcome_env, substitute_aggregates
 from interpreter.api import Prepared, Scenario, exact, forced, prepare
 from interpreter.errors import RunError, ScenarioError
-from interpreter.evaluate import evaluate
+from interpreter.evaluate import evaluate, evaluate_once
 from interpreter.state import State
 from interpreter.values import show
 
@@ -73,7 +73,7 @@ def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, An
     text = rules.text_of(expect)
     if values:
         first = next(iter(states))
-        if evaluate(substituted, outcome_env(prepared, first)) is True:
+        if evaluate_once(substituted, outcome_env(prepared, first)) is True:
             return ""
         found = ", ".join(f"{rules.text_of(call)} is {show(value)}" for call, value in values)
         return f"expected {text} (line {expect.pos.line}), but {found}"

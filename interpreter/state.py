@@ -17,6 +17,10 @@ class Frozen(dict):
             self._hash = hash(frozenset(self.items()))
             return self._hash
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Without the cached hash: string hashes differ from one process to the next.
+        return (Frozen, (dict(self),))
+
     def set(self, key: str, value: Any) -> Frozen:
         new = Frozen(self)
         dict.__setitem__(new, key, value)
@@ -45,6 +49,10 @@ class State:
         # States are dictionary keys of the exact engine, merged after every statement:
         # the hash is computed once per state, when first asked for.
         self._hash: int | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Without the cached hash, which is only good in the process that made it.
+        return (State, self._key())
 
     def _key(self) -> tuple[Any, ...]:
         return (self.frames, self.world, self.outcomes, self.stopped, self.returning)

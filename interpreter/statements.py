@@ -143,12 +143,16 @@ def _event(stmt: n.Event, c: Compiler) -> Run:
     keywords = [(kw.name, c.expr(kw.value)) for kw in stmt.keywords]
 
     def event(program: Program, state: State, chooser: Any) -> State:
+        # The arguments are evaluated even with no log to write: a die among them must
+        # draw, so that a seed gives the same resolution with or without the log.
+        env = env_of(program, state, chooser)
+        values = [a(env) for a in args]
+        named = [(name, k(env)) for name, k in keywords]
         trace = trace_of(chooser)
         if trace is None:
             return state
-        env = env_of(program, state, chooser)
-        shown_args = [show(a(env)) for a in args]
-        shown_keywords = {name: show(k(env)) for name, k in keywords}
+        shown_args = [show(value) for value in values]
+        shown_keywords = {name: show(value) for name, value in named}
         shown = ", ".join(shown_args + [f"{k}: {v}" for k, v in shown_keywords.items()])
         trace.add("event", stmt.pos, f"{stmt.name}({shown})", name=stmt.name, args=shown_args, keywords=shown_keywords)
         return state

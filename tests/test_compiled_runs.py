@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
@@ -10,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dsl
-from interpreter import exact, load_scenario, prepare, sample
+from interpreter import Scenario, ScenarioError, exact, load_scenario, prepare, sample
+from interpreter.aggregates import evaluate_over
+from interpreter.sweep import metric_expression
 from interpreter.compile import compiler_for
 from interpreter.runtime.bodies import Body, Pool, Volley
 from interpreter.runtime.chance import Fire
@@ -55,6 +58,48 @@ def test_the_compiled_closures_belong_to_the_rules_and_are_shared_by_every_run()
     rules = rules_for(path)
     assert compiler_for(rules) is compiler_for(rules)
     assert compiler_for(rules) is not compiler_for(rules_for(path))
+
+
+def test_a_metric_over_a_distribution_adds_nothing_to_the_compiled_closures():
+    path = ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml"
+    rules = rules_for(path)
+    dist = exact(rules, load_scenario(path))
+    metric = metric_expression("mean(figures_lost) + prob(stacks_lost > 0)", rules)
+    first = evaluate_over(metric, dist.prepared, dist.states)
+    compiled = len(compiler_for(rules))
+    for _ in range(20):
+        assert evaluate_over(metric, dist.prepared, dist.states) == first
+    assert len(compiler_for(rules)) == compiled
+
+
+def test_a_ruleset_changed_by_replace_compiles_its_own_closures():
+    rules = dsl.loads("param bonus = 1\noutcome x: int = 0\naction go() { x = bonus }\n", "a.rules")
+    sample(rules, Scenario("go", {}), seed=1)
+    other = dataclasses.replace(rules)
+    assert compiler_for(other) is not compiler_for(rules)
+
+
+def test_an_event_draws_its_dice_even_when_no_log_is_kept():
+    rules = dsl.loads("outcome result: int = 0\naction go() {\n    event rolled(1d6)\n    result = 1d6\n}\n",
+                      "events.rules")
+    scenario = Scenario("go", {})
+    for seed in range(30):
+        assert sample(rules, scenario, seed=seed, events=False).outcomes == sample(rules, scenario, seed=seed).outcomes
+
+
+def test_an_error_in_an_event_is_found_with_or_without_the_log():
+    rules = dsl.loads("outcome x: int = 0\naction go() {\n    event broken(1 / 0)\n}\n", "events.rules")
+    for events in (True, False):
+        with pytest.raises(ScenarioError, match="division by zero"):
+            sample(rules, Scenario("go", {}), seed=1, events=events)
+
+
+def test_a_parameter_read_before_it_is_set_is_a_located_error():
+    # The checker sees a later parameter read directly; through a function it is found at run time.
+    rules = dsl.loads("fn later_one() = later\nparam early: int = later_one()\nparam later: int = 2\n"
+                      "outcome x: int = 0\naction go() { x = early }\n", "order.rules")
+    with pytest.raises(ScenarioError, match="order.rules:1:18: error: unknown name 'later'"):
+        sample(rules, Scenario("go", {}), seed=1)
 
 
 bodies = st.builds(Body, st.sampled_from([None, 1, 2, 3]), st.integers(0, 3), st.sampled_from(["a", "b"]),

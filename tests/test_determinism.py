@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -29,3 +30,23 @@ def fracas(args: list[str], hash_seed: str) -> str:
 def test_output_is_identical_across_processes_and_hash_seeds(args):
     outputs = {fracas(args, seed) for seed in ("0", "1", "12345")}
     assert len(outputs) == 1
+
+
+def test_a_state_sent_to_another_process_equals_the_same_state_made_there(tmp_path):
+    from interpreter.state import Frozen, State
+
+    sent = State((Frozen(target="rifleman"),), Frozen(a=Frozen(figures=3)), Frozen(lost=1))
+    hash(sent), hash(sent.world)  # cached here, with this process's string hashes
+    (tmp_path / "state.pickle").write_bytes(pickle.dumps(sent))
+    check = (
+        "import pickle, sys\n"
+        "from interpreter.state import Frozen, State\n"
+        "received = pickle.load(open(sys.argv[1], 'rb'))\n"
+        "made = State((Frozen(target='rifleman'),), Frozen(a=Frozen(figures=3)), Frozen(lost=1))\n"
+        "assert received == made and hash(received) == hash(made), 'unequal'\n"
+        "assert {made: 1}[received] == 1 and {made.world: 1}[received.world] == 1\n"
+    )
+    for hash_seed in ("1", "2"):
+        result = subprocess.run([sys.executable, "-c", check, str(tmp_path / "state.pickle")], cwd=ROOT,
+                                capture_output=True, text=True, env={"PYTHONHASHSEED": hash_seed, "PATH": "/usr/bin:/bin"})
+        assert result.returncode == 0, result.stderr
