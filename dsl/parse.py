@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib.util
 import os
 import pickle
 import tempfile
@@ -51,11 +52,16 @@ def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEF
 
 @functools.cache
 def _code_digest() -> bytes:
-    """What the trees depend on besides the text: the grammar and the code that builds nodes."""
+    """What the trees depend on besides the text: the grammar, the code that builds nodes, Lark itself."""
     digest = hashlib.sha256(grammar_text().encode())
     here = Path(__file__).parent
     for module in ("syntax.py", "nodes.py"):
         digest.update((here / module).read_bytes())
+    # Lark's version is in its __init__.py, read without importing Lark.
+    lark = importlib.util.find_spec("lark")
+    if lark is None or lark.origin is None:
+        raise OSError("Lark is not installed")
+    digest.update(Path(lark.origin).read_bytes())
     return digest.digest()
 
 
@@ -67,7 +73,9 @@ def _cache_path(text: str, path: str, limits: Limits) -> Path | None:
         code = _code_digest()
     except OSError:
         return None
-    key = hashlib.sha256(code + f"{path}\0{limits.nesting}\0".encode() + text.encode()).hexdigest()[:32]
+    # surrogatepass: a file name or text that is not valid UTF-8 still makes a key.
+    given = f"{path}\0{limits.nesting}\0{text}".encode("utf-8", "surrogatepass")
+    key = hashlib.sha256(code + given).hexdigest()[:32]
     return folder / f"tree-{key}.pickle"
 
 

@@ -100,3 +100,35 @@ def test_the_oldest_trees_go_when_the_cache_is_full(tmp_path, cache, monkeypatch
         path.write_text(RULES)
         dsl.load(path)
     assert 2 <= len(list(cache.glob("tree-*.pickle"))) <= 4
+
+
+def test_a_cache_folder_others_may_write_in_is_not_used(tmp_path, cache, parses):
+    cache.mkdir(parents=True)
+    cache.chmod(0o777)  # anyone could plant a pickle here
+    path = tmp_path / "game.rules"
+    path.write_text(RULES)
+    dsl.load(path)
+    dsl.load(path)
+    assert len(parses) == 2 and not list(cache.glob("tree-*.pickle"))
+
+
+def test_a_file_name_that_is_not_utf8_is_cached_like_any_other(tmp_path, cache, parses):
+    path = tmp_path / b"bad\xff.rules".decode("utf-8", "surrogateescape")
+    path.write_text(RULES)
+    for _ in range(2):
+        assert decls(dsl.load(path)) == ["x", "go"]
+    assert len(parses) == 1
+
+
+def test_another_version_of_lark_parses_afresh(tmp_path, cache, parses, monkeypatch):
+    path = tmp_path / "game.rules"
+    path.write_text(RULES)
+    dsl.load(path)
+    other_lark = tmp_path / "lark" / "__init__.py"
+    other_lark.parent.mkdir()
+    other_lark.write_text('__version__ = "0.0.1"\n')
+    monkeypatch.setattr(cached_parse.importlib.util, "find_spec",
+                        lambda name: type("Spec", (), {"origin": str(other_lark)})())
+    monkeypatch.setattr(cached_parse, "_code_digest", cached_parse._code_digest.__wrapped__)
+    dsl.load(path)
+    assert len(parses) == 2
