@@ -82,6 +82,8 @@ SIGNATURES: dict[str, Signature] = {
         Signature("successes", (("count", INT), ("sides", INT), ("at_least", INT), ("double_at", INT.maybe()),
                                 ("reroll", list_of(INT))),
                   3, INT, "successes of a pool of dice; faces in reroll are rolled again once", chance=True),
+        Signature("tally", (("count", INT), ("sides", INT), ("groups", list_of(list_of(INT)))), 3, list_of(INT),
+                  "how many dice of a pool show a face of each group", chance=True),
         Signature("prob", (("condition", BOOL),), 1, NUMBER, "the probability of a condition", aggregate=True),
         Signature("mean", (("value", NUMBER),), 1, NUMBER, "the expected value", aggregate=True),
         Signature("always", (("condition", BOOL),), 1, BOOL, "true in every outcome", aggregate=True),

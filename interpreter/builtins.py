@@ -15,7 +15,7 @@ from dsl import nodes as n
 from interpreter.errors import RunError
 from interpreter.env import Env, round_half_away
 from interpreter.runtime.bodies import ANY, Pool, Volley
-from interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Uniform
+from interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Tally, Uniform
 from interpreter.values import normalize, show
 
 Args = dict[str, Any]
@@ -90,6 +90,22 @@ def _successes(a: Args, env: Env, pos: n.Pos) -> int:
     return _draw(env, SuccessPool(_count(a, "count", pos, env), sides, a["at_least"], a.get("double_at"), reroll), pos)
 
 
+def _tally(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:
+    sides = a["sides"]
+    if sides < 1:
+        raise RunError(pos, "dice need at least one side")
+    seen: set[int] = set()
+    for group in a["groups"]:
+        for face in group:
+            if not 1 <= face <= sides:
+                raise RunError(pos, f"a d{sides} has no face {face}")
+            if face in seen:
+                raise RunError(pos, f"face {face} is in two groups", "a face counts for one group at most")
+            seen.add(face)
+    groups = tuple(tuple(sorted(set(group))) for group in a["groups"])
+    return _draw(env, Tally(_count(a, "count", pos, env), sides, groups), pos)
+
+
 def _roll(a: Args, env: Env, pos: n.Pos) -> int:
     count = _count(a, "count", pos, env)
     if a["sides"] < 1:
@@ -158,6 +174,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "trials": lambda a, env, pos: _draw(env, Binomial(_count(a, "count", pos, env), _probability(a, pos)), pos),
     "pick": _pick,
     "successes": _successes,
+    "tally": _tally,
     "prob": _aggregate,
     "mean": _aggregate,
     "always": _aggregate,

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from dsl.limits import DEFAULT
 from dsl.nodes import Pos
 from interpreter.errors import RunError
-from interpreter.runtime.chance import Fire, ForcedRollError, StateLimitError
+from interpreter.runtime.chance import Fire, ForcedRollError, StateLimitError, Tally
 
 T = TypeVar("T")
 
@@ -112,7 +112,7 @@ class ExactEngine:
 
     def distribution(self, primitive: Any, pos: Pos) -> dict[Any, Fraction]:
         try:
-            if isinstance(primitive, Fire):
+            if isinstance(primitive, (Fire, Tally)):  # the two whose outcomes can outgrow any limit
                 return primitive.distribution(max_states=self.max_states)
             return primitive.distribution()
         except StateLimitError as error:

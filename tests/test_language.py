@@ -80,6 +80,46 @@ def test_twenty_dice_of_successes_sum_to_one():
     assert sum(dist.values()) == 1 and max(dist) == 40
 
 
+def test_a_tally_counts_dice_by_group_as_one_multinomial():
+    dist = odds("let t = tally(2, 6, [[1], [5, 6]])\nresult = t[0] * 10 + t[1]")
+    # ones, fives-or-sixes: each die lands in the first group 1 time in 6, the second 2 in 6.
+    assert dist == {0: Fraction(9, 36), 1: Fraction(12, 36), 2: Fraction(4, 36), 10: Fraction(6, 36),
+                    11: Fraction(4, 36), 20: Fraction(1, 36)}
+
+
+def test_twenty_dice_tallied_in_three_groups_sum_to_one():
+    dist = odds("let t = tally(20, 10, [[1, 2, 3, 4, 5, 6], [7, 8, 9], [10]])\nresult = t[1] + 2 * t[2]")
+    assert sum(dist.values()) == 1
+    assert dist == odds("result = successes(20, 10, at_least: 7, double_at: 10)")
+
+
+def test_a_tally_forced_and_sampled_reads_each_die_in_turn():
+    rules = dsl.loads(HEADER + "action go() {\n let t = tally(3, 6, [[6], [1]])\n result = t[0] * 10 + t[1]\n}\n",
+                      "t.rules")
+    assert forced(rules, Scenario("go", {}), [6, 1, 6]).outcomes["result"] == 21
+    possible = exact(rules, Scenario("go", {})).marginal("result")
+    assert all(sample(rules, Scenario("go", {}), seed=seed).outcomes["result"] in possible for seed in range(50))
+
+
+@pytest.mark.parametrize("groups, message", [
+    ("[[1, 2], [2]]", "face 2 is in two groups"),
+    ("[[7]]", "a d6 has no face 7"),
+])
+def test_a_tally_with_bad_groups_is_a_located_error(groups, message):
+    rules = dsl.loads(HEADER + f"action go() {{\n let t = tally(3, 6, {groups})\n}}\n", "t.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    assert caught.value.diagnostics[0].message == message
+    assert caught.value.diagnostics[0].line == 7
+
+
+def test_a_tally_with_more_outcomes_than_the_state_limit_stops_the_exact_engine():
+    rules = dsl.loads(HEADER + "action go() {\n let t = tally(200, 6, [[1], [2], [3], [4], [5]])\n}\n", "t.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    assert "the exact engine stopped" in caught.value.diagnostics[0].message
+
+
 def test_an_if_on_chance_splits_the_distribution():
     body = 'if chance(1/4) { result = 10 } else { result = 1d2 }'
     assert odds(body) == {1: Fraction(3, 8), 2: Fraction(3, 8), 10: Fraction(1, 4)}

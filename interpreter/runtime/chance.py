@@ -234,6 +234,81 @@ def _success_distribution(pool: SuccessPool) -> Distribution:
 
 
 @dataclass(frozen=True, slots=True)
+class Tally:
+    """How many dice of a pool show a face of each group: one multinomial, not sides**count paths.
+
+    Faces in no group are not counted. Dice keep no identity, so rerolling some
+    of them later is tallying that many dice again: a rule can reroll the dice
+    of one group at one step and another group's at a later step, and look at
+    the counts in between.
+    """
+
+    count: int
+    sides: int
+    groups: tuple[tuple[int, ...], ...]
+
+    def _group_of_face(self) -> list[int]:
+        """For faces 1..sides (index 0..sides-1), the group it belongs to; len(groups) for none."""
+        of = [len(self.groups)] * self.sides
+        for index, group in enumerate(self.groups):
+            for face in group:
+                of[face - 1] = index
+        return of
+
+    def _counts(self, faces: Iterable[int]) -> tuple[int, ...]:
+        of = self._group_of_face()
+        counts = [0] * (len(self.groups) + 1)
+        for face in faces:
+            counts[of[face - 1]] += 1
+        return tuple(counts[:-1])
+
+    def sample(self, rng: random.Random) -> tuple[int, ...]:
+        return self._counts(rng.randrange(self.sides) + 1 for _ in range(self.count))
+
+    def forced(self, script: Iterator[int]) -> tuple[int, ...]:
+        return self._counts([_next(script, f"a d{self.sides}", 1, self.sides) for _ in range(self.count)])
+
+    def distribution(self, max_states: int = 1_000_000) -> Distribution:
+        return dict(_tally_distribution(self, max_states))
+
+    def describe(self) -> str:
+        return f"{self.count}d{self.sides} tallied in {len(self.groups)} groups"
+
+
+@functools.lru_cache(maxsize=1024)
+def _tally_distribution(tally: Tally, max_states: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
+    # Faces per group (and, last, faces in none): the weight of a die landing there.
+    weights = [len(group) for group in tally.groups]
+    weights.append(tally.sides - sum(weights))
+    live = [i for i, w in enumerate(weights) if w]  # a group no face reaches always counts 0
+    outcomes = math.comb(tally.count + len(live) - 1, len(live) - 1)
+    if outcomes > max_states:
+        raise StateLimitError(outcomes, max_states)
+    total = tally.sides**tally.count
+    out = []
+    for split in _compositions(tally.count, len(live)):
+        ways, left = 1, tally.count
+        for k, i in zip(split, live):
+            ways *= math.comb(left, k) * weights[i] ** k
+            left -= k
+        counts = [0] * len(weights)
+        for k, i in zip(split, live):
+            counts[i] = k
+        out.append((tuple(counts[:-1]), Fraction(ways, total)))
+    return tuple(merge(out).items())
+
+
+def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """Every way to write total as an ordered sum of `parts` whole numbers."""
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total + 1):
+        for rest in _compositions(total - first, parts - 1):
+            yield (first, *rest)
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     """One shot of a sampled or forced volley, for the event log."""
 
