@@ -140,7 +140,8 @@ def test_examples_of_the_base_are_not_inherited():
 def test_diff_lists_what_the_variant_changes_with_lines(capsys):
     assert main(["diff", str(BASE), str(CLASSIC)]) == 0
     out = capsys.readouterr().out
-    assert "changed  row city" in out and f"{CLASSIC}:15" in out and "hitpoints: 2 -> 3" in out
+    city_line = 1 + Path(CLASSIC).read_text().splitlines().index("override tile_type city { hitpoints 3 }")
+    assert "changed  row city" in out and f"{CLASSIC}:{city_line}" in out and "hitpoints: 2 -> 3" in out
     assert "added    param firestorm_damage" in out
     assert "changed  fn collateral_bodies" in out
 
