@@ -11,7 +11,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -171,7 +171,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # here, so that a full disk or a closed pipe is reported like any error
+        return code
     except (RulesError, ScenarioError) as error:
         _print_diagnostics(error.diagnostics, getattr(args, "json", False))
         return EXIT_USAGE
@@ -185,6 +187,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (fracas odds ... | head): stop quietly, as Unix tools do.
         sys.stdout = open(os.devnull, "w")
         return EXIT_OK
+    except OSError as error:  # the output cannot be written (a full disk, say)
+        sys.stdout = open(os.devnull, "w")
+        print(f"fracas: error: cannot write the output: {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
     except RecursionError:
         print("fracas: error: the input nests too deeply to process", file=sys.stderr)
         return EXIT_USAGE
@@ -261,18 +267,40 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _output(flag: str, name: str | None, args: argparse.Namespace, rules: list[dsl.Ruleset]) -> Path | None:
+    """Where a flag asks fracas to write, checked before any work: never over a file it reads."""
+    if name is None:
+        return None
+    if not name.strip():
+        raise UsageError(f"{flag} needs a file name")
+    target = Path(name)
+    scenarios = args.scenario if isinstance(args.scenario, list) else [args.scenario]
+    rules_files = args.rules if isinstance(args.rules, list) else [args.rules]
+    # The files each ruleset extends are inputs too.
+    inputs = [*scenarios, *rules_files, *(source for r in rules for source in r.sources)]
+    if target.resolve() in {Path(p).resolve() for p in inputs}:
+        raise UsageError(f"{flag} {target} would overwrite an input file; choose another name")
+    if target.is_dir():
+        raise UsageError(f"{flag} {target} is a folder; give a file name")
+    return target
+
+
+def _writing(target: Path, write: Callable[[], None]) -> None:
+    try:
+        write()
+    except PlotUnavailable as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot write {target}: {error.strerror or error}") from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     rules, scenario = _load(args)
+    target = _output("--write-state", args.write_state, args, [rules])
     result = api.sample(rules, scenario, seed=args.seed)
     state = dump_state(result.new_state())
-    if args.write_state:
-        target = Path(args.write_state)
-        if target.resolve() in [Path(p).resolve() for p in [*args.scenario, args.rules]]:
-            raise UsageError(f"--write-state {target} would overwrite an input file; choose another name")
-        try:
-            write_text_atomically(target, state)
-        except OSError as error:
-            raise UsageError(f"cannot write {target}: {error.strerror}") from None
+    if target is not None:
+        _writing(target, lambda: write_text_atomically(target, state))
     if args.json:
         print(json.dumps(result.as_json(), indent=2))
     elif args.toml:
@@ -308,9 +336,11 @@ def cmd_odds(args: argparse.Namespace) -> int:
         raise UsageError("odds compares at most two rules files")
     if args.each_choice:
         return _odds_each_choice(args)
-    results = [_odds(args, path) for path in args.rules]
+    loaded = [_load(args, path) for path in args.rules]
+    target = _output("--plot", args.plot, args, [rules for rules, _ in loaded])
+    results = [_odds_of(args, rules, scenario) for rules, scenario in loaded]
     labels = [Path(p).stem for p in args.rules]
-    _plot(args, results, labels, f"{results[0].prepared.action.name}")
+    _plot(target, results, labels, f"{results[0].prepared.action.name}")
     if args.csv:
         print(report.odds_csv(results, labels), end="")
         return EXIT_OK
@@ -338,6 +368,7 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
     if len(args.rules) != 1:
         raise UsageError("--each-choice works on one rules file")
     rules, scenario = _load(args, args.rules[0])
+    target = _output("--plot", args.plot, args, [rules])
     name = args.each_choice
     choice = rules.choices.get(name)
     if choice is None:
@@ -351,7 +382,7 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
     dists = [_odds_of(args, rules, replace(scenario, choices={**scenario.choices, name: option}))
              for option in options]
     labels = [f"{str(o).lower() if isinstance(o, bool) else o}" for o in options]
-    _plot(args, dists, labels, f"{dists[0].prepared.action.name}: every option of {name}")
+    _plot(target, dists, labels, f"{dists[0].prepared.action.name}: every option of {name}")
     if args.csv:
         print(report.odds_csv(dists, labels), end="")
     elif args.json:
@@ -363,24 +394,11 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _plot(args: argparse.Namespace, dists: list[api.Distribution], labels: list[str], title: str) -> None:
-    if not args.plot:
+def _plot(target: Path | None, dists: list[api.Distribution], labels: list[str], title: str) -> None:
+    if target is None:
         return
-    target = Path(args.plot)
-    if target.resolve() in [Path(p).resolve() for p in [*args.rules, args.scenario]]:
-        raise UsageError(f"--plot {target} would overwrite an input file; choose another name")
-    try:
-        plot_distributions(dists, labels, target, title)
-    except PlotUnavailable as error:
-        raise UsageError(str(error)) from None
-    except OSError as error:
-        raise UsageError(f"cannot write {target}: {error.strerror}") from None
+    _writing(target, lambda: plot_distributions(dists, labels, target, title))
     print(f"wrote {target}", file=sys.stderr)
-
-
-def _odds(args: argparse.Namespace, rules_path: str) -> api.Distribution:
-    rules, scenario = _load(args, rules_path)
-    return _odds_of(args, rules, scenario)
 
 
 def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenario) -> api.Distribution:
@@ -396,6 +414,7 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     rules, scenario = _load(args)
+    target = _output("--plot", args.plot, args, [rules])
     try:
         varies = [parse_vary(text, lambda v: parse_assignment(f"v={v}")[1]) for text in args.vary]
         metric_expression(args.metric, rules)  # a bad metric stops here, before any work
@@ -403,6 +422,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     if args.samples < 1 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--samples and --jobs need positive numbers")
+    if target is not None and len(varies) > 2:
+        raise UsageError("--plot draws a matrix of one or two varied values")
     results = run_sweep(args.rules, _limits(args), scenario, varies, args.metric, args.samples, args.jobs,
                         _progress if sys.stderr.isatty() else None)
     failed = [case for case in results if case.error]
@@ -410,16 +431,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         shown = ", ".join(str(s) for s in failed[0].settings)
         raise UsageError(f"sweep: the case {shown} failed: {failed[0].error}")
     metric = args.metric or f"mean({next(iter(rules.outcomes))})"
-    if args.plot:
-        target = Path(args.plot)
-        if len(varies) > 2:
-            raise UsageError("--plot draws a matrix of one or two varied values")
+    if target is not None:
         rows, columns, cells = report.sweep_matrix(varies, results)
-        try:
-            plot_heatmap(rows, columns, [[None if c is None else float(c.value) for c in row] for row in cells],
-                         target, metric)
-        except PlotUnavailable as error:
-            raise UsageError(str(error)) from None
+        values = [[None if c is None else float(c.value) for c in row] for row in cells]
+        _writing(target, lambda: plot_heatmap(rows, columns, values, target, metric))
         print(f"wrote {target}", file=sys.stderr)
     if args.csv:
         print(report.sweep_csv(varies, results, metric), end="")

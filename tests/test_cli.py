@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -114,6 +116,30 @@ def test_run_refuses_to_overwrite_its_scenario(capsys, tmp_path):
     assert code == 2
     assert "overwrite an input file" in err
     assert scenario.read_text() == Path(GUNNERS).read_text()
+
+
+def test_run_refuses_to_overwrite_a_file_its_rules_extend(capsys, tmp_path):
+    for name in ("epicinium.rules", "epicinium-classic.rules"):
+        (tmp_path / name).write_text((ROOT / "rules" / name).read_text())
+    base = tmp_path / "epicinium.rules"
+    code, _, err = run(capsys, "run", str(tmp_path / "epicinium-classic.rules"), GUNNERS, "--write-state", str(base))
+    assert code == 2 and "overwrite an input file" in err
+    assert base.read_text() == (ROOT / "rules" / "epicinium.rules").read_text()
+
+
+@pytest.mark.parametrize("flag", ["--write-state", "--plot"])
+def test_an_empty_file_name_for_an_output_is_refused(capsys, flag):
+    command = "run" if flag == "--write-state" else "odds"
+    code, _, err = run(capsys, command, EPI, GUNNERS, flag, "")
+    assert code == 2 and f"{flag} needs a file name" in err
+
+
+def test_output_that_cannot_be_written_is_an_error_not_a_crash():
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "interpreter.cli", "odds", EPI, GUNNERS, "--json"],
+                                cwd=ROOT, stdout=full, stderr=subprocess.PIPE, text=True)
+    assert result.returncode == 2
+    assert "fracas: error: cannot write the output" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_bad_scenario_value_exits_2_with_the_key_and_a_hint(capsys, tmp_path):

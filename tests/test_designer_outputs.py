@@ -64,6 +64,14 @@ def test_plot_refuses_to_overwrite_an_input(capsys):
     assert "overwrite an input file" in capsys.readouterr().err
 
 
+def test_sweep_plot_refuses_to_overwrite_an_input_before_any_work(capsys, tmp_path):
+    scenario = tmp_path / "city.toml"
+    scenario.write_text(Path(CITY).read_text())
+    assert main(["sweep", EPI, str(scenario), "--vary", "target.figures=1,2", "--plot", str(scenario)]) == 2
+    assert "overwrite an input file" in capsys.readouterr().err
+    assert scenario.read_text() == Path(CITY).read_text()
+
+
 def sweep_csv(capsys, *extra: str) -> list[dict]:
     assert main(["sweep", EPI, CITY, "--vary", "target.type=rifleman,tank", "--vary", "space.tile=city,forest",
                  "--csv", *extra]) == 0
