@@ -11,7 +11,8 @@ from dataclasses import dataclass, fields
 
 
 # Past these, Python's own recursion limit would stop a run before ours could say why.
-CEILINGS = {"nesting": 300}
+# Past 4300 digits Python cannot even print a number.
+CEILINGS = {"nesting": 300, "digits": 4000}
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Limits:
     loop_items: int = 10_000         # items of one for loop
     call_depth: int = 64             # functions and steps calling each other
     states: int = 200_000            # states the exact engine holds at once
+    digits: int = 1000               # of a number, written or computed (a fraction: of either part)
 
     def __post_init__(self) -> None:
         for name, ceiling in CEILINGS.items():

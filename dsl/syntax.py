@@ -59,7 +59,7 @@ def _to_nodes(text: str, path: str, start: str, limits: Limits) -> object:
     except UnexpectedInput as error:
         raise RulesError([_syntax_diagnostic(source, error)]) from None
     if isinstance(tree, lark.Tree):
-        _check_nesting(tree, source, limits)
+        _check_tree(tree, source, limits)
     try:
         return ToNodes(path).transform(tree)
     except lark.exceptions.VisitError as error:  # a bug of ours, said plainly
@@ -81,8 +81,8 @@ def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> n.Modul
                     decls=module.decls)
 
 
-def _check_nesting(tree: lark.Tree, source: SourceFile, limits: Limits) -> None:
-    """Refuse trees nested deeper than the limit, measured without recursion.
+def _check_tree(tree: lark.Tree, source: SourceFile, limits: Limits) -> None:
+    """Refuse trees nested deeper than the limit, and numbers longer than theirs, without recursion.
 
     Everything after parsing walks the tree recursively, so the limit, not
     Python's own recursion limit, must be what stops a deep expression.
@@ -95,7 +95,19 @@ def _check_nesting(tree: lark.Tree, source: SourceFile, limits: Limits) -> None:
             pos = n.Pos(meta.line, meta.column, meta.end_line, meta.end_column, source.path) if not meta.empty else None
             raise RulesError([source.at(pos, f"expressions and blocks nest more than {limits.nesting} deep",
                                         limits.hint("nesting") + "; or split the rule with 'let' or a fn")])
-        stack.extend((child, depth + 1) for child in node.children if isinstance(child, lark.Tree))
+        for child in node.children:
+            if isinstance(child, lark.Tree):
+                stack.append((child, depth + 1))
+            elif isinstance(child, Token) and child.type in ("NUMBER", "DICE"):
+                _check_digits(child, source, limits)
+
+
+def _check_digits(token: Token, source: SourceFile, limits: Limits) -> None:
+    longest = max(len(part) for part in token.replace(".", "d").split("d"))
+    if longest > limits.digits:
+        pos = n.Pos(token.line, token.column, token.end_line, token.end_column, source.path)
+        raise RulesError([source.at(pos, f"a number of {longest} digits is over the limit of {limits.digits}",
+                                    limits.hint("digits"))])
 
 
 # ---- syntax errors ---------------------------------------------------------------

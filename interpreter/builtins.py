@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from dsl import nodes as n
+from dsl.limits import Limits
 from interpreter.errors import RunError
 from interpreter.env import Env, round_half_away
 from interpreter.runtime.bodies import ANY, Pool, Volley
@@ -31,6 +32,25 @@ def _count(args: Args, name: str, pos: n.Pos, env: Env) -> int:
     if value > limits.count:
         raise RunError(pos, f"'{name}' is {value}, over the limit of {limits.count}", limits.hint("count"))
     return value
+
+
+def dice_problem(count: int, sides: int, limits: Limits) -> str | None:
+    """What is wrong with rolling `count` dice of `sides` faces, if anything."""
+    if sides < 1:
+        return "dice need at least one side"
+    if count > limits.count:
+        return f"{count} dice are over the limit of {limits.count}"
+    if sides > limits.count:
+        return f"a die of {sides} sides is over the limit of {limits.count}"
+    return None
+
+
+def _sides(a: Args, env: Env, pos: n.Pos) -> int:
+    limits = env.program.rules.limits
+    problem = dice_problem(0, a["sides"], limits)
+    if problem:
+        raise RunError(pos, problem, limits.hint("count"))
+    return a["sides"]
 
 
 def _probability(args: Args, pos: n.Pos) -> Fraction:
@@ -83,17 +103,13 @@ def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:
 
 
 def _successes(a: Args, env: Env, pos: n.Pos) -> int:
-    sides = a["sides"]
-    if sides < 1:
-        raise RunError(pos, "dice need at least one side")
+    sides = _sides(a, env, pos)
     reroll = tuple(sorted(set(a.get("reroll", ()))))
     return _draw(env, SuccessPool(_count(a, "count", pos, env), sides, a["at_least"], a.get("double_at"), reroll), pos)
 
 
 def _tally(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:
-    sides = a["sides"]
-    if sides < 1:
-        raise RunError(pos, "dice need at least one side")
+    sides = _sides(a, env, pos)
     seen: set[int] = set()
     for group in a["groups"]:
         for face in group:
@@ -108,9 +124,7 @@ def _tally(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:
 
 def _roll(a: Args, env: Env, pos: n.Pos) -> int:
     count = _count(a, "count", pos, env)
-    if a["sides"] < 1:
-        raise RunError(pos, "dice need at least one side")
-    return _draw(env, Dice(count, a["sides"]), pos) if count else 0
+    return _draw(env, Dice(count, _sides(a, env, pos)), pos) if count else 0
 
 
 def _pick(a: Args, env: Env, pos: n.Pos) -> Any:

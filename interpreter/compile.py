@@ -21,8 +21,8 @@ from typing import Any
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES
 from dsl.ruleset import Ruleset
-from interpreter.builtins import IMPLEMENTATIONS
-from interpreter.env import Env, field, lookup, record_of
+from interpreter.builtins import IMPLEMENTATIONS, dice_problem
+from interpreter.env import Env, digit_check, field, lookup, record_of
 from interpreter.errors import RunError
 from interpreter.runtime.chance import Dice
 from interpreter.values import Record, Ref, RowRef, normalize, show
@@ -123,7 +123,12 @@ def _none(expr: n.NoneLit, c: Compiler) -> Fn:
 
 
 def _dice(expr: n.Dice, c: Compiler) -> Fn:
-    dice, pos = Dice(expr.count, expr.sides), expr.pos
+    dice, pos, limits = Dice(expr.count, expr.sides), expr.pos, c.rules.limits
+    problem = dice_problem(expr.count, expr.sides, limits)
+    if problem:
+        def refused(env: Env) -> Any:
+            raise RunError(pos, problem, limits.hint("count"))
+        return refused
     return lambda env: env.chooser.draw(dice, pos)
 
 
@@ -263,6 +268,7 @@ _OPERATORS: dict[str, Callable[[Any, Any, n.Pos], Any]] = {
 }
 # Whole numbers need no normalising: the common case skips it.
 _WHOLE = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+_ARITHMETIC = {"+", "-", "*", "/"}
 
 
 def _binary(expr: n.Binary, c: Compiler) -> Fn:
@@ -279,16 +285,22 @@ def _binary(expr: n.Binary, c: Compiler) -> Fn:
         def unknown(env: Env) -> Any:
             raise RunError(pos, f"unknown operator {op}")
         return unknown
+    if op not in _ARITHMETIC:
+        return lambda env: apply(left(env), right(env), pos)
+    within = digit_check(c.rules.limits, pos)
     whole = _WHOLE.get(op)
     if whole is not None:
+        # Whole numbers added or subtracted grow by a digit at most: only the rest is checked.
+        unchecked = op in ("+", "-")
+
         def arithmetic(env: Env) -> Any:
             a = left(env)
             b = right(env)
             if type(a) is int and type(b) is int:
-                return whole(a, b)
-            return apply(a, b, pos)
+                return whole(a, b) if unchecked else within(whole(a, b))
+            return within(apply(a, b, pos))
         return arithmetic
-    return lambda env: apply(left(env), right(env), pos)
+    return lambda env: within(apply(left(env), right(env), pos))
 
 
 def _conditional(expr: n.Conditional, c: Compiler) -> Fn:
@@ -379,6 +391,8 @@ def _modifier(call: n.Call, decl: n.ModifierDecl, c: Compiler) -> Fn:
     bind, pos, first = c.binder(call, decl.params), call.pos, decl.params[0].name
     terms: list[tuple[n.Node, Fn | None, Fn, Callable[[Any, Any], Any]]] = []
 
+    within = digit_check(c.rules.limits, pos)
+
     def modifier(env: Env) -> Any:
         if not terms:
             terms.extend((t, None if t.when is None else c.test(t.when), c.expr(t.amount), _TERMS[t.op])
@@ -392,7 +406,7 @@ def _modifier(call: n.Call, decl: n.ModifierDecl, c: Compiler) -> Fn:
             if when is not None and not when(inner):
                 continue
             before = value
-            value = apply(value, amount(inner))
+            value = within(apply(value, amount(inner)))
             if trace is not None and value != before:
                 applied.append(term)
         if applied:

@@ -117,7 +117,7 @@ class ExactEngine:
             return primitive.distribution()
         except StateLimitError as error:
             raise RunError(pos, f"the exact engine stopped: {error}",
-                           "estimate by sampling instead (--samples N), or raise the limit with --limit states=N") from None
+                           "estimate by sampling instead (fracas odds --samples N), or raise the limit with --limit states=N") from None
 
     def branches(self, fn: Callable[[Any], T]) -> list[tuple[Fraction, T]]:
         results: list[tuple[Fraction, T]] = []

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dsl import nodes as n
+from dsl.limits import Limits
 from interpreter.errors import RunError
 from interpreter.state import Frozen, State
 from interpreter.values import Record, Ref, RowRef, show
@@ -72,6 +74,28 @@ def field(value: Any, name: str, env: Env, pos: n.Pos) -> Any:
     if index is None:
         raise RunError(pos, f"a {record.shape.kind} has no field '{name}'")
     return record.values[index]
+
+
+def digit_check(limits: Limits, pos: n.Pos) -> Callable[[Any], Any]:
+    """A check that a computed number stays within the digits limit (a fraction: both its parts).
+
+    Squaring in a loop would otherwise grow a number until fracas hangs.
+    """
+    most_bits = math.ceil(limits.digits * math.log2(10))
+
+    def within(value: Any) -> Any:
+        kind = type(value)
+        if kind is int:
+            bits = value.bit_length()
+        elif kind is Fraction:
+            bits = max(value.numerator.bit_length(), value.denominator.bit_length())
+        else:
+            return value
+        if bits > most_bits:
+            raise RunError(pos, f"a number grew past the limit of {limits.digits} digits", limits.hint("digits"))
+        return value
+
+    return within
 
 
 def round_half_away(x: Fraction | int) -> int:

@@ -42,7 +42,7 @@ def run_block(stmts: tuple[n.Stmt, ...], dist: Dist, program: Program) -> Dist:
             _add(done, state, p)
         if len(done) > program.engine_limit:
             raise RunError(stmt.pos, f"the exact engine holds more than {program.engine_limit} states here",
-                           "estimate by sampling instead (--samples N), or raise the limit with --limit states=N")
+                           "estimate by sampling instead (fracas odds --samples N), or raise the limit with --limit states=N")
         dist = done
     return dist
 

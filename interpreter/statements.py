@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from dsl import nodes as n
 from interpreter.compile import Compiler
-from interpreter.env import Env, field, lookup
+from interpreter.env import Env, digit_check, field, lookup
 from interpreter.errors import RunError
 from interpreter.state import Frozen, State
 from interpreter.values import Record, Ref, RowRef, normalize, show
@@ -80,6 +80,9 @@ def _let(stmt: n.Let, c: Compiler) -> Run:
 
 def _assign(stmt: n.Assign, c: Compiler) -> Run:
     value, combine = c.expr(stmt.value), _COMBINE[stmt.op]
+    if stmt.op != "=":
+        within, operation = digit_check(c.rules.limits, stmt.pos), combine
+        combine = lambda old, new: within(operation(old, new))  # noqa: E731
     head, *path = stmt.target
     pos = stmt.pos
 

@@ -104,3 +104,53 @@ def test_a_bad_limit_flag_exits_2(capsys, flag, message):
     rules = Path(__file__).resolve().parent.parent / "rules" / "epicinium.rules"
     assert main(["check", str(rules), "--limit", flag]) == 2
     assert message in capsys.readouterr().err
+
+
+def run_error(body: str, limits: Limits = Limits()):
+    rules = dsl.loads(HEADER + "outcome f: number = 0\naction go() {\n" + body + "\n}\n", "t.rules", limits)
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    return caught.value.diagnostics[0]
+
+
+def test_a_number_squared_in_a_loop_stops_at_the_digits_limit():
+    d = run_error("let a = 3\nfor i in range(40) { a = a * a }")
+    assert (d.line, d.column) == (5, 26)
+    assert d.message == "a number grew past the limit of 1000 digits" and "--limit digits=N" in d.hint
+
+
+def test_a_fraction_whose_denominator_grows_stops_at_the_digits_limit():
+    d = run_error("f = 1\nfor i in range(5000) { f = f / 3 }")
+    assert d.source_line.endswith("f = f / 3 }") and "past the limit of 1000 digits" in d.message
+
+
+def test_a_compound_assignment_stops_at_the_digits_limit():
+    d = run_error("x = 2\nfor i in range(20) { x *= x }")
+    assert d.source_line.endswith("x *= x }") and "past the limit of 1000 digits" in d.message
+
+
+def test_a_raised_digits_limit_lets_bigger_numbers_through():
+    rules = dsl.loads(HEADER + "action go() { let a = 10  for i in range(10) { a = a * a }  x = a - a }\n",
+                      "t.rules", Limits(digits=1100))
+    assert exact(rules, Scenario("go", {})).marginal("x") == {0: 1}
+
+
+def test_the_digits_limit_stays_where_numbers_can_still_be_printed():
+    with pytest.raises(ValueError, match="'digits' can be at most 4000"):
+        Limits(digits=4001)
+
+
+def test_a_number_written_with_too_many_digits_is_a_located_error():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(HEADER + "action go() { x = " + "9" * 1200 + " }\n", "t.rules")
+    d = caught.value.diagnostics[0]
+    assert (d.line, d.column) == (2, 19) and d.message == "a number of 1200 digits is over the limit of 1000"
+
+
+@pytest.mark.parametrize("dice, message", [
+    ("10001d6", "10001 dice are over the limit of 10000"),
+    ("1d99999999", "a die of 99999999 sides is over the limit of 10000"),
+])
+def test_written_dice_obey_the_count_limit(dice, message):
+    d = run_error(f"x = {dice}")
+    assert (d.line, d.message) == (4, message) and "--limit count=N" in d.hint
