@@ -136,6 +136,10 @@ class Checker:
                 self.error(decl.pos, f"'{decl.name}' is the name of a builtin function",
                            "choose another name")
                 continue
+            if decl.name in EXAMPLE_NAMES:
+                self.error(decl.pos, f"'{decl.name}' is kept for why a resolution stopped, which every "
+                           "resolution reports", "choose another name")
+                continue
             seen[decl.name] = decl
             if isinstance(decl, n.RowDecl):
                 self.rules.rows[decl.name] = decl

@@ -62,7 +62,7 @@ def read_text(path: Path, shown: str, at: Diagnostic | None = None, limits: Limi
         size = path.stat().st_size
         if size > limits.file_bytes:
             raise fail(f"the file is {size} bytes, over the limit of {limits.file_bytes} ({limits.hint('file_bytes')})")
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is not text
     except FileNotFoundError:
         raise fail("no such file") from None
     except IsADirectoryError:

@@ -177,3 +177,15 @@ def test_a_parameter_may_read_an_earlier_one_and_a_comprehension_its_own_names()
     rules = dsl.loads(BASE + "param twice = bonus * 2\nparam items = [later for later in [1, 2]]\nparam later = 3\n",
                       "fine.rules")
     assert {"twice", "items", "later"} <= set(rules.params)
+
+
+def test_an_outcome_may_not_take_the_name_every_resolution_uses_for_why_it_stopped():
+    found = problems(BASE + 'outcome stopped: text = ""\n')
+    assert (found[0].line, found[0].message) == (
+        10, "'stopped' is kept for why a resolution stopped, which every resolution reports")
+
+
+def test_a_byte_order_mark_at_the_start_of_a_file_is_not_read_as_text(tmp_path):
+    path = tmp_path / "bom.rules"
+    path.write_bytes(b"\xef\xbb\xbf" + BASE.encode())
+    assert "lost" in dsl.load(path).outcomes
