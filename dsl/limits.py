@@ -11,8 +11,9 @@ from dataclasses import dataclass, fields
 
 
 # Past these, Python's own recursion limit would stop a run before ours could say why.
-# Past 4300 digits Python cannot even print a number.
-CEILINGS = {"nesting": 300, "digits": 4000}
+# Past 4300 digits Python cannot even print a number; steps calling each other
+# much deeper than 100 would reach Python's own recursion limit.
+CEILINGS = {"nesting": 300, "digits": 4000, "call_depth": 100}
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,17 @@ def test_a_raised_digits_limit_lets_bigger_numbers_through():
     assert exact(rules, Scenario("go", {})).marginal("x") == {0: 1}
 
 
+def test_steps_may_call_each_other_as_deep_as_the_highest_call_depth():
+    rules = dsl.loads(HEADER + "step deeper(n: int) { if n > 0 { x += 1  deeper(n - 1) } }\n"
+                      "action go() { deeper(98) }\n", "t.rules", Limits(call_depth=100))
+    assert exact(rules, Scenario("go", {})).marginal("x") == {98: 1}
+
+
+def test_the_call_depth_cannot_be_raised_past_what_python_can_follow():
+    with pytest.raises(ValueError, match="'call_depth' can be at most 100"):
+        Limits(call_depth=101)
+
+
 def test_the_digits_limit_stays_where_numbers_can_still_be_printed():
     with pytest.raises(ValueError, match="'digits' can be at most 4000"):
         Limits(digits=4001)
