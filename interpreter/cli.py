@@ -420,6 +420,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         metric_expression(args.metric, rules)  # a bad metric stops here, before any work
     except SweepError as error:
         raise UsageError(str(error)) from None
+    paths = [vary.path for vary in varies]
+    twice = next((path for path in paths if paths.count(path) > 1), None)
+    if twice is not None:
+        raise UsageError(f"--vary {twice} is given twice; give all its values in one --vary")
     if args.samples < 1 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--samples and --jobs need positive numbers")
     if target is not None and len(varies) > 2:

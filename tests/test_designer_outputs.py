@@ -72,6 +72,11 @@ def test_sweep_plot_refuses_to_overwrite_an_input_before_any_work(capsys, tmp_pa
     assert scenario.read_text() == Path(CITY).read_text()
 
 
+def test_sweep_refuses_the_same_varied_value_twice(capsys):
+    assert main(["sweep", EPI, CITY, "--vary", "target.figures=1,2", "--vary", "target.figures=3"]) == 2
+    assert "--vary target.figures is given twice" in capsys.readouterr().err
+
+
 def sweep_csv(capsys, *extra: str) -> list[dict]:
     assert main(["sweep", EPI, CITY, "--vary", "target.type=rifleman,tank", "--vary", "space.tile=city,forest",
                  "--csv", *extra]) == 0
