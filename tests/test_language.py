@@ -45,6 +45,11 @@ def test_a_die_is_uniform():
     assert odds("result = 1d6") == {face: Fraction(1, 6) for face in range(1, 7)}
 
 
+def test_three_dice_sum_as_counting_every_throw_would():
+    throws = [a + b + c for a in range(1, 5) for b in range(1, 5) for c in range(1, 5)]
+    assert odds("result = 3d4") == {t: Fraction(throws.count(t), 64) for t in set(throws)}
+
+
 def test_two_dice_sum_by_convolution():
     dist = odds("result = 2d6")
     assert dist[7] == Fraction(1, 6) and dist[2] == Fraction(1, 36)
