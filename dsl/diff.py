@@ -48,22 +48,44 @@ def declarations(rules: Ruleset) -> dict[tuple[str, str], n.Decl]:
 
 
 def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) -> tuple[str, ...]:
+    if isinstance(old, (n.ParamDecl, n.ChoiceDecl, n.OutcomeDecl)) and type(old) is type(new):
+        return _part_changes(old, new, before, after)
     if isinstance(old, n.RowDecl) and isinstance(new, n.RowDecl):
         a = {f.name: f.value for f in old.fields}
         b = {f.name: f.value for f in new.fields}
+        gone, came = "(default)", "(default)"  # a row without a field takes its kind's default
     elif isinstance(old, n.KindDecl) and isinstance(new, n.KindDecl):
         a = {f.name: f for f in old.fields}
         b = {f.name: f for f in new.fields}
+        gone, came = "(removed)", "(added)"
     else:
         return ()
     details = []
     for name in list(a) + [k for k in b if k not in a]:
-        if name not in b:
-            details.append(f"{name}: {before.text_of(a[name])} -> (default)")
-        elif name not in a:
-            details.append(f"{name}: (default) -> {after.text_of(b[name])}")
-        elif a[name] != b[name]:
-            details.append(f"{name}: {before.text_of(a[name])} -> {after.text_of(b[name])}")
+        was = _shown(a[name], before) if name in a else came
+        now = _shown(b[name], after) if name in b else gone
+        if was != now:
+            details.append(f"{name}: {was} -> {now}")
+    return tuple(details)
+
+
+def _shown(node: n.Node, rules: Ruleset) -> str:
+    """A row's field value as written, or a kind's field as its type and default."""
+    if isinstance(node, n.FieldDecl):
+        default = "" if node.default is None else f" = {rules.text_of(node.default)}"
+        return rules.text_of(node.type) + default
+    return rules.text_of(node)
+
+
+def _part_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) -> tuple[str, ...]:
+    """The type and the value of a parameter, choice or outcome, where they differ."""
+    details = []
+    for part in ("type", "value"):
+        was, now = getattr(old, part), getattr(new, part)
+        shown_was = "(unwritten)" if was is None else before.text_of(was)
+        shown_now = "(unwritten)" if now is None else after.text_of(now)
+        if shown_was != shown_now:
+            details.append(f"{part}: {shown_was} -> {shown_now}")
     return tuple(details)
 
 

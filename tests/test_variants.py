@@ -157,6 +157,16 @@ def test_diff_of_a_file_with_itself_is_empty(capsys):
     assert capsys.readouterr().out.startswith(f"{BASE} against {BASE}: 0 changes")
 
 
+def test_diff_shows_kind_fields_removed_and_added_and_changed_types(capsys, tmp_path):
+    (tmp_path / "a.rules").write_text("kind k { a: int = 1  b: int = 2 }\noutcome o: int = 0\n")
+    (tmp_path / "b.rules").write_text("kind k { a: int = 1  c: int = 3 }\noutcome o: bool = false\n")
+    assert main(["diff", str(tmp_path / "a.rules"), str(tmp_path / "b.rules")]) == 0
+    out = capsys.readouterr().out
+    assert "b: int = 2 -> (removed)" in out and "c: (added) -> int = 3" in out
+    assert "type: int -> bool" in out and "value: 0 -> false" in out
+    assert "a: " not in out  # unchanged fields are not listed
+
+
 def test_odds_side_by_side_shows_both_and_the_change_in_mean(capsys):
     assert main(["odds", str(BASE), str(CLASSIC), str(SCENARIO)]) == 0
     out = capsys.readouterr().out
