@@ -7,7 +7,7 @@ builds the Ruleset the interpreter runs.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES, Signature
@@ -258,7 +258,7 @@ class Checker:
         settings = [*self.rules.params.values(), *self.rules.choices.values()]
         for position, typed in enumerate(settings):
             later = {other.name for other in settings[position + 1:]}
-            for name in _free_names(typed.value):
+            for name in free_names(typed.value):
                 if name.name == typed.name:
                     self.error(name.pos, f"'{typed.name}' reads itself", "give it a value that does not depend on it")
                 elif name.name in later:
@@ -769,21 +769,24 @@ def _uses_chance(expr: n.Expr) -> bool:
     return False
 
 
-def _free_names(expr: n.Expr, bound: frozenset[str] = frozenset()) -> Iterable[n.Name]:
-    """The names an expression reads that none of its comprehensions binds."""
+def free_names(expr: n.Expr, bound: frozenset[str] = frozenset(),
+               skip: Callable[[n.Expr], bool] = lambda expr: False) -> Iterable[n.Name]:
+    """The names an expression reads that none of its comprehensions binds, outside the parts `skip` picks."""
+    if skip(expr):
+        return
     if isinstance(expr, n.Name):
         if expr.name not in bound:
             yield expr
         return
     if isinstance(expr, n.Comprehension):
-        yield from _free_names(expr.source, bound)
+        yield from free_names(expr.source, bound, skip)
         inner = bound | {expr.var}
         for part in (expr.item, expr.condition):
             if part is not None:
-                yield from _free_names(part, inner)
+                yield from free_names(part, inner, skip)
         return
     for child in _children(expr):
-        yield from _free_names(child, bound)
+        yield from free_names(child, bound, skip)
 
 
 def _children(expr: n.Expr) -> Iterable[n.Expr]:
@@ -801,3 +804,18 @@ def _children(expr: n.Expr) -> Iterable[n.Expr]:
 
 def check(module: n.Module, source: SourceFile) -> Ruleset:
     return Checker(module, source).run()
+
+
+def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile, scope: dict[str, Type]) -> Type:
+    """The type of `expr` read as an example's `expect` line, `scope` holding the action's names.
+
+    For expressions written outside a rules file (a sweep's metric): `source`
+    is their own text, so that a problem points into it. RulesError if wrong.
+    """
+    checker = Checker(n.Module(expr.pos, path=rules.path, title=rules.title), source)
+    checker.rules = dataclasses.replace(rules, sources={**rules.sources, source.path: source})
+    checker._in_example = True  # prob, mean, always, never and possible are allowed, as in `expect`
+    found = checker.expect(expr, ANY, Scope({**scope, **EXAMPLE_NAMES}))
+    if checker.diagnostics:
+        raise RulesError(sorted(checker.diagnostics, key=lambda d: (d.line, d.column)))
+    return found

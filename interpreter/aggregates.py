@@ -8,6 +8,7 @@ replaced by its value; the rest of the expression is then evaluated once.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -26,9 +27,7 @@ def evaluate_over(expr: n.Expr, prepared: Prepared, states: dict[State, Any]) ->
 
 
 def has_aggregate(expr: Any) -> bool:
-    found: list = []
-    substitute_aggregates(expr, None, None, found, dry=True)  # type: ignore[arg-type]
-    return bool(found)
+    return bool(aggregate_calls(expr))
 
 
 def outcome_env(prepared: Prepared, state: State) -> Env:
@@ -43,8 +42,12 @@ class _NoChance:
         raise RunError(pos, "an expectation cannot roll dice")
 
 
+def _argument(call: n.Call) -> n.Expr:
+    return call.args[0] if call.args else call.keywords[0].value
+
+
 def _aggregate(call: n.Call, prepared: Prepared, states: dict[State, Any]) -> Any:
-    arg = call.args[0] if call.args else call.keywords[0].value
+    arg = _argument(call)
     total = sum(states.values(), Fraction(0))
     results = [(evaluate(arg, outcome_env(prepared, s)), p) for s, p in states.items()]
     if call.func == "prob":
@@ -61,17 +64,55 @@ def _aggregate(call: n.Call, prepared: Prepared, states: dict[State, Any]) -> An
 def substitute_aggregates(expr: Any, prepared: Prepared, states: dict[State, Any], found: list,
                           dry: bool = False) -> Any:
     """expr with each aggregate call replaced by its value (recorded in `found`); dry: only find them."""
-    if isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].aggregate:
+    def replace(call: n.Call) -> n.Expr:
         if dry:
-            found.append((expr, None))
-            return expr
-        value = _aggregate(expr, prepared, states)
-        found.append((expr, value))
-        if isinstance(value, bool):
-            return n.Bool(expr.pos, value=value)
-        return n.Number(expr.pos, value=value)
+            found.append((call, None))
+            return call
+        value = _aggregate(call, prepared, states)
+        found.append((call, value))
+        return _literal(call.pos, value)
+
+    return _map_aggregates(expr, replace)
+
+
+def aggregate_calls(expr: n.Expr) -> list[n.Call]:
+    """The aggregate calls of an expression, in the order `with_values` fills them."""
+    found: list[n.Call] = []
+
+    def record(call: n.Call) -> n.Expr:
+        found.append(call)
+        return call
+
+    _map_aggregates(expr, record)
+    return found
+
+
+def with_values(expr: n.Expr, values: list[Any]) -> n.Expr:
+    """expr with its aggregate calls replaced by `values`, in order: the same metric at other estimates."""
+    remaining = iter(values)
+    return _map_aggregates(expr, lambda call: _literal(call.pos, next(remaining)))
+
+
+def sample_term(call: n.Call, prepared: Prepared, state: State) -> Fraction:
+    """What one final state adds to a prob or a mean: 1 or 0 for a condition, its value for a number."""
+    value = evaluate(_argument(call), outcome_env(prepared, state))
+    if call.func == "prob":
+        return Fraction(1 if value is True else 0)
+    return Fraction(value)
+
+
+def _literal(pos: n.Pos, value: Any) -> n.Expr:
+    if isinstance(value, bool):
+        return n.Bool(pos, value=value)
+    return n.Number(pos, value=value)
+
+
+def _map_aggregates(expr: Any, replace: Callable[[n.Call], n.Expr]) -> Any:
+    """expr with each aggregate call (outermost ones only) replaced by what `replace` makes of it."""
+    if isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].aggregate:
+        return replace(expr)
     if isinstance(expr, tuple):
-        return tuple(substitute_aggregates(e, prepared, states, found, dry) for e in expr)
+        return tuple(_map_aggregates(e, replace) for e in expr)
     if not isinstance(expr, n.Node):
         return expr
     changes = {}
@@ -79,7 +120,7 @@ def substitute_aggregates(expr: Any, prepared: Prepared, states: dict[State, Any
         if f.name == "pos":
             continue
         value = getattr(expr, f.name)
-        new = substitute_aggregates(value, prepared, states, found, dry)
+        new = _map_aggregates(value, replace)
         if new is not value:
             changes[f.name] = new
     return dataclasses.replace(expr, **changes) if changes else expr

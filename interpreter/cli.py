@@ -27,7 +27,7 @@ from dsl.limits import Limits
 from interpreter.errors import ScenarioError
 from interpreter.examples import run_examples
 from interpreter.plots import PlotUnavailable, plot_distributions, plot_heatmap
-from interpreter.sweep import SweepError, metric_expression, parse_vary
+from interpreter.sweep import SweepError, default_metric, metric_expression, parse_vary
 from interpreter.sweep import sweep as run_sweep
 from interpreter.files import write_text_atomically
 from interpreter.scenario import combine, dump_state, load_scenario, parse_assignment
@@ -349,6 +349,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
         if args.json:
             means = {name: str(after.mean(name) - before.mean(name))
                      for name in after.outcome_names if name in before.outcome_names
+                     and report.comparable(results, name)
                      and before.mean(name) is not None and after.mean(name) is not None}
             print(json.dumps({"compare": [{"rules": path, **dist.as_json()} for path, dist in zip(args.rules, results)],
                               "mean_difference": means}, indent=2))
@@ -417,7 +418,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     target = _output("--plot", args.plot, args, [rules])
     try:
         varies = [parse_vary(text, lambda v: parse_assignment(f"v={v}")[1]) for text in args.vary]
-        metric_expression(args.metric, rules)  # a bad metric stops here, before any work
+        metric_expression(args.metric, rules, scenario.action or rules.default_action)  # before any work
     except SweepError as error:
         raise UsageError(str(error)) from None
     paths = [vary.path for vary in varies]
@@ -434,7 +435,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if failed:
         shown = ", ".join(str(s) for s in failed[0].settings)
         raise UsageError(f"sweep: the case {shown} failed: {failed[0].error}")
-    metric = args.metric or f"mean({next(iter(rules.outcomes))})"
+    metric = args.metric or default_metric(rules)
     if target is not None:
         rows, columns, cells = report.sweep_matrix(varies, results)
         values = [[None if c is None else float(c.value) for c in row] for row in cells]

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
-from typing import Any
+
+from dsl.types import NUMERIC
+
 from interpreter.api import Distribution, Run, show_plain
 from interpreter.runtime.bodies import Pool, Volley
 from interpreter.runtime.keys import stable_key
 
 BAR_WIDTH = 30
+STOPPED = "stopped"  # why a resolution stopped early: a name every distribution may have
 
 
 def percent(p: Fraction) -> str:
@@ -101,29 +105,113 @@ def _margin(p: Fraction, samples: int) -> float:
 
 
 def side_by_side(dists: list[Distribution], names: list[str], title: str) -> str:
-    """Several distributions of the same outcomes in columns; with two, the change in each mean."""
+    """Several distributions of the same outcomes in columns; with two, the change in each mean.
+
+    Outcomes are compared only where their types agree (an int and a number
+    do): `true` and 1 are equal in Python but not the same result. A column
+    whose rules do not declare an outcome says so instead of showing 0%.
+    """
     width = max(10, *(len(name) for name in names))
     lines = [title, "\n" + " " * 12 + "  ".join(f"{name:>{width}}" for name in names)]
     outcome_names = list(dict.fromkeys(name for dist in dists for name in dist.outcome_names))
     same = []
     for outcome in outcome_names:
-        marginals = [d.marginal(outcome) if outcome in d.outcome_names else {} for d in dists]
-        if all(m == marginals[0] for m in marginals) and len(marginals[0]) == 1:
-            same.append(f"{outcome} = {show_plain(next(iter(marginals[0])))}")
+        columns = [_Column.of(dist, outcome) for dist in dists]
+        certain = _certain_in_every(columns)
+        if certain is not None:
+            same.append(f"{outcome} = {show_plain(certain)}")
             continue
-        lines.append(outcome)
-        values = sorted({v for m in marginals for v in m}, key=stable_key)
-        for value in values:
-            cells = "  ".join(f"{percent(m.get(value, Fraction(0))):>{width}}" for m in marginals)
-            lines.append(f"  {show_plain(value):>10}{cells}")
-        means = [d.mean(outcome) if m else None for d, m in zip(dists, marginals)]
-        if all(mean is not None for mean in means):
-            row = "  ".join(f"{float(mean):>{width}.4g}" for mean in means)  # type: ignore[arg-type]
-            change = f"   change {float(means[1] - means[0]):+.4g}" if len(means) == 2 else ""  # type: ignore[operator]
-            lines.append(f"  {'mean':>10}{row}{change}")
+        lines.append(_outcome_header(outcome, columns, names))
+        lines.extend(_value_rows(columns, width))
+        if len({c.category for c in columns if c.declared}) == 1:
+            lines.extend(_mean_row(dists, columns, outcome, width))
     if same:
         lines.append("\ncertain in every column: " + ", ".join(same))
     return "\n".join(lines)
+
+
+def comparable(dists: list[Distribution], outcome: str) -> bool:
+    """Whether every distribution declares the outcome with types that may be compared (an int and a number may)."""
+    columns = [_Column.of(dist, outcome) for dist in dists]
+    return all(c.declared for c in columns) and len({c.category for c in columns}) == 1
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One outcome in one distribution: its declared type and its marginal, or not declared at all."""
+
+    written: str | None  # its type as written in the rules; None when they do not declare the outcome
+    category: str | None  # what it may be compared with: int and number are both "number"
+    marginal: dict[Any, Fraction]
+
+    @property
+    def declared(self) -> bool:
+        return self.written is not None
+
+    @staticmethod
+    def of(dist: Distribution, outcome: str) -> _Column:
+        declared = dist.prepared.program.rules.outcomes.get(outcome)
+        if declared is not None:
+            kind = declared.type
+            category = "number" if kind.name in NUMERIC else str(kind.required())
+            return _Column(str(kind), category, dist.marginal(outcome))
+        if outcome == STOPPED:
+            # Every resolution may stop; a distribution that never did lists no `stopped`, as if always "".
+            marginal = dist.marginal(outcome) if outcome in dist.outcome_names else {"": Fraction(1)}
+            return _Column("text", "text", marginal)
+        return _Column(None, None, {})
+
+
+def _certain_in_every(columns: list[_Column]) -> Any | None:
+    """The one value an outcome always takes in every column, if it does (and is comparable there)."""
+    if not all(c.declared for c in columns) or len({c.category for c in columns}) != 1:
+        return None
+    first = columns[0].marginal
+    if len(first) != 1 or any(c.marginal != first for c in columns):
+        return None
+    return next(iter(first))
+
+
+def _outcome_header(outcome: str, columns: list[_Column], names: list[str]) -> str:
+    notes = []
+    if len({c.category for c in columns if c.declared}) > 1:
+        notes.append("types differ: " + ", ".join(f"{c.written} in {name}"
+                                                  for c, name in zip(columns, names) if c.declared))
+    missing = [name for c, name in zip(columns, names) if not c.declared]
+    if missing:
+        notes.append("not declared in " + ", ".join(missing))
+    return outcome + "".join(f"    {note}" for note in notes)
+
+
+def _value_rows(columns: list[_Column], width: int) -> list[str]:
+    """One row per value, grouped by type; a column shows only values of its own type."""
+    rows = []
+    for category in dict.fromkeys(c.category for c in columns if c.declared):
+        own = [c for c in columns if c.category == category]
+        values = sorted({v for c in own for v in c.marginal}, key=stable_key)
+        for value in values:
+            cells = "  ".join(f"{_share(c, category, value):>{width}}" for c in columns)
+            rows.append(f"  {show_plain(value):>10}{cells}".rstrip())
+    return rows
+
+
+def _share(column: _Column, category: str | None, value: Any) -> str:
+    if not column.declared:
+        return "-"
+    if column.category != category:
+        return ""  # a value of another type: this column has no such row
+    return percent(column.marginal.get(value, Fraction(0)))
+
+
+def _mean_row(dists: list[Distribution], columns: list[_Column], outcome: str, width: int) -> list[str]:
+    means = [d.mean(outcome) if c.declared and outcome in d.outcome_names else None for d, c in zip(dists, columns)]
+    if all(mean is None for mean in means):
+        return []
+    row = "  ".join(f"{'-' if mean is None else f'{float(mean):.4g}':>{width}}" for mean in means)
+    change = ""
+    if len(means) == 2 and means[0] is not None and means[1] is not None:
+        change = f"   change {float(means[1] - means[0]):+.4g}"
+    return [f"  {'mean':>10}{row}{change}"]
 
 
 def odds_csv(dists: list[Distribution], labels: list[str]) -> str:
@@ -146,7 +234,9 @@ def _cell(case: Any) -> str:
     if case is None:
         return "-"
     text = f"{float(case.value):.4g}"
-    return f"~{text} ±{case.margin:.2g}" if case.estimated else text
+    if not case.estimated:
+        return text
+    return f"~{text}" if case.margin is None else f"~{text} ±{case.margin:.2g}"
 
 
 def sweep_matrix(varies: list[Any], cases: list[Any]) -> tuple[list[str], list[str], list[list[Any]]]:
@@ -176,6 +266,8 @@ def sweep_text(varies: list[Any], cases: list[Any], metric: str) -> str:
             lines.append(f"  {shown}: {_cell(case)}")
     if any(case.estimated for case in cases):
         lines.append("\n~ estimated by sampling (the exact engine reached its state limit); ± half a 95% interval")
+    if any(case.estimated and case.margin is None for case in cases):
+        lines.append("  (none for a true-or-false metric, nor from fewer than 2 samples)")
     return "\n".join(lines)
 
 

@@ -21,13 +21,26 @@ from typing import Any
 
 import dsl
 from dsl import nodes as n
-from dsl.diagnostics import RulesError
+from dsl.builtins import SIGNATURES
+from dsl.check import EXAMPLE_NAMES, check_expectation, free_names
+from dsl.diagnostics import RulesError, SourceFile
 from dsl.limits import Limits
 from dsl.parse import parse_expression
-from interpreter.aggregates import evaluate_over, has_aggregate, outcome_env
+from dsl.types import ANY, NUMERIC, Type
+from interpreter.aggregates import (
+    aggregate_calls,
+    evaluate_over,
+    has_aggregate,
+    outcome_env,
+    sample_term,
+    with_values,
+)
 from interpreter.api import Distribution, Scenario, estimate, exact
 from interpreter.errors import RunError, ScenarioError
-from interpreter.evaluate import evaluate
+from interpreter.evaluate import evaluate_once
+
+METRIC = "--metric"  # where a problem in the metric is said to be
+Z95 = 1.96  # a 95% normal interval is the estimate plus or minus this many standard errors
 
 _STEP = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[(\d+|\*)\])?")
 
@@ -46,12 +59,9 @@ class Vary:
 class Case:
     settings: tuple[Any, ...]  # one value per Vary
     value: Fraction | float | None = None
-    margin: float | None = None  # half a 95% interval, when estimated
+    margin: float | None = None  # half a 95% interval, when estimated and one can be given
     error: str = ""
-
-    @property
-    def estimated(self) -> bool:
-        return self.margin is not None
+    estimated: bool = False  # by sampling, because the exact engine reached its state limit
 
 
 def parse_vary(text: str, parse_value: Callable[[str], Any]) -> Vary:
@@ -101,17 +111,61 @@ def _assign(container: Any, steps: list[str], value: Any, path: str) -> None:
             _assign(items[i], steps[1:], value, path)
 
 
-def metric_expression(text: str | None, rules: dsl.Ruleset) -> n.Expr:
-    """The metric, read as an expression of the rules language; bare outcomes mean their mean."""
-    if not text:
-        first = next(iter(rules.outcomes), None)
-        if first is None:
-            raise SweepError("these rules declare no outcomes: give --metric")
-        text = f"mean({first})"
-    expr = parse_expression(text, "--metric")
-    if not has_aggregate(expr):
-        expr = n.Call(expr.pos, func="mean", args=(expr,))
-    return expr
+def default_metric(rules: dsl.Ruleset) -> str:
+    """The metric when none is given: the first outcome that is a number (its mean) or a condition (its probability)."""
+    for name, typed in rules.outcomes.items():
+        if typed.type.name in NUMERIC:
+            return f"mean({name})"
+        if typed.type.name == "bool":
+            return f"prob({name})"
+    raise SweepError("these rules declare no number or true/false outcome: give --metric")
+
+
+def metric_expression(text: str | None, rules: dsl.Ruleset, action: str | None = None) -> n.Expr:
+    """The metric, read and checked as an example's `expect` line is; RulesError, located in its text, if it is wrong.
+
+    A metric without prob, mean, always, never or possible reads every final
+    state: a condition then means its probability, a number its mean. `action`
+    is the one the scenario resolves; without it, the inputs and locals of
+    every action may be read, and the sweep checks the metric again with it.
+    """
+    text = text or default_metric(rules)
+    source = SourceFile(METRIC, text)
+    expr = parse_expression(text, METRIC, rules.limits)
+    scope = _expect_scope(rules, action)
+    found = check_expectation(rules, expr, source, scope)
+    if not (found.is_numeric or found.name == "bool"):
+        shown = "none" if found.name == "none" else f"a {found}"
+        raise RulesError([source.at(expr.pos, f"a metric is a number or a condition, not {shown}",
+                                    "read the outcomes through prob(condition) or mean(number)")])
+    if has_aggregate(expr):
+        _refuse_names_outside_aggregates(expr, source, set(scope) | set(rules.outcomes))
+        return expr
+    return n.Call(expr.pos, func="prob" if found.name == "bool" else "mean", args=(expr,))
+
+
+def _expect_scope(rules: dsl.Ruleset, action: str | None) -> dict[str, Type]:
+    """The names an `expect` line of `action` reads besides outcomes: its inputs and top-level locals."""
+    decl = rules.actions.get(action) if action else None
+    if decl is not None:
+        return {**rules.param_types(decl), **rules.action_locals.get(decl.name, {})}
+    # Not known yet which action: any action's names may be read, of a type decided when it is.
+    return {name: ANY for decl in rules.actions.values()
+            for name in [*rules.param_types(decl), *rules.action_locals.get(decl.name, {})]}
+
+
+def _is_aggregate(expr: n.Expr) -> bool:
+    return isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].aggregate
+
+
+def _refuse_names_outside_aggregates(expr: n.Expr, source: SourceFile, per_outcome: set[str]) -> None:
+    """An outcome read outside prob, mean, ... would give the value of one final state picked at random."""
+    for name in free_names(expr, skip=_is_aggregate):
+        if name.name in per_outcome or name.name in EXAMPLE_NAMES:
+            raise RulesError([source.at(name.pos, f"'{name.name}' outside prob, mean, always, never or possible "
+                                                  "reads one final state, not the distribution",
+                                        f"read it through one: mean({name.name}) of a number, "
+                                        f"prob({name.name} == ...) of any value")])
 
 
 def cases(varies: list[Vary]) -> Iterator[tuple[Any, ...]]:
@@ -128,7 +182,7 @@ def run_case(job: tuple[str, Limits, Scenario, list[Vary], tuple[Any, ...], str 
     rules_path, limits, scenario, varies, settings, metric, samples = job
     try:
         rules = _rules(rules_path, limits)
-        expr = metric_expression(metric, rules)
+        expr = metric_expression(metric, rules, scenario.action or rules.default_action)
         for vary, value in zip(varies, settings):
             scenario = set_path(scenario, vary.path, value)
         try:
@@ -140,30 +194,68 @@ def run_case(job: tuple[str, Limits, Scenario, list[Vary], tuple[Any, ...], str 
         value = evaluate_over(expr, dist.prepared, dist.states)
         if isinstance(value, bool):
             value = Fraction(int(value))
-        margin = None
-        if dist.mode == "estimate":
-            margin = _margin(dist, expr)
-        return Case(settings, value, margin)
+        if dist.mode != "estimate":
+            return Case(settings, value)
+        return Case(settings, value, _margin(expr, dist), estimated=True)
     except (RulesError, ScenarioError) as error:
         return Case(settings, error=error.diagnostics[0].message)
     except (RunError, SweepError, TypeError, ValueError) as error:
         return Case(settings, error=str(error))
 
 
-def _margin(dist: Distribution, expr: n.Expr) -> float:
-    """Half a 95% normal interval of a sampled mean, from the sample's own spread."""
-    if not (isinstance(expr, n.Call) and expr.args):
-        return float("nan")
-    inner = expr.args[0]
-    values = [(float(evaluate(inner, outcome_env(dist.prepared, s))), p) for s, p in dist.states.items()]
-    mean = sum(v * float(p) for v, p in values)
-    variance = sum((v - mean) ** 2 * float(p) for v, p in values)
-    return 1.96 * math.sqrt(variance / max(1, dist.samples))
+def _margin(expr: n.Expr, dist: Distribution) -> float | None:
+    """Half a 95% interval of a metric estimated from samples; None where no honest one can be given.
+
+    Each prob or mean is an average over the samples, and the metric a function
+    of those averages; by the delta method its variance is about
+    grad . cov . grad / samples. One sample has no spread to measure, and a
+    true-or-false metric (always, never, possible, a comparison) no interval.
+    """
+    calls = aggregate_calls(expr)
+    if dist.samples < 2 or any(call.func not in ("prob", "mean") for call in calls):
+        return None
+    terms = [([sample_term(call, dist.prepared, state) for call in calls], p) for state, p in dist.states.items()]
+    centre = [sum((t[i] * p for t, p in terms), Fraction(0)) for i in range(len(calls))]
+    gradient = _gradient(expr, centre, dist)
+    if gradient is None:
+        return None
+    deviations = [(sum(g * float(t - c) for g, t, c in zip(gradient, ts, centre)), float(p)) for ts, p in terms]
+    # The spread of the metric's linear part over the samples, with n - 1 for a sample's own variance.
+    variance = sum(d * d * p for d, p in deviations) * dist.samples / (dist.samples - 1)
+    margin = Z95 * math.sqrt(variance / dist.samples)
+    return margin if math.isfinite(margin) else None
+
+
+def _gradient(expr: n.Expr, centre: list[Fraction], dist: Distribution) -> list[float] | None:
+    """How fast the metric moves with each of its averages, by central differences; None if it is no number."""
+    step = Fraction(1, 10**6)
+    gradient = []
+    for i in range(len(centre)):
+        up = _metric_at(expr, [c + step if j == i else c for j, c in enumerate(centre)], dist)
+        down = _metric_at(expr, [c - step if j == i else c for j, c in enumerate(centre)], dist)
+        if up is None or down is None:
+            return None
+        gradient.append(float((up - down) / (2 * step)))
+    return gradient
+
+
+def _metric_at(expr: n.Expr, averages: list[Fraction], dist: Distribution) -> Fraction | None:
+    """The metric were its averages these: a number, or None when it is a truth or cannot be computed there."""
+    try:
+        value = evaluate_once(with_values(expr, averages), outcome_env(dist.prepared, next(iter(dist.states))))
+    except (RunError, ArithmeticError, TypeError, ValueError):
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+        return None
+    return Fraction(value)
 
 
 def sweep(rules_path: str, limits: Limits, scenario: Scenario, varies: list[Vary], metric: str | None,
           samples: int = 2000, jobs: int | None = None,
           progress: Callable[[int, int], None] | None = None) -> list[Case]:
+    # A wrong metric stops here, located in its text, before any case runs.
+    rules = _rules(rules_path, limits)
+    metric_expression(metric, rules, scenario.action or rules.default_action)
     jobs_list = [(rules_path, limits, scenario, varies, settings, metric, samples) for settings in cases(varies)]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(jobs_list)))
     results: list[Case] = []
