@@ -68,7 +68,9 @@ def odds_table(dist: Distribution, fractions: bool = False) -> str:
     if len(varying) == 2:
         lines.append(joint_grid(dist, *varying))
     if certain:
-        lines.append("\ncertain: " + ", ".join(certain))
+        # Samples can only show a value every one of them gave, not that it is certain.
+        label = "certain" if dist.mode == "exact" else f"in all {dist.samples} samples"
+        lines.append(f"\n{label}: " + ", ".join(certain))
     return "\n".join(lines)
 
 

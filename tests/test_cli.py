@@ -75,6 +75,12 @@ def test_odds_with_samples_estimates(capsys):
     assert data["mode"] == "estimate" and data["samples"] == 200
 
 
+def test_sampled_odds_never_call_a_value_certain(capsys):
+    code, out, _ = run(capsys, "odds", EPI, TRENCHES, "--samples", "50")
+    assert code == 0
+    assert "in all 50 samples: air_figures_lost = 0" in out and "certain" not in out
+
+
 def test_run_prints_events_outcomes_and_state(capsys):
     code, out, _ = run(capsys, "run", EPI, GUNNERS, "--seed", "3")
     assert code == 0
