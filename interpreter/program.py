@@ -8,13 +8,16 @@ exact. Anything that does not fit is an InputProblem with a path and a hint.
 
 from __future__ import annotations
 
+import math
+import re
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from dsl import nodes as n
 from dsl.check import type_from
-from dsl.diagnostics import did_you_mean
-from dsl.ruleset import Ruleset
+from dsl.diagnostics import Diagnostic, did_you_mean
+from dsl.ruleset import FieldInfo, Ruleset
 from dsl.types import Type
 from interpreter.analysis import ChanceAnalysis
 from interpreter.engines import DEFAULT_MAX_STATES
@@ -22,6 +25,7 @@ from interpreter.errors import RunError
 from interpreter.evaluate import Env, evaluate
 from interpreter.compile import compiler_for
 from interpreter.execute import Dist, run_block
+from interpreter.runtime.bodies import Pool, Volley
 from interpreter.state import Frozen, State
 from interpreter.statements import block
 from interpreter.values import Record, Ref, RowRef, Shape, normalize, show
@@ -100,6 +104,8 @@ class Program:
         """Turn input data (TOML values or example expressions) into a runtime value of type_."""
         if isinstance(value, n.Expr):
             return self._structure_expr(value, type_, where, world)
+        if value == NONE_TEXT and type_.optional and type_.name not in ("text", "any"):
+            return None  # `none` is a keyword, so no row, enum value or number is called "none"
         name = type_.name
         if name == "any":
             return value
@@ -121,7 +127,7 @@ class Program:
             if isinstance(value, str):
                 return value
         elif name in ("int", "number"):
-            number = _number(value)
+            number = _number(value, where)
             if number is not None and (name == "number" or isinstance(number, int)):
                 return number
             if number is not None:
@@ -215,27 +221,114 @@ class Program:
 
     # ---- output
 
-    def plain(self, value: Any, world: Frozen) -> Any:
-        """A runtime value as plain data (for TOML and JSON): entities as tables, rows by name."""
+    def plain(self, value: Any, world: Frozen, type_: Type | None = None, at: n.Pos | None = None) -> Any:
+        """A runtime value as plain data (for TOML and JSON): entities as tables, rows by name.
+
+        A state file is a scenario file, so the data reads back as the same
+        value: a none is written "none" (see `_plain_none`); an entity met in
+        two places is written in both, and reads back as two equal things;
+        what a scenario cannot give (a pool, a volley) is an Unwritable text,
+        shown by a run and refused by dump_state. `type_` is the declared type,
+        when known; `at` the declaration a refusal points to.
+        """
+        if value is None:
+            return self._plain_none(type_, at)
         if isinstance(value, (Ref, Record)):
-            record = world[value.id] if isinstance(value, Ref) else value
-            return {k: self.plain(v, world) for k, v in record.items() if v is not None}
+            return self._plain_fields(world[value.id] if isinstance(value, Ref) else value, world)
         if isinstance(value, RowRef):
             return value.name
         if isinstance(value, tuple):
-            return [self.plain(v, world) for v in value]
-        if isinstance(value, Fraction):
-            return str(value)
-        if isinstance(value, (bool, int, str)) or value is None:
+            item = type_.item if type_ is not None and type_.name == "list" else None
+            return [self.plain(v, world, item, at) for v in value]
+        if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+            return self._plain_number(value, at)
+        if isinstance(value, (bool, str)):
             return value
-        return show(value)
+        kind = "pool" if isinstance(value, Pool) else "volley" if isinstance(value, Volley) else type(value).__name__
+        return self._unwritable(show(value), at, f"a {kind} cannot be written to a state file",
+                                f"a state file holds what a scenario can give; keep the {kind} in a local (let) "
+                                "of the action")
+
+    def _plain_fields(self, record: Record, world: Frozen) -> dict[str, Any]:
+        kind = self.rules.kinds[record.shape.kind]
+        data: dict[str, Any] = {}
+        for info, value in zip(kind.fields, record.values):
+            if value is None and _defaults_to_none(info):
+                continue  # left out, the default gives none again: the file stays as a designer writes it
+            data[info.name] = self.plain(value, world, info.type, info.decl.pos)
+        return data
+
+    def _plain_none(self, type_: Type | None, at: n.Pos | None) -> Any:
+        """The text "none", but where it would read back as a text (text?) or the type is not known."""
+        if type_ is None or type_.name == "any":
+            return self._unwritable(NONE_TEXT, at, "this none cannot be written: its type is not known here",
+                                    "put the list in a field of a kind, whose declared type says how to write none")
+        if type_.name == "text":
+            return self._unwritable(NONE_TEXT, at,
+                                    'a text? that is none cannot be written: "none" would read back as a text',
+                                    "a text? field whose default is none can be none: the state file leaves it out")
+        return NONE_TEXT
+
+    def _plain_number(self, value: int | Fraction, at: n.Pos | None) -> int | str:
+        try:
+            text = str(value)
+        except ValueError:  # past Python's limit of digits, which would stop the file being read back
+            return self._unwritable("...", at, "a number of too many digits cannot be written to a state file",
+                                    "check the rule that makes it so large")
+        return value if isinstance(value, int) else text
+
+    def _unwritable(self, shown: str, at: n.Pos | None, message: str, hint: str) -> Unwritable:
+        place = self.rules.source(at).at(at, message, hint) if at is not None else Diagnostic("", 0, 0, message, hint)
+        return Unwritable(shown, place)
+
+
+NONE_TEXT = "none"
+
+
+class Unwritable(str):
+    """A value a state file cannot hold: a text to show, and why it cannot be written (no TOML path yet)."""
+
+    problem: Diagnostic
+
+    def __new__(cls, shown: str, problem: Diagnostic) -> Unwritable:
+        text = super().__new__(cls, shown)
+        text.problem = problem
+        return text
+
+    def at_path(self, where: str, path: str) -> Diagnostic:
+        """The problem, named by the TOML path of the value (and a file, if the rules gave none)."""
+        return replace(self.problem, path=self.problem.path or path, message=f"{where}: {self.problem.message}")
+
+
+class WrittenFloat(float):
+    """A TOML float that is not finite, keeping how it was written (1e400 reads as inf) for the message."""
+
+    __slots__ = ("text",)
+
+    def __new__(cls, text: str) -> WrittenFloat:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
+
+
+def _defaults_to_none(info: FieldInfo) -> bool:
+    return info.default is None or isinstance(info.default, n.NoneLit)
 
 
 def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-def _number(value: Any) -> int | Fraction | None:
+# Numbers given as text: whole, decimal or a fraction. No exponent: "1e99999999" would take minutes to make exact.
+_EXACT_TEXT = re.compile(r"[+-]?(\d+/\d+|\d+\.?\d*|\.\d+)")
+
+
+def _number(value: Any, where: str) -> int | Fraction | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -243,11 +336,15 @@ def _number(value: Any) -> int | Fraction | None:
     if isinstance(value, Fraction):
         return normalize(value)
     if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputProblem(where, f"{value} is not a number fracas can compute with exactly",
+                               "TOML reads nan, inf and numbers past 1e308 as floats that are not numbers; "
+                               'write a whole number, a decimal or a fraction in quotes ("1/3")')
         return normalize(Fraction(repr(value)))  # 0.05 in TOML means exactly 1/20
-    if isinstance(value, str):
+    if isinstance(value, str) and _EXACT_TEXT.fullmatch(value.strip()):
         try:
             return normalize(Fraction(value.strip()))
-        except (ValueError, ZeroDivisionError):
+        except (ValueError, ZeroDivisionError):  # a zero denominator, or past Python's limit of digits
             return None
     return None
 

@@ -16,7 +16,9 @@ action:
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,7 @@ import tomli_w
 from dsl.diagnostics import Diagnostic
 from interpreter.api import Scenario
 from interpreter.errors import ScenarioError
+from interpreter.program import Unwritable, WrittenFloat
 
 MAX_SCENARIO_BYTES = 1_000_000
 
@@ -85,13 +88,20 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
+    text = text.removeprefix("\ufeff")  # a byte order mark, as some editors on Windows write
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text, parse_float=_toml_float)
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         found = _TOML_POSITION.search(message)
         line, column = (int(found.group(1)), int(found.group(2))) if found else (0, 0)
         raise _fail(path, f"not valid TOML: {_TOML_POSITION.sub('', message).strip()}", line, column, text) from None
+    except ValueError as error:  # tomllib's only other error: a whole number past Python's limit of digits
+        line, column, digits = _too_long_number(text)
+        if not line:
+            raise _fail(path, f"not valid TOML: {error}") from None
+        raise _fail(path, _too_many_digits(digits), line, column, text,
+                    "fracas computes exactly, and a number this long cannot be read") from None
     given = {key: data.pop(key) for key in ("action", "params", "choices") if key in data}
     try:
         envelope = _CONVERTER.structure(given, Envelope)
@@ -143,9 +153,35 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     if not sep or not name:
         raise ValueError(f"expected NAME=VALUE, got {text!r}")
     try:
-        return name, tomllib.loads(f"v = {value.strip()}")["v"]
+        return name, tomllib.loads(f"v = {value.strip()}", parse_float=_toml_float)["v"]
     except tomllib.TOMLDecodeError:
         return name, value.strip()
+    except ValueError:  # a whole number past Python's limit of digits
+        raise ValueError(f"{name}: {_too_many_digits(_too_long_number(value)[2])}") from None
+
+
+def _toml_float(text: str) -> float:
+    """A TOML float; one that is not finite keeps its text, so the message refusing it can quote 1e400."""
+    number = float(text)
+    return number if math.isfinite(number) else WrittenFloat(text)
+
+
+_DIGITS = re.compile(r"[0-9][0-9_]*")
+
+
+def _too_long_number(text: str) -> tuple[int, int, int]:
+    """Line, column and digit count of the first whole number too long for Python to read; zeros if none."""
+    limit = sys.get_int_max_str_digits()
+    for number, line in enumerate(text.splitlines(), 1):
+        for found in _DIGITS.finditer(line):
+            digits = len(found.group().replace("_", ""))
+            if limit and digits > limit:
+                return number, found.start() + 1, digits
+    return 0, 0, 0
+
+
+def _too_many_digits(digits: int) -> str:
+    return f"a whole number of {digits} digits, more than fracas reads ({sys.get_int_max_str_digits()} at most)"
 
 
 def _line_of(text: str, key: str) -> tuple[int, int]:
@@ -157,7 +193,31 @@ def _line_of(text: str, key: str) -> tuple[int, int]:
     return 0, 0
 
 
-def dump_state(data: dict[str, Any]) -> str:
+def dump_state(data: dict[str, Any], path: str = "<new state>") -> str:
+    """A state (Run.new_state) as TOML that reads back as the same state, or a ScenarioError saying why not.
+
+    TOML has no null: a none is the text "none", which reads back as none in
+    any optional field but a text? one (`none` is a keyword: no row, enum value
+    or number is called so); a text? field is left out when its default is
+    none, and refused when not. Pools, volleys and numbers past Python's
+    limit of digits are refused too, each named by its TOML path, before
+    anything is written.
+    """
+    problems = _unwritable(data, "", path)
+    if problems:
+        raise ScenarioError(problems)
     return tomli_w.dumps(data)
 
 
+def _unwritable(value: Any, where: str, path: str) -> list[Diagnostic]:
+    """What in plain data cannot be written, each named by its TOML path."""
+    if isinstance(value, Unwritable):
+        return [value.at_path(where, path)]
+    problems: list[Diagnostic] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            problems += _unwritable(item, f"{where}.{key}" if where else key, path)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            problems += _unwritable(item, f"{where}[{index}]", path)
+    return problems
