@@ -128,13 +128,19 @@ def test_a_record_made_by_the_rules_reads_back_with_the_same_fields():
     assert before == after
 
 
-def test_a_none_text_field_with_a_text_default_is_refused_and_nothing_is_written(capsys, tmp_path):
-    rules = write(tmp_path, "t.rules", 'kind k { t: text? = "x" }\noutcome r: int = 0\n'
-                                      "action go(q: k) { q.t = none }\n")
+def refused_write(capsys, tmp_path, name: str, rules_text: str) -> str:
+    """What `run --write-state` says on refusing a state, having checked it wrote nothing."""
+    rules = write(tmp_path, name, rules_text)
     scenario = write(tmp_path, "s.toml", "[q]\n")
     target = tmp_path / "out.toml"
     code, err = run_cli(capsys, "run", rules, scenario, "--write-state", str(target))
     assert code == 2 and not target.exists()
+    return err
+
+
+def test_a_none_text_field_with_a_text_default_is_refused_and_nothing_is_written(capsys, tmp_path):
+    err = refused_write(capsys, tmp_path, "t.rules", 'kind k { t: text? = "x" }\noutcome r: int = 0\n'
+                                                     "action go(q: k) { q.t = none }\n")
     assert "q.t: " in err and "t.rules:1:10" in err
 
 
@@ -147,12 +153,8 @@ def test_scenario_files_may_give_none_for_an_optional_field():
 # ---- what a state file cannot hold is refused
 
 def test_a_pool_field_is_refused_at_its_declaration_and_nothing_is_written(capsys, tmp_path):
-    rules = write(tmp_path, "p.rules", "kind k { p: pool = bodies(2, 1) }\noutcome r: int = 0\n"
-                                      "action go(q: k) { r = 1 }\n")
-    scenario = write(tmp_path, "s.toml", "[q]\n")
-    target = tmp_path / "out.toml"
-    code, err = run_cli(capsys, "run", rules, scenario, "--write-state", str(target))
-    assert code == 2 and not target.exists()
+    err = refused_write(capsys, tmp_path, "p.rules", "kind k { p: pool = bodies(2, 1) }\noutcome r: int = 0\n"
+                                                     "action go(q: k) { r = 1 }\n")
     assert "p.rules:1:10: error: q.p: a pool cannot be written to a state file" in err
     assert "hint:" in err
 
