@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 from dsl import nodes as n
 from dsl.diagnostics import Diagnostic, did_you_mean
 from dsl.ruleset import Ruleset
-from interpreter.engines import ExactEngine, ForcedEngine, SampleEngine, Trace
+from interpreter.core import resolve
+from interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
 from interpreter.errors import RunError, ScenarioError
 from interpreter.program import InputProblem, Program
 from interpreter.runtime.keys import stable_key
@@ -235,12 +236,12 @@ class Run:
 # ---- resolving ---------------------------------------------------------------------
 
 
-def _resolve(prepared: Prepared, engine: Any) -> dict[State, Any]:
-    return _diagnosed(prepared, lambda: prepared.program.resolve(prepared.action, prepared.start, engine))
+def _resolve(prepared: Prepared, engine: ExactEngine) -> dict[State, Any]:
+    return _diagnosed(prepared, lambda: resolve.resolve(prepared.program, prepared.action, prepared.start, engine))
 
 
-def _resolve_one(prepared: Prepared, engine: Any) -> State:
-    return _diagnosed(prepared, lambda: prepared.program.resolve_one(prepared.action, prepared.start, engine))
+def _resolve_one(prepared: Prepared, engine: Engine) -> State:
+    return _diagnosed(prepared, lambda: resolve.resolve_one(prepared.program, prepared.action, prepared.start, engine))
 
 
 def _diagnosed(prepared: Prepared, run: Callable[[], T]) -> T:

@@ -19,15 +19,10 @@ from dsl.check import type_from
 from dsl.diagnostics import Diagnostic, did_you_mean
 from dsl.ruleset import FieldInfo, Ruleset
 from dsl.types import Type
-from interpreter.analysis import ChanceAnalysis
-from interpreter.engines import DEFAULT_MAX_STATES
 from interpreter.errors import RunError
 from interpreter.evaluate import Env, evaluate
-from interpreter.compile import compiler_for
-from interpreter.execute import Dist, run_block
 from interpreter.runtime.bodies import Pool, Volley
 from interpreter.state import Frozen, State
-from interpreter.statements import block
 from interpreter.values import Record, Ref, RowRef, Shape, normalize, show
 
 EMPTY = State((Frozen(),), Frozen(), Frozen())
@@ -56,9 +51,6 @@ class Program:
     def __init__(self, rules: Ruleset, overrides: dict[str, Any] | None = None,
                  choices: dict[str, Any] | None = None):
         self.rules = rules
-        self.engine: Any = None
-        self.engine_limit = DEFAULT_MAX_STATES
-        self.chance = ChanceAnalysis(rules)
         self.shapes = {name: Shape(name, kind.field_names) for name, kind in rules.kinds.items()}
         self.row_refs = {name: RowRef(decl.kind, name) for name, decl in rules.rows.items()}
         self.params: dict[str, Any] = {}
@@ -197,27 +189,6 @@ class Program:
 
     def start(self, args: dict[str, Any], world: dict[str, Record]) -> State:
         return State((Frozen(args),), Frozen(world), self.outcome_defaults())
-
-    def resolve_one(self, action: n.StepDecl, start: State, engine: Any) -> State:
-        """One run with a sampling or forced engine: a single state, no distribution to keep."""
-        self.engine = engine
-        state = block(action.body, compiler_for(self.rules))(self, start, engine)
-        return state.ended() if state.returning else state
-
-    def resolve(self, action: n.StepDecl, start: State, engine: Any) -> Dist:
-        """Every final state with its probability (or, for a sampling engine, the one drawn, weight 1)."""
-        if not engine.exact:
-            return {self.resolve_one(action, start, engine): 1}
-        self.engine = engine
-        self.engine_limit = getattr(engine, "max_states", DEFAULT_MAX_STATES)
-        final = run_block(action.body, {start: Fraction(1)}, self)
-        if any(state.returning for state in final):  # a `return` in the action itself ends it
-            merged: Dist = {}
-            for state, p in final.items():
-                state = state.ended()
-                merged[state] = merged.get(state, 0) + p
-            return merged
-        return final
 
     # ---- output
 

@@ -1,0 +1,49 @@
+"""Resolving an action with an engine: a start state in, final states out."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from dsl import nodes as n
+from interpreter.core import rt
+from interpreter.core.codegen import Routine, generator_for
+from interpreter.core.engines import ExactEngine, Key, Run, run_all, run_one
+from interpreter.state import Frozen, State
+
+
+def routine_of(program: Any, action: n.StepDecl) -> Routine:
+    return generator_for(program.rules).routine(action.name)
+
+
+def _start(routine: Routine, start: State) -> list[Any]:
+    args = start.frames[0]
+    frame: list[Any] = [None] * routine.slots
+    for param, index in zip(routine.decl.params, routine.params):
+        frame[index] = args[param.name]
+    return frame
+
+
+def _final(routine: Routine, frame: Any, world: Frozen, outcomes: Frozen, stopped: str | None) -> State:
+    names = Frozen({name: frame[index] for name, index in routine.names.items()})
+    return State((names,), world, outcomes, stopped)
+
+
+def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any) -> State:
+    """One run with a sampling or forced engine, on one working state."""
+    routine = routine_of(program, action)
+    S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
+    run_one(routine, S, Run(program, engine, generator_for(program.rules)))
+    return _final(routine, S.F, Frozen(S.W), Frozen(S.O), S.stopped)
+
+
+def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine) -> dict[State, Any]:
+    """Every final state with its exact probability."""
+    routine = routine_of(program, action)
+    key: Key = (tuple(_start(routine, start)), start.world, start.outcomes, None, (), 0)
+    finals = run_all(routine, {key: Fraction(1)}, engine, Run(program, engine, generator_for(program.rules)))
+    out: dict[State, Any] = {}
+    for (frame, world, outcomes, stopped, _, _), p in finals.items():
+        state = _final(routine, frame, world, outcomes, stopped)
+        out[state] = out.get(state, 0) + p
+    return out

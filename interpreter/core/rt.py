@@ -1,0 +1,301 @@
+"""What generated code calls: arithmetic with its limits, fields, tables, changes and events.
+
+Every function here is small and takes the position to blame, so that an
+error in a rule is reported at its line. Nothing here knows which engine runs.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from dsl import nodes as n
+from interpreter.errors import RunError
+from interpreter.values import Record, Ref, RowRef, normalize, show
+
+
+class Working:
+    """One state being changed by a block: the frame's slots, the world, the outcomes, why it stopped."""
+
+    __slots__ = ("F", "W", "O", "stopped", "stack", "depth")
+
+    def __init__(self, F: list[Any], W: dict[str, Record], O: dict[str, Any], stopped: str | None = None,
+                 stack: tuple[Any, ...] = (), depth: int = 0):
+        self.F = F
+        self.W = W
+        self.O = O
+        self.stopped = stopped
+        self.stack = stack  # callers' frames, while a step that calls itself runs
+        self.depth = depth
+
+
+# ---- numbers -----------------------------------------------------------------------------
+
+
+def bits_limit(digits: int) -> int:
+    return math.ceil(digits * math.log2(10))
+
+
+def within(value: Any, R: Any, pos: n.Pos) -> Any:
+    """The value, if it stays within the digits limit (a fraction: both its parts)."""
+    kind = type(value)
+    if kind is int:
+        bits = value.bit_length()
+    elif kind is Fraction:
+        bits = max(value.numerator.bit_length(), value.denominator.bit_length())
+    else:
+        return value
+    if bits > R.most_bits:
+        limits = R.program.rules.limits
+        raise RunError(pos, f"a number grew past the limit of {limits.digits} digits", limits.hint("digits"))
+    return value
+
+
+def add(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
+    if type(a) is int and type(b) is int:
+        return a + b  # grows by a digit at most: no check
+    try:
+        value = normalize(a + b) if isinstance(a, (int, Fraction)) else a + b
+    except TypeError:
+        raise RunError(pos, f"cannot add {show(a)} and {show(b)}") from None
+    return within(value, R, pos)
+
+
+def sub(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
+    if type(a) is int and type(b) is int:
+        return a - b
+    return within(normalize(a - b), R, pos)
+
+
+def mul(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
+    return within(a * b if type(a) is int and type(b) is int else normalize(a * b), R, pos)
+
+
+def div(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
+    if b == 0:
+        raise RunError(pos, "division by zero")
+    return within(normalize(Fraction(a) / Fraction(b)), R, pos)
+
+
+def _none_compared(symbol: str, pos: n.Pos) -> RunError:
+    return RunError(pos, f"cannot compare none with '{symbol}'")
+
+
+def lt(a: Any, b: Any, pos: n.Pos) -> bool:
+    if a is None or b is None:
+        raise _none_compared("<", pos)
+    return a < b
+
+
+def le(a: Any, b: Any, pos: n.Pos) -> bool:
+    if a is None or b is None:
+        raise _none_compared("<=", pos)
+    return a <= b
+
+
+def gt(a: Any, b: Any, pos: n.Pos) -> bool:
+    if a is None or b is None:
+        raise _none_compared(">", pos)
+    return a > b
+
+
+def ge(a: Any, b: Any, pos: n.Pos) -> bool:
+    if a is None or b is None:
+        raise _none_compared(">=", pos)
+    return a >= b
+
+
+def truth(value: Any, pos: n.Pos) -> bool:
+    if value is True or value is False:
+        return value
+    raise RunError(pos, f"a condition must be true or false, not {show(value)}")
+
+
+def add_assign(old: Any, value: Any) -> Any:
+    if type(old) is int and type(value) is int:
+        return old + value
+    # numbers are normalised; pools and volleys concatenate
+    return normalize(old + value) if isinstance(old, (int, float)) or hasattr(old, "denominator") else old + value
+
+
+COMBINE = {
+    "=": lambda old, value: value,
+    "+=": add_assign,
+    "-=": lambda old, value: normalize(old - value),
+    "*=": lambda old, value: normalize(old * value),
+}
+
+
+def combine(op: str, old: Any, value: Any, R: Any, pos: n.Pos) -> Any:
+    if op == "=":
+        return value
+    return within(COMBINE[op](old, value), R, pos)
+
+
+# ---- records, rows, tables, lists ------------------------------------------------------------
+
+
+def record_of(value: Any, W: dict[str, Record], R: Any, pos: n.Pos, name: str) -> Record:
+    kind = type(value)
+    if kind is Ref:
+        return W[value.id]
+    if kind is RowRef:
+        return R.program.rows[value.name]
+    if kind is Record:
+        return value
+    if value is None:
+        raise RunError(pos, f"there is nothing here (none), so it has no field '{name}'",
+                       "check it first, for example: if x != none { ... }")
+    raise RunError(pos, f"{show(value)} has no field '{name}'")
+
+
+def attr(value: Any, name: str, W: dict[str, Record], R: Any, pos: n.Pos) -> Any:
+    kind = type(value)
+    if kind is Ref:
+        record = W[value.id]
+    elif kind is RowRef:
+        record = R.program.rows[value.name]
+    else:
+        record = record_of(value, W, R, pos, name)
+    index = record.shape.index.get(name)
+    if index is None:
+        raise RunError(pos, f"a {record.shape.kind} has no field '{name}'")
+    return record.values[index]
+
+
+def item(items: Any, index: Any, pos: n.Pos, index_pos: n.Pos) -> Any:
+    if not isinstance(items, tuple):
+        raise RunError(pos, f"only a list can be indexed, not {show(items)}")
+    if not isinstance(index, int) or not -len(items) <= index < len(items):
+        raise RunError(index_pos, f"index {show(index)} is outside a list of {len(items)}")
+    return items[index]
+
+
+def cell(R: Any, name: str, row: Any, column: Any, pos: n.Pos) -> Any:
+    if not isinstance(row, RowRef) or not isinstance(column, RowRef):
+        raise RunError(pos, f"table '{name}' is looked up by two rows, not {show(row)} and {show(column)}")
+    program = R.program
+    found = program.tables[name].get((row.name, column.name))
+    if found is not None:
+        return found
+    if name in program.table_defaults:
+        return program.table_defaults[name]
+    raise RunError(pos, f"table '{name}' has no value for {row.name} and {column.name}",
+                   "add the row or column to the table, or give the table a default")
+
+
+def record(R: Any, kind: str, values: tuple[Any, ...]) -> Record:
+    return Record(R.program.shapes[kind], values)
+
+
+def set_field(S: Working, R: Any, owner: Any, path: tuple[str, ...], name: str, op: str, value: Any,
+              stmt: n.Assign) -> None:
+    """owner.path.name op= value: an entity of the world changed; rows are constants."""
+    pos = stmt.pos
+    for step in path:
+        owner = attr(owner, step, S.W, R, pos)
+    if type(owner) is not Ref:
+        if isinstance(owner, RowRef):
+            raise RunError(pos, f"'{owner.name}' is a row: rows are constants",
+                           "store changing values in the scenario's things, not in rows")
+        raise RunError(pos, f"cannot change a field of {show(owner)}")
+    entity: Record = S.W[owner.id]
+    old = entity.get(name)
+    new = combine(op, old, value, R, pos)
+    if R.trace is not None:
+        log_change(R.trace, stmt, f"{owner.id}.{name}", old, new)
+    S.W[owner.id] = entity.replace(name, new)
+
+
+def set_outcome(S: Working, R: Any, name: str, op: str, value: Any, stmt: n.Assign) -> None:
+    old = S.O[name]
+    new = combine(op, old, value, R, stmt.pos)
+    if R.trace is not None:
+        log_change(R.trace, stmt, name, old, new)
+    S.O[name] = new
+
+
+# ---- the event log ----------------------------------------------------------------------------
+
+
+def log_change(trace: Any, stmt: n.Assign, what: str, old: Any, new: Any) -> None:
+    if old != new:
+        trace.add("change", stmt.pos, f"{what}: {show(old)} -> {show(new)}", target=what, before=show(old),
+                  after=show(new))
+
+
+def event(R: Any, stmt: n.Event, values: list[Any], named: list[tuple[str, Any]]) -> None:
+    trace = R.trace
+    if trace is None:
+        return
+    shown_args = [show(value) for value in values]
+    shown_keywords = {name: show(value) for name, value in named}
+    shown = ", ".join(shown_args + [f"{k}: {v}" for k, v in shown_keywords.items()])
+    trace.add("event", stmt.pos, f"{stmt.name}({shown})", name=stmt.name, args=shown_args, keywords=shown_keywords)
+
+
+def log_stop(R: Any, stmt: n.Stop, reason: str) -> None:
+    if R.trace is not None:
+        R.trace.add("stop", stmt.pos, f"stop: {reason}", reason=reason)
+
+
+def log_return(R: Any, stmt: n.Return) -> None:
+    if R.trace is not None:
+        R.trace.add("return", stmt.pos, "end of step" + (f": {stmt.reason}" if stmt.reason else ""),
+                    reason=stmt.reason)
+
+
+def log_step(R: Any, decl: n.StepDecl, call: n.Call) -> None:
+    if R.trace is not None:
+        R.trace.add("step", decl.pos, f"step {call.func}", step=call.func, called_at=call.pos.line)
+
+
+def log_modifier(R: Any, decl: n.ModifierDecl, call: n.Call, start: Any, value: Any, applied: list[n.Term]) -> None:
+    rules = R.program.rules
+    source = rules.source(decl.pos)
+    steps = "; ".join(f"line {t.pos.line}: {source.line(t.pos.line).strip()}" for t in applied)
+    R.trace.add("modifier", call.pos, f"{decl.name}: {show(start)} -> {show(value)} ({steps})",
+                modifier=decl.name, start=show(start), result=show(value), terms=[t.pos.line for t in applied])
+
+
+TERMS = {
+    "add": lambda v, a: normalize(v + a),
+    "multiply": lambda v, a: normalize(v * a),
+    "replace": lambda v, a: a,
+    "at least": lambda v, a: max(v, a),
+    "at most": lambda v, a: min(v, a),
+}
+
+
+# ---- limits and failures ---------------------------------------------------------------------
+
+
+def loop_items(items: Any, R: Any, pos: n.Pos) -> tuple[Any, ...]:
+    if not isinstance(items, tuple):
+        raise RunError(pos, f"a for loop runs over a list, not {show(items)}")
+    limits = R.program.rules.limits
+    if len(items) > limits.loop_items:
+        raise RunError(pos, f"a loop over {len(items)} items is over the limit of {limits.loop_items}",
+                       limits.hint("loop_items"))
+    return items
+
+
+def deeper(depth: int, R: Any, pos: n.Pos) -> int:
+    limits = R.program.rules.limits
+    if depth >= limits.call_depth:
+        raise RunError(pos, f"calls nest deeper than {limits.call_depth}",
+                       "a function may be calling itself forever; " + limits.hint("call_depth"))
+    return depth + 1
+
+
+def fail(pos: n.Pos, message: str, hint: str = "") -> Any:
+    raise RunError(pos, message, hint)
+
+
+def variadic(implementation: Any, name: str, values: list[Any], R: Any, pos: n.Pos) -> Any:
+    if len(values) == 1 and isinstance(values[0], tuple):
+        values = list(values[0])
+    if not values:
+        raise RunError(pos, f"'{name}' of an empty list")
+    return implementation({"items": values}, R, pos)
