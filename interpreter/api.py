@@ -174,6 +174,15 @@ class Distribution:
         return result
 
 
+def reads_only_outcomes(rules: Ruleset, exprs: list[n.Expr]) -> bool:
+    """Whether expressions over final states read nothing but outcomes (and `stopped`): then exact() may merge more."""
+    from dsl.check import free_names
+
+    known = set(rules.outcomes) | {"stopped"} | set(rules.params) | set(rules.choices) | set(rules.rows)
+    known |= set(rules.fns) | set(rules.tables)
+    return all(name.name in known for expr in exprs for name in free_names(expr))
+
+
 def show_plain(value: Any) -> str:
     """Outcome values as JSON keys and table cells: 3, 1/2, true, or the name of a row."""
     text = show(value)
@@ -236,8 +245,9 @@ class Run:
 # ---- resolving ---------------------------------------------------------------------
 
 
-def _resolve(prepared: Prepared, engine: ExactEngine) -> dict[State, Any]:
-    return _diagnosed(prepared, lambda: resolve.resolve(prepared.program, prepared.action, prepared.start, engine))
+def _resolve(prepared: Prepared, engine: ExactEngine, observe_all: bool = True) -> dict[State, Any]:
+    return _diagnosed(prepared, lambda: resolve.resolve(prepared.program, prepared.action, prepared.start, engine,
+                                                        observe_all))
 
 
 def _resolve_one(prepared: Prepared, engine: Engine) -> State:
@@ -268,10 +278,15 @@ def forced(rules: Ruleset, scenario: Scenario, rolls: list[int], overrides: dict
 
 
 def exact(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None = None,
-          max_states: int | None = None) -> Distribution:
-    """Every outcome with its exact probability; max_states defaults to the rules' limit 'states'."""
+          max_states: int | None = None, outcomes_only: bool = False) -> Distribution:
+    """Every outcome with its exact probability; max_states defaults to the rules' limit 'states'.
+
+    outcomes_only: the final states hold the outcomes alone (not the action's
+    names nor the world), which lets far more of them merge: for odds.
+    """
     prepared = prepare(rules, scenario, overrides)
-    return Distribution(prepared, _resolve(prepared, ExactEngine(max_states or rules.limits.states)))
+    engine = ExactEngine(max_states or rules.limits.states)
+    return Distribution(prepared, _resolve(prepared, engine, not outcomes_only))
 
 
 def estimate(rules: Ruleset, scenario: Scenario, samples: int, seed: int = 0,

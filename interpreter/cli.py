@@ -410,7 +410,7 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
                             progress=_progress if sys.stderr.isatty() else None)
     if args.max_states is not None and args.max_states < 1:
         raise UsageError("--max-states needs a positive number")
-    return api.exact(rules, scenario, max_states=args.max_states)
+    return api.exact(rules, scenario, max_states=args.max_states, outcomes_only=True)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

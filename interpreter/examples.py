@@ -15,7 +15,7 @@ from typing import Any
 from dsl import nodes as n
 from dsl.ruleset import Ruleset
 from interpreter.aggregates import outcome_env, substitute_aggregates
-from interpreter.api import Prepared, Scenario, exact, forced, prepare
+from interpreter.api import Prepared, Scenario, exact, forced, prepare, reads_only_outcomes
 from interpreter.errors import RunError, ScenarioError
 from interpreter.evaluate import evaluate, evaluate_once
 from interpreter.state import State
@@ -55,7 +55,7 @@ def run_example(rules: Ruleset, example: n.ExampleDecl) -> ExampleResult:
             result = forced(rules, scenario, rolls)
             states: dict[State, Any] = {result.state: Fraction(1)}
         else:
-            dist = exact(rules, scenario)
+            dist = exact(rules, scenario, outcomes_only=reads_only_outcomes(rules, list(example.expects)))
             prepared, states = dist.prepared, dist.states
         failures = [check_expectation(rules, prepared, states, expect) for expect in example.expects]
     except ScenarioError as error:

@@ -35,7 +35,7 @@ from interpreter.aggregates import (
     sample_term,
     with_values,
 )
-from interpreter.api import Distribution, Scenario, estimate, exact
+from interpreter.api import Distribution, Scenario, estimate, exact, reads_only_outcomes
 from interpreter.errors import RunError, ScenarioError
 from interpreter.evaluate import evaluate_once
 
@@ -186,7 +186,7 @@ def run_case(job: tuple[str, Limits, Scenario, list[Vary], tuple[Any, ...], str 
         for vary, value in zip(varies, settings):
             scenario = set_path(scenario, vary.path, value)
         try:
-            dist: Distribution = exact(rules, scenario)
+            dist: Distribution = exact(rules, scenario, outcomes_only=reads_only_outcomes(rules, [expr]))
         except ScenarioError as error:
             if "exact engine" not in error.diagnostics[0].message:
                 raise

@@ -26,6 +26,7 @@ lines.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +38,9 @@ from dsl.builtins import SIGNATURES
 from dsl.ruleset import Ruleset
 from interpreter.analysis import ChanceAnalysis
 from interpreter.builtins import IMPLEMENTATIONS, dice_problem
+from interpreter.core import dist as D
 from interpreter.core import rt
+from interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, slot_facts
 from interpreter.runtime.chance import Dice
 from interpreter.values import RowRef
 
@@ -50,10 +53,23 @@ Scope = dict[str, str]  # a name -> the Python expression that holds it
 
 @dataclass
 class Block:
-    lines: list[str] = field(default_factory=list)
+    lines: list[tuple[str, int]] = field(default_factory=list)  # Python, and the rules line it came from
     ended: bool = False
-    chance: bool = False  # a statement here may meet chance: the exact engine enumerates it
-    pos: n.Pos | None = None  # the statement that gives the block its chance, for limit errors
+    # A draw block computes one expression that meets chance into a slot: the sampler
+    # draws its value (`lines`), the exact engine its distribution (`dist_lines`) and
+    # then branches once on each distinct value.
+    draw_slot: int | None = None
+    dist_lines: list[tuple[str, int]] = field(default_factory=list)
+    facts: list[LineFacts | None] = field(default_factory=list)  # beside each line: what it reads and changes
+    pos: n.Pos | None = None  # the expression drawn, for limit errors
+
+    @property
+    def writes_world(self) -> bool:
+        return any("rt.set_field(" in line for line, _ in self.lines)
+
+    @property
+    def writes_outcomes(self) -> bool:
+        return any("rt.set_outcome(" in line for line, _ in self.lines)
 
 
 @dataclass
@@ -75,9 +91,13 @@ class Routine:
     slots: int = 0
     blocks: list[Block | CallSite] = field(default_factory=list)
     functions: list[Callable[..., int] | None] = field(default_factory=list)
+    dist_functions: list[Callable[..., int] | None] = field(default_factory=list)
     names: dict[str, int] = field(default_factory=dict)  # the routine's own top-level names -> slots
     params: list[int] = field(default_factory=list)
     order: list[int] = field(default_factory=list)  # each block's place in program order (loops go back)
+    successors: list[list[int]] = field(default_factory=list)
+    statics: dict[int, str] = field(default_factory=dict)  # slot -> the input entity it holds
+    projections: dict[bool, Any] = field(default_factory=dict)  # what the exact engine forgets where
 
 
 class Generator:
@@ -86,7 +106,7 @@ class Generator:
     def __init__(self, rules: Ruleset):
         self.rules = rules
         self.chance = ChanceAnalysis(rules)
-        self.namespace: dict[str, Any] = {"rt": rt, "RowRef": RowRef, "Fraction": Fraction}
+        self.namespace: dict[str, Any] = {"rt": rt, "D": D, "RowRef": RowRef, "Fraction": Fraction}
         self._constants: dict[tuple[type, Any], str] = {}
         self._counter = itertools.count()
         self.source: list[tuple[str, int]] = []  # (line of Python, rules line)
@@ -94,8 +114,21 @@ class Generator:
         self.recursive = _recursive_steps(rules)
         self.routines: dict[str, Routine] = {}
         self._depth = 0
+        self.facts = LineFacts()  # what the code written since the last line taken reads and changes
+        self._summaries: dict[str, LineFacts] = {}  # what each function's body reads
 
     # ---- constants and names
+
+    def take_facts(self) -> LineFacts:
+        facts, self.facts = self.facts, LineFacts()
+        return facts
+
+    def _read_callee(self, target: str) -> None:
+        summary = self._summaries.get(target)
+        if summary is None:  # a function that calls itself, being written: it may read anything
+            self.facts.field_reads.add((ANY, EVERY_FIELD))
+        else:
+            self.facts.merge(summary)
 
     def const(self, value: Any) -> str:
         """A name in the generated module bound to value (positions, primitives, fractions, nodes)."""
@@ -119,6 +152,87 @@ class Generator:
             return getattr(self, "e_" + type(node).__name__)(node, scope)
         finally:
             self._depth -= 1
+
+    # ---- expressions over chance, as distributions (the exact engine) -------------------------
+
+    def dexpr(self, node: n.Expr, scope: Scope) -> str:
+        """Code for node's value, or (where it meets chance) for the distribution of its values."""
+        if not self.chance.may_draw(node):
+            return self.expr(node, scope)
+        special = getattr(self, "d_" + type(node).__name__, None)
+        if special is not None:
+            return special(node, scope)
+        return self._lifted(node, scope)
+
+    def _lifted(self, node: n.Expr, scope: Scope) -> str:
+        """A strict node whose parts meet chance: its value code, applied to every combination of theirs."""
+        holes: list[str] = []
+        parts: list[str] = []
+
+        def hole(child: Any) -> Any:
+            if isinstance(child, n.Expr) and self.chance.may_draw(child):
+                name = f"__d{len(holes)}"
+                holes.append(name)
+                parts.append(self.dexpr(child, scope))
+                return n.Name(child.pos, name=name)
+            return child
+
+        rewritten = _map_children(node, hole)
+        if isinstance(node, n.RecordLit):
+            self.rules.record_kinds[id(rewritten)] = self.rules.record_kinds[id(node)]
+        inner = {**scope, **{name: name.replace("__", "") for name in holes}}
+        code = getattr(self, "e_" + type(node).__name__)(rewritten, inner)
+        args = ", ".join(name.replace("__", "") for name in holes)
+        return f"D.apply(lambda {args}: {code}, ({''.join(p + ', ' for p in parts)}), R.budget)"
+
+    def dtest(self, node: n.Expr, scope: Scope) -> str:
+        if not self.chance.may_draw(node):
+            return self.test(node, scope)
+        code = self.dexpr(node, scope)
+        if _always_bool(node):
+            return code
+        return f"D.apply(lambda v: rt.truth(v, {self.const(node.pos)}), ({code},), R.budget)"
+
+    def d_Binary(self, node: n.Binary, scope: Scope) -> str:
+        if node.op == "and":
+            return (f"D.branch({self.dtest(node.left, scope)}, lambda: {self.dtest(node.right, scope)}, "
+                    "lambda: False, R.budget)")
+        if node.op == "or":
+            return (f"D.branch({self.dtest(node.left, scope)}, lambda: True, "
+                    f"lambda: {self.dtest(node.right, scope)}, R.budget)")
+        return self._lifted(node, scope)
+
+    def d_Conditional(self, node: n.Conditional, scope: Scope) -> str:
+        return (f"D.branch({self.dtest(node.test, scope)}, lambda: {self.dexpr(node.then, scope)}, "
+                f"lambda: {self.dexpr(node.otherwise, scope)}, R.budget)")
+
+    def d_Comprehension(self, node: n.Comprehension, scope: Scope) -> str:
+        var = self.fresh("c")
+        inner = {**scope, node.var: var}
+        item = self.dexpr(node.item, inner)
+        if node.condition is None:
+            build = f"D.sequence([{item} for {var} in src], R.budget)"
+        else:
+            condition = self.dtest(node.condition, inner)
+            build = (f"D.apply(lambda *pairs: tuple(v for keep, v in pairs if keep), "
+                     f"[D.sequence([{condition}, {item}], R.budget) for {var} in src], R.budget)")
+        return f"D.apply(lambda src: {build}, ({self.dexpr(node.source, scope)},), R.budget)"
+
+    def d_Call(self, node: n.Call, scope: Scope) -> str:
+        rules = self.rules
+        if node.func in rules.fns or node.func in rules.modifiers:
+            is_fn = node.func in rules.fns
+            decl = rules.fns[node.func] if is_fn else rules.modifiers[node.func]
+            body_draws = self.chance.may_draw(decl)
+            target = (self.function(node.func, dist=body_draws) if is_fn
+                      else self.modifier(node.func, dist=body_draws))
+            args = self._arguments(node, decl.params, scope, dist=True)
+            names = [f"x{i}" for i in range(len(args))]
+            extra = "" if is_fn else f", call={self.const(node)}"
+            call = (f"{target}(R, W, O, rt.deeper(depth, R, {self.const(node.pos)})"
+                    f"{''.join(', ' + a for a in names)}{extra})")
+            return f"D.apply(lambda {', '.join(names)}: {call}, ({''.join(a + ', ' for a in args)}), R.budget)"
+        return self._lifted(node, scope)
 
     def _split(self, node: n.Expr, scope: Scope) -> str:
         """A deeply nested expression goes on in a function of its own: Python's parser nests 200 deep at most."""
@@ -160,6 +274,7 @@ class Generator:
         if name in scope:
             return scope[name]
         if name in rules.outcomes:
+            self.facts.outcome_reads.add(name)
             return f"O[{name!r}]"
         if name in rules.params or name in rules.choices:
             return f"R.param({name!r}, {self.const(node.pos)})"
@@ -168,6 +283,7 @@ class Generator:
         return f"rt.fail({self.const(node.pos)}, {f'unknown name {name!r}'!r})"
 
     def e_Attr(self, node: n.Attr, scope: Scope) -> str:
+        self.facts.field_reads.add((_slot_in(node.obj, scope), node.name))
         return f"rt.attr({self.expr(node.obj, scope)}, {node.name!r}, W, R, {self.const(node.pos)})"
 
     def e_Index(self, node: n.Index, scope: Scope) -> str:
@@ -250,10 +366,11 @@ class Generator:
             return call[:-1] + f", call={self.const(node)})"
         return self._builtin(node, scope)
 
-    def _arguments(self, call: n.Call, params: tuple[n.Param, ...], scope: Scope) -> list[str]:
+    def _arguments(self, call: n.Call, params: tuple[n.Param, ...], scope: Scope, dist: bool = False) -> list[str]:
         """Arguments in the callee's order; a missing one takes its default, read where the callee is declared."""
-        given = {param.name: self.expr(arg, scope) for param, arg in zip(params, call.args)}
-        given.update({kw.name: self.expr(kw.value, scope) for kw in call.keywords})
+        code = self.dexpr if dist else self.expr
+        given = {param.name: code(arg, scope) for param, arg in zip(params, call.args)}
+        given.update({kw.name: code(kw.value, scope) for kw in call.keywords})
         out = []
         for param in params:
             if param.name in given:
@@ -284,43 +401,80 @@ class Generator:
 
     # ---- functions and modifiers ------------------------------------------------------------
 
-    def function(self, name: str) -> str:
-        target = f"fn_{name}"
+    def function(self, name: str, dist: bool = False) -> str:
+        """A function of the rules as a Python function; dist: the one that returns distributions."""
+        target = f"{'dfn' if dist else 'fn'}_{name}"
         if target not in self.functions_made:
             self.functions_made.add(target)  # before the body, so a function may call itself
             decl = self.rules.fns[name]
             scope = {p.name: f"a_{p.name}" for p in decl.params}
             args = "".join(f", a_{p.name}" for p in decl.params)
-            self._define([f"def {target}(R, W, O, depth{args}):",
-                          f"    return {self.expr(decl.body, scope)}"], decl.pos.line)
+            saved = self.take_facts()
+            body = self.dexpr(decl.body, scope) if dist else self.expr(decl.body, scope)
+            self._summaries[target] = self.take_facts()
+            self.facts = saved
+            self._define([f"def {target}(R, W, O, depth{args}):", f"    return {body}"], decl.pos.line)
+        self._read_callee(target)
         return target
 
-    def modifier(self, name: str) -> str:
-        """The first argument, changed by each term whose condition holds, in the order written."""
-        target = f"mod_{name}"
-        if target not in self.functions_made:
-            self.functions_made.add(target)
-            decl = self.rules.modifiers[name]
-            scope = {p.name: f"a_{p.name}" for p in decl.params}
-            args = "".join(f", a_{p.name}" for p in decl.params)
-            first = f"a_{decl.params[0].name}"
-            lines = [f"def {target}(R, W, O, depth{args}, call=None):",
-                     f"    value = {first}",
-                     "    applied = []"]
-            for term in decl.terms:
-                indent = "    "
-                if term.when is not None:
-                    lines.append(f"    if {self.test(term.when, scope)}:")
-                    indent = "        "
-                lines.append(f"{indent}before = value")
-                lines.append(f"{indent}value = rt.within(rt.TERMS[{term.op!r}](value, {self.expr(term.amount, scope)}),"
-                             f" R, {self.const(term.pos)})")
-                lines.append(f"{indent}if value != before: applied.append({self.const(term)})")
-            lines.append("    if applied and R.trace is not None and call is not None:")
-            lines.append(f"        rt.log_modifier(R, {self.const(decl)}, call, {first}, value, applied)")
-            lines.append("    return value")
-            self._define(lines, decl.pos.line)
+    def modifier(self, name: str, dist: bool = False) -> str:
+        """The first argument, changed by each term whose condition holds, in the order written.
+
+        dist: for terms that meet chance, in the exact engine (each term's amount
+        is then drawn as a distribution and its value applied to each in turn).
+        """
+        target = f"{'dmod' if dist else 'mod'}_{name}"
+        if target in self.functions_made:
+            self._read_callee(target)
+            return target
+        self.functions_made.add(target)
+        saved = self.take_facts()
+        if dist:
+            self._dist_modifier(self.rules.modifiers[name], target)
+        else:
+            self._modifier(self.rules.modifiers[name], target)
+        self._summaries[target] = self.take_facts()
+        self.facts = saved
+        self._read_callee(target)
         return target
+
+    def _modifier(self, decl: n.ModifierDecl, target: str) -> None:
+        scope = {p.name: f"a_{p.name}" for p in decl.params}
+        args = "".join(f", a_{p.name}" for p in decl.params)
+        first = f"a_{decl.params[0].name}"
+        lines = [f"def {target}(R, W, O, depth{args}, call=None):",
+                 f"    value = {first}",
+                 "    applied = []"]
+        for term in decl.terms:
+            indent = "    "
+            if term.when is not None:
+                lines.append(f"    if {self.test(term.when, scope)}:")
+                indent = "        "
+            lines.append(f"{indent}before = value")
+            lines.append(f"{indent}value = rt.within(rt.TERMS[{term.op!r}](value, {self.expr(term.amount, scope)}),"
+                         f" R, {self.const(term.pos)})")
+            lines.append(f"{indent}if value != before: applied.append({self.const(term)})")
+        lines.append("    if applied and R.trace is not None and call is not None:")
+        lines.append(f"        rt.log_modifier(R, {self.const(decl)}, call, {first}, value, applied)")
+        lines.append("    return value")
+        self._define(lines, decl.pos.line)
+
+    def _dist_modifier(self, decl: n.ModifierDecl, target: str) -> None:
+        # Rare (a modifier that rolls): the terms apply in turn to each value the value has so far.
+        scope = {p.name: f"a_{p.name}" for p in decl.params}
+        args = "".join(f", a_{p.name}" for p in decl.params)
+        first = f"a_{decl.params[0].name}"
+        lines = [f"def {target}(R, W, O, depth{args}, call=None):", f"    value = {first}"]
+        for term in decl.terms:
+            amount = self.dexpr(term.amount, scope)
+            step = (f"D.apply(lambda v, a: rt.within(rt.TERMS[{term.op!r}](v, a), R, {self.const(term.pos)}), "
+                    f"(value, {amount}), R.budget)")
+            if term.when is None:
+                lines.append(f"    value = {step}")
+            else:
+                lines.append(f"    value = D.branch({self.dtest(term.when, scope)}, lambda: {step}, lambda: value, R.budget)")
+        lines.append("    return value")
+        self._define(lines, decl.pos.line)
 
     # ---- routines: actions and steps that call themselves --------------------------------------
 
@@ -362,6 +516,8 @@ class RoutineBuilder:
         self.current = self.new_block()
         self.exits: list[int] = []  # where a `return` goes: the end of the innermost inlined step
         self.inline_depth = 0
+        self.consumed: list[int] = []  # slots of drawn values the statement being lowered reads
+        self.copies: dict[int, int] = {}  # an inlined step's parameter slot -> the caller's slot passed to it
 
     # ---- blocks
 
@@ -376,7 +532,8 @@ class RoutineBuilder:
         return block
 
     def emit(self, line: str, pos: n.Pos) -> None:
-        self.block.lines.append((line, pos.line))  # type: ignore[arg-type]
+        self.block.lines.append((line, pos.line))
+        self.block.facts.append(self.gen.take_facts())
 
     def end(self, line: str, pos: n.Pos) -> None:
         if not self.block.ended:
@@ -393,14 +550,53 @@ class RoutineBuilder:
         self.routine.slots += 1
         return self.routine.slots - 1
 
-    def isolate(self, stmt: n.Stmt) -> None:
-        """Give a statement that may meet chance a block of its own."""
+    def draw(self, expr: n.Expr, scope: Scope) -> n.Name:
+        """Compute an expression that meets chance in a draw block; the statement then reads its slot."""
+        gen = self.gen
         if self.block.lines:
-            following = self.new_block()
-            self.jump(following, stmt.pos)
-            self.start(following)
-        self.block.chance = True
-        self.block.pos = stmt.pos
+            self.jump_to_new(expr.pos)
+        slot = self.slot()
+        block = self.block
+        block.draw_slot, block.pos = slot, expr.pos
+        block.lines.append((f"F[{slot}] = {gen.expr(expr, scope)}", expr.pos.line))
+        block.facts.append(gen.take_facts())
+        block.dist_lines.append((f"F[{slot}] = {gen.dexpr(expr, scope)}", expr.pos.line))
+        gen.take_facts()  # the same reads as the line above
+        self.jump_to_new(expr.pos)
+        name = f"__draw{slot}"
+        scope[name] = f"F[{slot}]"
+        self.consumed.append(slot)
+        return n.Name(expr.pos, name=name)
+
+    def jump_to_new(self, pos: n.Pos) -> None:
+        following = self.new_block()
+        self.jump(following, pos)
+        self.start(following)
+
+    def forget_draws(self, pos: n.Pos) -> None:
+        """Drawn values are forgotten once their statement has read them, so that states merge."""
+        if self.consumed:
+            self.emit("".join(f"F[{s}] = " for s in self.consumed) + "None", pos)
+            self.consumed = []
+
+    def hoisted(self, stmt: n.Stmt, scope: Scope) -> n.Stmt:
+        """The statement with each of its expressions that meets chance computed before it."""
+        may_draw = self.gen.chance.may_draw
+
+        def draw_if(expr: Any) -> Any:
+            return self.draw(expr, scope) if isinstance(expr, n.Expr) and may_draw(expr) else expr
+
+        if isinstance(stmt, (n.Let, n.Assign)):
+            return dataclasses.replace(stmt, value=draw_if(stmt.value))
+        if isinstance(stmt, n.If):
+            return dataclasses.replace(stmt, test=draw_if(stmt.test))
+        if isinstance(stmt, n.For):
+            return dataclasses.replace(stmt, source=draw_if(stmt.source))
+        if isinstance(stmt, n.Event):
+            return _map_children(stmt, draw_if)  # type: ignore[return-value]
+        if isinstance(stmt, n.CallStmt):
+            return dataclasses.replace(stmt, call=_map_children(stmt.call, draw_if))
+        return stmt
 
     # ---- the routine
 
@@ -414,8 +610,32 @@ class RoutineBuilder:
         self.end(f"return {END}", self.decl.pos)
         self.routine.names = {name: _slot_of(code) for name, code in names.items() if code.startswith("F[")}
         self.routine.order = _program_order(self.routine.blocks)
+        self.routine.successors = [_successors(block) for block in self.routine.blocks]
+        self.routine.statics = self._statics()
         self._write()
         return self.routine
+
+    def _statics(self) -> dict[int, str]:
+        """Slots that hold an input entity of the action by name, all along: their fields are known by entity."""
+        writes: dict[int, int] = {}
+        for block in self.routine.blocks:
+            for line, _ in getattr(block, "lines", ()):
+                if line.rstrip().endswith("= None"):
+                    continue  # forgetting a value is no new value
+                for slot in slot_facts(line)[1]:
+                    writes[slot] = writes.get(slot, 0) + 1
+        named: dict[int, str] = {}
+        if self.decl.is_action:
+            named = {slot: param.name for slot, param in zip(self.routine.params, self.decl.params)
+                     if not writes.get(slot)}
+        changed = True
+        while changed:
+            changed = False
+            for slot, source in self.copies.items():
+                if slot not in named and source in named and writes.get(slot, 0) <= 1:
+                    named[slot] = named[source]
+                    changed = True
+        return named
 
     def _write(self) -> None:
         gen = self.gen
@@ -426,12 +646,19 @@ class RoutineBuilder:
                 continue
             name = f"{self.decl.name}_b{index}"
             names.append(name)
-            lines = block.lines or [(f"return {END}", self.decl.pos.line)]
-            gen.source.append((f"def {name}(S, R):", lines[0][1]))
-            gen.source.append(("    F = S.F; W = S.W; O = S.O; depth = 0", lines[0][1]))
-            gen.source.extend(("    " + line, rules_line) for line, rules_line in lines)  # type: ignore[misc]
+            self._function(name, block.lines)
+            if block.draw_slot is not None:
+                self._function(name + "_dist", block.dist_lines + block.lines[1:])
         gen.compile(self.gen.rules.path)
         self.routine.functions = [None if name is None else gen.namespace[name] for name in names]
+        self.routine.dist_functions = [None if name is None else gen.namespace.get(name + "_dist", gen.namespace[name])
+                                       for name in names]
+
+    def _function(self, name: str, lines: list[tuple[str, int]]) -> None:
+        lines = lines or [(f"return {END}", self.decl.pos.line)]
+        self.gen.source.append((f"def {name}(S, R):", lines[0][1]))
+        self.gen.source.append(("    F = S.F; W = S.W; O = S.O; depth = 0", lines[0][1]))
+        self.gen.source.extend(("    " + line, rules_line) for line, rules_line in lines)
 
     # ---- statements
 
@@ -441,14 +668,9 @@ class RoutineBuilder:
         for stmt in stmts:
             if self.block.ended:  # after a stop or return: unreachable, but still checked code
                 self.start(self.new_block())
-            chance = self.gen.chance.may_draw(stmt) and not isinstance(stmt, (n.If, n.For, n.CallStmt))
-            if chance:
-                self.isolate(stmt)
+            stmt = self.hoisted(stmt, inner)
             getattr(self, "s_" + type(stmt).__name__)(stmt, inner)
-            if chance and not self.block.ended:
-                following = self.new_block()
-                self.jump(following, stmt.pos)
-                self.start(following)
+            self.forget_draws(stmt.pos)
         return inner
 
     def s_Let(self, stmt: n.Let, scope: Scope) -> None:
@@ -470,11 +692,21 @@ class RoutineBuilder:
                 else:
                     self.emit(f"{target} = rt.combine({stmt.op!r}, {target}, {value}, R, {gen.const(pos)})", pos)
             elif head in gen.rules.outcomes:
+                (gen.facts.outcome_kills if stmt.op == "=" else gen.facts.outcome_reads).add(head)
                 self.emit(f"rt.set_outcome(S, R, {head!r}, {stmt.op!r}, {value}, {K})", pos)
             else:
                 self.emit(f"rt.fail({gen.const(pos)}, {f'unknown name {head!r}'!r})", pos)
             return
         owner = gen.expr(n.Name(pos, name=head), scope)
+        slot = _slot_in(n.Name(pos, name=head), scope)
+        if path[:-1]:
+            gen.facts.field_reads.add((slot, path[0]))
+            gen.facts.field_reads |= {(ANY, name) for name in path[1:-1]}
+            slot = ANY
+        if stmt.op == "=" and slot is not ANY:
+            gen.facts.field_kills.add((slot, path[-1]))
+        elif stmt.op != "=":
+            gen.facts.field_reads.add((slot, path[-1]))
         self.emit(f"rt.set_field(S, R, {owner}, {tuple(path[:-1])!r}, {path[-1]!r}, {stmt.op!r}, {value}, {K})", pos)
 
     def s_Event(self, stmt: n.Event, scope: Scope) -> None:
@@ -495,24 +727,24 @@ class RoutineBuilder:
         self.jump(self.exits[-1] if self.exits else END, stmt.pos)
 
     def s_If(self, stmt: n.If, scope: Scope) -> None:
-        if self.gen.chance.may_draw(stmt.test):
-            self.isolate(stmt)
         test = self.gen.test(stmt.test, scope)
         then, otherwise, join = self.new_block(), self.new_block(), self.new_block()
         self.end(f"return {then} if {test} else {otherwise}", stmt.pos)
+        drawn, self.consumed = self.consumed, []
         for branch, body in ((then, stmt.then), (otherwise, stmt.otherwise)):
             self.start(branch)
+            self.consumed = list(drawn)
+            self.forget_draws(stmt.pos)
             self.statements(body, scope)
             self.jump(join, stmt.pos)
         self.start(join)
 
     def s_For(self, stmt: n.For, scope: Scope) -> None:
         gen = self.gen
-        if gen.chance.may_draw(stmt.source):
-            self.isolate(stmt)
         items, at, var = self.slot(), self.slot(), self.slot()
         source = gen.expr(stmt.source, scope)
         self.emit(f"F[{items}] = rt.loop_items({source}, R, {gen.const(stmt.source.pos)})", stmt.pos)
+        self.forget_draws(stmt.pos)
         self.emit(f"F[{at}] = 0", stmt.pos)
         head, body, done = self.new_block(), self.new_block(), self.new_block()
         self.jump(head, stmt.pos)
@@ -540,21 +772,20 @@ class RoutineBuilder:
             self.emit(f"rt.fail({gen.const(call.pos)}, {f'steps call each other more than {limits.call_depth} deep'!r}, "
                       f"{'a step may be calling itself forever; ' + limits.hint('call_depth')!r})", stmt.pos)
             return
-        chance = gen.chance.may_draw(call)
-        if chance:
-            self.isolate(stmt)
         args = gen._arguments(call, decl.params, scope)
         if call.func in gen.recursive:
             self._call_unit(stmt, decl, args)
             return
         slots = [self.slot() for _ in decl.params]
+        for slot, param in zip(slots, decl.params):
+            given = _given(call, decl.params, param.name)
+            source = _slot_in(given, scope) if given is not None else ANY
+            if source is not ANY:
+                self.copies[slot] = source
         if slots:
             self.emit("".join(f"F[{s}], " for s in slots) + "= " + "".join(a + ", " for a in args), stmt.pos)
+        self.forget_draws(stmt.pos)
         self.emit(f"rt.log_step(R, {gen.const(decl)}, {gen.const(call)})", stmt.pos)
-        if chance:  # the arguments drew: merge before the step runs
-            following = self.new_block()
-            self.jump(following, stmt.pos)
-            self.start(following)
         done = self.new_block()
         self.exits.append(done)
         self.inline_depth += 1
@@ -571,6 +802,7 @@ class RoutineBuilder:
         gen = self.gen
         hold = self.slot()
         self.emit(f"F[{hold}] = ({''.join(a + ', ' for a in args)})", stmt.pos)
+        self.forget_draws(stmt.pos)
         self.emit(f"rt.log_step(R, {gen.const(decl)}, {gen.const(stmt.call)})", stmt.pos)
         site = len(self.routine.blocks)
         back = site + 1
@@ -592,6 +824,40 @@ def _always_bool(node: n.Expr) -> bool:
             or (isinstance(node, n.Unary) and node.op == "not"))
 
 
+def _map_children(node: n.Node, change: Callable[[Any], Any]) -> n.Node:
+    """The node with each child expression (also inside tuples and keywords) replaced by change(child)."""
+    def one(value: Any) -> Any:
+        if isinstance(value, tuple):
+            return tuple(one(v) for v in value)
+        if isinstance(value, (n.Keyword, n.FieldInit)):
+            return dataclasses.replace(value, value=change(value.value))
+        if isinstance(value, n.Expr):
+            return change(value)
+        return value
+
+    changes = {f.name: one(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "pos"}
+    return dataclasses.replace(node, **changes)
+
+
+def _slot_in(expr: n.Expr, scope: Scope) -> Any:
+    """The slot a name stands for, if the expression is a name held in a slot."""
+    if isinstance(expr, n.Name):
+        code = scope.get(expr.name, "")
+        if code.startswith("F[") and code.endswith("]") and code[2:-1].isdigit():
+            return int(code[2:-1])
+    return ANY
+
+
+def _given(call: n.Call, params: tuple[n.Param, ...], name: str) -> n.Expr | None:
+    for param, arg in zip(params, call.args):
+        if param.name == name:
+            return arg
+    for keyword in call.keywords:
+        if keyword.name == name:
+            return keyword.value
+    return None
+
+
 def _slot_of(code: str) -> int:
     return int(code[2:-1])
 
@@ -604,8 +870,8 @@ def _successors(block: Block | CallSite) -> list[int]:
         text = line.strip()
         if text.startswith("return "):
             for word in text[len("return "):].replace(" if ", " ").replace(" else ", " ").split():
-                if word.lstrip("-").isdigit() and int(word) >= 0:
-                    found.append(int(word))
+                if word.lstrip("-").isdigit():
+                    found.append(int(word))  # -1: the end
     return found
 
 
@@ -613,12 +879,12 @@ def _program_order(blocks: list[Block | CallSite]) -> list[int]:
     """Each block's rank in reverse postorder: before every block it leads to, except along a loop."""
     seen: set[int] = set()
     post: list[int] = []
-    stack: list[tuple[int, iter]] = [(0, iter(_successors(blocks[0])))]
+    stack: list[tuple[int, Any]] = [(0, iter(_successors(blocks[0])))]
     seen.add(0)
     while stack:
         index, following = stack[-1]
         for nxt in following:
-            if nxt not in seen:
+            if nxt >= 0 and nxt not in seen:
                 seen.add(nxt)
                 stack.append((nxt, iter(_successors(blocks[nxt]))))
                 break

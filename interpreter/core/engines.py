@@ -19,7 +19,8 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from dsl.nodes import Pos
-from interpreter.core import rt
+from interpreter.core import dist as D
+from interpreter.core import liveness, rt
 from interpreter.core.codegen import END, CallSite, Generator, Routine
 from interpreter.errors import RunError
 from interpreter.runtime.chance import Fire, ForcedRollError, StateLimitError, Tally
@@ -113,7 +114,7 @@ _ESTIMATE_HINT = "estimate by sampling instead (fracas odds --samples N), or rai
 class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
-    __slots__ = ("program", "chooser", "trace", "most_bits", "gen")
+    __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -121,6 +122,7 @@ class Run:
         self.trace = getattr(chooser, "trace", None)
         self.most_bits = rt.bits_limit(program.rules.limits.digits)
         self.gen = gen
+        self.budget: D.Budget | None = None
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params
@@ -171,34 +173,23 @@ def _check_depth(depth: int, site: CallSite, R: Run) -> None:
 # ---- every state at once --------------------------------------------------------------------------
 
 
-class _Branch(Exception):
-    def __init__(self, distribution: dict[Any, Fraction]):
-        self.distribution = distribution
+def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run,
+            observe_all: bool = True) -> dict[Key, Any]:
+    """Every final state with its probability, from states at the routine's first block (full frames).
 
-
-class _Replay:
-    """Replays a block with the outcomes already chosen, and stops at the next draw."""
-
-    __slots__ = ("script", "at", "engine")
-    trace = None
-
-    def __init__(self, script: tuple[Any, ...], engine: ExactEngine):
-        self.script = script
-        self.at = 0
-        self.engine = engine
-
-    def draw(self, primitive: Any, pos: Pos) -> Any:
-        if self.at < len(self.script):
-            value = self.script[self.at]
-            self.at += 1
-            return value
-        raise _Branch(self.engine.distribution(primitive, pos))
-
-
-def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run) -> dict[Key, Any]:
-    """Every final state with its probability, from states at the routine's first block."""
+    Each state waiting for a block keeps only what a later block reads
+    (observe_all: the routine's own names and every entity's fields are read
+    at its end; otherwise only the outcomes are): its frame is the tuple of
+    the block's live slots, and dead entity fields are none. Final states
+    keep the frame's slots that are observed (`Projection.end`).
+    """
+    R.chooser = D.Chooser(engine)  # an expression's draw gives the whole distribution
+    projection = projection_of(routine, observe_all)
     rank = routine.order
-    pending: dict[int, dict[Key, Any]] = {0: dict(start)}
+    pending: dict[int, dict[Key, Any]] = {}
+    for (frame, *rest), p in start.items():
+        key = (projection.keep(0, list(frame)), projection.world(0, rest[0]), *rest[1:])
+        pending.setdefault(0, {})[key] = p  # type: ignore[index]
     waiting = [(rank[0], 0)]
     final: dict[Key, Any] = {}
     limit = engine.max_states
@@ -207,14 +198,21 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
         group = pending.pop(pc)
         block = routine.blocks[pc]
         if isinstance(block, CallSite):
-            results = _call_all(block, group, engine, R)
+            results = _call_all(block, group, engine, R, projection)
         else:
-            results = _block_all(routine, pc, group, engine, R)
+            results = _block_all(routine, pc, group, engine, R, projection)
         for key, p, following in results:
-            target = final if following < 0 else pending.get(following)
-            if target is None:
-                target = pending[following] = {}
-                heapq.heappush(waiting, (rank[following], following))
+            if following >= 0:
+                world = key[1]
+                kept = projection.world(following, world)
+                if kept is not world:
+                    key = (key[0], kept, *key[2:])  # type: ignore[assignment]
+                target = pending.get(following)
+                if target is None:
+                    target = pending[following] = {}
+                    heapq.heappush(waiting, (rank[following], following))
+            else:
+                target = final
             before = target.get(key)
             target[key] = p if before is None else before + p
             if len(target) > limit:
@@ -223,56 +221,55 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     return final
 
 
+def projection_of(routine: Routine, observe_all: bool) -> liveness.Projection:
+    found = routine.projections.get(observe_all)
+    if found is None:
+        if routine.decl.is_action:
+            observed = liveness.Live(frozenset(routine.names.values()) if observe_all else frozenset(),
+                                     frozenset({(liveness.ANY, liveness.EVERY_FIELD)}) if observe_all else frozenset())
+        else:  # a step that calls itself: its frame ends with it, the world goes on
+            observed = liveness.Live(frozenset(), frozenset({(liveness.ANY, liveness.EVERY_FIELD)}))
+        found = routine.projections[observe_all] = liveness.analyse(
+            routine.blocks, routine.successors, routine.slots, routine.statics, observed)
+    return found
+
+
 def _block_pos(routine: Routine, pc: int) -> Pos:
     block = routine.blocks[pc]
     pos = block.call.pos if isinstance(block, CallSite) else block.pos
     return pos or routine.decl.pos
 
 
-def _working(key: Key) -> rt.Working:
-    frame, world, outcomes, stopped, stack, depth = key
-    return rt.Working(list(frame), Frozen(world), Frozen(outcomes), stopped, stack, depth)
-
-
-def _key(S: rt.Working) -> Key:
-    return (tuple(S.F), S.W, S.O, S.stopped, S.stack, S.depth)  # type: ignore[return-value]
-
-
-def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEngine,
-               R: Run) -> Iterator[tuple[Key, Any, int]]:
-    function = routine.functions[pc]
-    assert function is not None
+def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
+               projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
+    """Run one block on every state waiting for it; frames come out kept for the block that follows."""
     block = routine.blocks[pc]
-    if not block.chance:  # type: ignore[union-attr]
-        R.chooser = engine
-        for key, p in group.items():
-            S = _working(key)
-            following = function(S, R)
-            yield _key(S), p, following
-        return
-    limit = engine.max_states
-    for key, p in group.items():
-        scripts: list[tuple[tuple[Any, ...], Any]] = [((), p)]
-        made = 0
-        while scripts:
-            script, q = scripts.pop()
-            S = _working(key)
-            R.chooser = _Replay(script, engine)
-            try:
-                following = function(S, R)
-            except _Branch as branch:
-                for value, share in reversed(branch.distribution.items()):
-                    scripts.append((script + (value,), q * share))
-                if len(scripts) > limit:
-                    raise RunError(block.pos, f"one statement has more than {limit} ways to turn out",  # type: ignore[union-attr]
-                                   _ESTIMATE_HINT) from None
-                continue
-            made += 1
-            yield _key(S), q, following
+    assert not isinstance(block, CallSite)
+    slot = block.draw_slot
+    function = routine.functions[pc] if slot is None else routine.dist_functions[pc]
+    copy_world, copy_outcomes = block.writes_world, block.writes_outcomes
+    keep, expand = projection.keep, projection.expand
+    if slot is not None:
+        R.budget = D.Budget(engine.max_states, block.pos)
+    for (kept, world, outcomes, stopped, stack, depth), p in group.items():
+        S = rt.Working(expand(pc, kept), Frozen(world) if copy_world else world,
+                       Frozen(outcomes) if copy_outcomes else outcomes, stopped, stack, depth)
+        following = function(S, R)  # type: ignore[misc]
+        rest = (S.W, S.O, S.stopped, S.stack, S.depth)
+        drawn = S.F[slot] if slot is not None else None
+        if type(drawn) is not D.Dist:
+            yield (keep(following, S.F), *rest), p, following  # type: ignore[misc]
+            continue
+        # A draw: one state for each value of the expression's distribution.
+        frame, total = S.F, drawn.total
+        for value, weight in drawn.weights.items():
+            frame[slot] = value
+            yield (keep(following, frame), *rest), p * Fraction(weight, total), following  # type: ignore[misc]
 
 
-def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run) -> Iterator[tuple[Key, Any, int]]:
-    """Every state enters the step together; each comes back to its own frame."""
+def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run,
+              projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
+    """Every state enters the step together; each comes back to its own frame (full: all is live at a call)."""
     callee = R.gen.routines[site.routine]
     entered: dict[Key, Any] = {}
     for key, p in group.items():
@@ -284,8 +281,9 @@ def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run
         entered[inner] = entered.get(inner, 0) + p
     for key, p in run_all(callee, entered, engine, R).items():
         frame, world, outcomes, stopped, stack, depth = key
-        back: Key = (stack[-1], world, outcomes, stopped, stack[:-1], depth - 1)
-        yield back, p, END if stopped is not None else site.back
+        following = END if stopped is not None else site.back
+        back: Key = (projection.keep(following, list(stack[-1])), world, outcomes, stopped, stack[:-1], depth - 1)
+        yield back, p, following
 
 
 def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from dsl import nodes as n
 from interpreter.core import rt
 from interpreter.core.codegen import Routine, generator_for
-from interpreter.core.engines import ExactEngine, Key, Run, run_all, run_one
+from interpreter.core.engines import ExactEngine, Key, Run, projection_of, run_all, run_one
 from interpreter.state import Frozen, State
 
 
@@ -37,13 +37,26 @@ def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any) -> 
     return _final(routine, S.F, Frozen(S.W), Frozen(S.O), S.stopped)
 
 
-def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine) -> dict[State, Any]:
-    """Every final state with its exact probability."""
+def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
+            observe_all: bool = True) -> dict[State, Any]:
+    """Every final state with its exact probability.
+
+    observe_all: the final states keep the action's names and the world; else
+    only the outcomes (and why it stopped), so that far fewer states remain.
+    """
     routine = routine_of(program, action)
     key: Key = (tuple(_start(routine, start)), start.world, start.outcomes, None, (), 0)
-    finals = run_all(routine, {key: Fraction(1)}, engine, Run(program, engine, generator_for(program.rules)))
+    finals = run_all(routine, {key: Fraction(1)}, engine, Run(program, engine, generator_for(program.rules)),
+                     observe_all)
+    end = projection_of(routine, observe_all).end
     out: dict[State, Any] = {}
-    for (frame, world, outcomes, stopped, _, _), p in finals.items():
-        state = _final(routine, frame, world, outcomes, stopped)
+    for (kept, world, outcomes, stopped, _, _), p in finals.items():
+        if observe_all:
+            frame = [None] * routine.slots
+            for index, value in zip(end, kept):
+                frame[index] = value
+            state = _final(routine, frame, world, outcomes, stopped)
+        else:
+            state = State((Frozen(),), Frozen(), outcomes, stopped)
         out[state] = out.get(state, 0) + p
     return out

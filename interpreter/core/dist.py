@@ -1,0 +1,137 @@
+"""Distributions as values: what an expression over independent chance evaluates to in the exact engine.
+
+A `Dist` holds each distinct value with a whole-number weight, and the total
+of the weights: probabilities are weight / total, and no Fraction is made
+while computing. Every operator of the language is lifted onto distributions
+by `apply`: its arguments' values are combined, equal results merge at once,
+so `10d6 + 10d6 + 10d6 + 10d6` is three convolutions of a few hundred terms,
+never the 51**4 combinations of their totals.
+
+Each chance primitive in an expression is a draw of its own, so two
+distributions met by one operator are independent; a value that is used twice
+(a function's parameter) is never a distribution, because a function is
+applied to each value of its arguments in turn.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable
+from fractions import Fraction
+from typing import Any
+
+from dsl.nodes import Pos
+from interpreter.errors import RunError
+from interpreter.runtime.keys import stable_key
+
+
+class Dist:
+    """Distinct values with whole-number weights; a value's probability is its weight over `total`."""
+
+    __slots__ = ("weights", "total")
+
+    def __init__(self, weights: dict[Any, int], total: int):
+        self.weights = weights
+        self.total = total
+
+    @classmethod
+    def of_fractions(cls, distribution: dict[Any, Fraction]) -> Dist:
+        scale = math.lcm(*(Fraction(p).denominator for p in distribution.values()))
+        return cls({value: int(p * scale) for value, p in distribution.items() if p}, scale)
+
+    def fractions(self) -> dict[Any, Fraction]:
+        total = self.total
+        pairs = sorted(self.weights.items(), key=lambda kv: stable_key(kv[0]))
+        return {value: Fraction(weight, total) for value, weight in pairs}
+
+    def __repr__(self) -> str:
+        return f"Dist({self.fractions()!r})"
+
+
+class Budget:
+    """How many combinations one statement may enumerate: the exact engine's limit, inside a statement."""
+
+    __slots__ = ("limit", "pos")
+
+    def __init__(self, limit: int, pos: Pos | None):
+        self.limit = limit
+        self.pos = pos
+
+    def check(self, size: int) -> None:
+        if size > self.limit:
+            raise RunError(self.pos, f"one statement has more than {self.limit} ways to turn out",
+                           "estimate by sampling instead (fracas odds --samples N), "
+                           "or raise the limit with --limit states=N")
+
+
+def lift(value: Any) -> Dist:
+    return value if type(value) is Dist else Dist({value: 1}, 1)
+
+
+def apply(function: Callable[..., Any], args: Iterable[Any], budget: Budget) -> Any:
+    """function over every combination of its arguments' values: a plain value if none is a distribution.
+
+    A result that is itself a distribution (a die whose count was rolled) is
+    mixed in, weighted by the combination that gave it.
+    """
+    args = tuple(args)
+    if not any(type(a) is Dist for a in args):
+        return function(*args)
+    spaces = [a.weights.items() if type(a) is Dist else ((a, 1),) for a in args]
+    budget.check(math.prod(len(space) for space in spaces))
+    total = math.prod(a.total for a in args if type(a) is Dist)
+    results: list[tuple[Any, int]] = []
+    for combination in itertools.product(*spaces):
+        weight = 1
+        values = []
+        for value, w in combination:
+            weight *= w
+            values.append(value)
+        results.append((function(*values), weight))
+    return _mix(results, total, budget)
+
+
+def branch(test: Any, then: Callable[[], Any], otherwise: Callable[[], Any], budget: Budget) -> Any:
+    """`if test then a else b` over a distribution of the test: only the branch taken is evaluated."""
+    if type(test) is not Dist:
+        return then() if test else otherwise()
+    return _mix([(then() if value else otherwise(), w) for value, w in test.weights.items()], test.total, budget)
+
+
+def sequence(items: list[Any], budget: Budget) -> Any:
+    """A list whose items may be distributions: the distribution of the whole list (a tuple)."""
+    return apply(lambda *values: values, items, budget)
+
+
+def _mix(results: list[tuple[Any, int]], total: int, budget: Budget) -> Any:
+    inner = [r.total for r, _ in results if type(r) is Dist]
+    if not inner:
+        merged: dict[Any, int] = {}
+        for value, w in results:
+            merged[value] = merged.get(value, 0) + w
+        return Dist(merged, total) if len(merged) > 1 or total != 1 else next(iter(merged))
+    scale = math.lcm(*inner)
+    merged = {}
+    for value, w in results:
+        if type(value) is Dist:
+            factor = w * (scale // value.total)
+            for v, u in value.weights.items():
+                merged[v] = merged.get(v, 0) + u * factor
+        else:
+            merged[value] = merged.get(value, 0) + w * scale
+        budget.check(len(merged))
+    return Dist(merged, total * scale)
+
+
+class Chooser:
+    """The engine as an expression of the exact engine sees it: a draw gives the whole distribution."""
+
+    __slots__ = ("engine",)
+    trace = None
+
+    def __init__(self, engine: Any):
+        self.engine = engine
+
+    def draw(self, primitive: Any, pos: Pos) -> Dist:
+        return Dist.of_fractions(self.engine.distribution(primitive, pos))

@@ -1,0 +1,186 @@
+"""What a state still needs at each block: slots, entity fields and outcomes that a later block reads.
+
+The exact engine forgets everything else before a block runs (sets it to
+none), so that states which differ only in values nobody will read again
+merge. This is what turns a pipeline of steps into a chain over a few live
+numbers: a step's intermediate results stop mattering once read.
+
+Facts come from the generator, line by line: the slots a line reads and
+writes (from its text, which the generator writes in a few fixed shapes),
+and the entity fields and outcomes it reads and changes (recorded while its
+expressions were written). An entity is known by name where a slot holds an
+input of the action (directly, or passed on to an inlined step); a field
+read through anything else is taken as read on every entity.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from interpreter.state import Frozen
+from interpreter.values import Record
+
+ANY = None  # an entity not known statically
+EVERY_FIELD = "*"  # a field name not known statically (a function that calls itself)
+
+_SLOT = re.compile(r"F\[(\d+)\]")
+_TARGETS = re.compile(r"^((?:F\[\d+\](?:, | = |,))+)\s*=?\s*(.*)$")
+
+
+@dataclass
+class LineFacts:
+    """What one generated line reads and changes, beyond its slots."""
+
+    field_reads: set[tuple[Any, str]] = field(default_factory=set)  # (slot or ANY, field)
+    field_kills: set[tuple[int, str]] = field(default_factory=set)  # (slot, field) set outright
+    outcome_reads: set[str] = field(default_factory=set)
+    outcome_kills: set[str] = field(default_factory=set)
+
+    def merge(self, other: LineFacts) -> None:
+        self.field_reads |= other.field_reads
+        self.outcome_reads |= other.outcome_reads
+
+
+def slot_facts(line: str) -> tuple[set[int], set[int], bool]:
+    """The slots a line reads, the slots it surely writes, and whether it writes others only maybe."""
+    conditional = line.startswith(" ")
+    reads: set[int] = set()
+    writes: set[int] = set()
+    for part in line.strip().split("; "):
+        match = _TARGETS.match(part)
+        if match and not part.startswith("return"):
+            targets, value = match.group(1), match.group(2)
+            reads |= {int(s) for s in _SLOT.findall(value)}
+            writes |= {int(s) for s in _SLOT.findall(targets)}
+        else:
+            reads |= {int(s) for s in _SLOT.findall(part)}
+    if conditional:
+        return reads, set(), True
+    return reads, writes, False
+
+
+@dataclass
+class Live:
+    slots: frozenset[int]
+    fields: frozenset[tuple[Any, str]]  # (entity name or ANY, field)
+
+    def field_live(self, entity: str, name: str) -> bool:
+        fields = self.fields
+        return ((ANY, name) in fields or (entity, name) in fields or (ANY, EVERY_FIELD) in fields)
+
+
+class Projection:
+    """Per block: what to keep of a state waiting for it.
+
+    A frame is kept as the tuple of its live slots only (`keep`), so that
+    states waiting at a block are small and hash fast; `expand` makes the
+    full frame the block's code reads.
+    """
+
+    def __init__(self, live: list[Live | None], slots: int, end: Live):
+        self.slots = slots
+        self.live = live
+        self.kept = [tuple(range(slots)) if l is None else tuple(sorted(l.slots)) for l in live]
+        self.end = tuple(sorted(end.slots))
+        self._getters = [_getter(kept) for kept in self.kept]
+        self._end_getter = _getter(self.end)
+        self._dead_fields: dict[tuple[int, str, Any], tuple[int, ...]] = {}
+        self._worlds: list[dict[Frozen, Frozen]] = [{} for _ in live]
+
+    def keep(self, pc: int, frame: list[Any]) -> tuple[Any, ...]:
+        return self._getters[pc](frame) if pc >= 0 else self._end_getter(frame)
+
+    def expand(self, pc: int, kept: tuple[Any, ...]) -> list[Any]:
+        frame: list[Any] = [None] * self.slots
+        for index, value in zip(self.kept[pc], kept):
+            frame[index] = value
+        return frame
+
+    def world(self, pc: int, world: Frozen) -> Frozen:
+        live = self.live[pc]
+        if live is None:
+            return world
+        seen = self._worlds[pc]
+        found = seen.get(world)
+        if found is not None:
+            return found
+        changed: dict[str, Record] | None = None
+        for id, record in world.items():
+            key = (pc, id, record.shape)
+            dead = self._dead_fields.get(key)
+            if dead is None:
+                dead = self._dead_fields[key] = tuple(i for i, name in enumerate(record.shape.names)
+                                                      if not live.field_live(id, name))
+            if dead and any(record.values[i] is not None for i in dead):
+                values = list(record.values)
+                for i in dead:
+                    values[i] = None
+                if changed is None:
+                    changed = dict(world)
+                changed[id] = Record(record.shape, tuple(values))
+        found = seen[world] = world if changed is None else Frozen(changed)
+        return found
+
+
+def _getter(indices: tuple[int, ...]) -> Any:
+    if not indices:
+        return lambda frame: ()
+    if len(indices) == 1:
+        index = indices[0]
+        return lambda frame: (frame[index],)
+    return operator.itemgetter(*indices)
+
+
+def analyse(blocks: list[Any], successors: list[list[int]], slots: int, statics: dict[int, str],
+            observed: Live) -> Projection:
+    """Backward liveness over the blocks of a routine, from what is observed at its end."""
+    facts = []
+    for block in blocks:
+        if getattr(block, "lines", None) is None:
+            facts.append(None)  # a call site: nothing is forgotten around it
+            continue
+        facts.append(block)
+    live_in: list[Live | None] = [None] * len(blocks)
+    changed = True
+    while changed:
+        changed = False
+        for index in reversed(range(len(blocks))):
+            block = facts[index]
+            if block is None:
+                continue
+            out_slots: set[int] = set()
+            out_fields: set[tuple[Any, str]] = set()
+            for nxt in successors[index]:
+                if nxt < 0:
+                    out_slots |= observed.slots
+                    out_fields |= observed.fields
+                else:
+                    following = live_in[nxt]
+                    if following is None and not isinstance(getattr(blocks[nxt], "lines", None), list):
+                        out_slots |= set(range(slots))  # into a call site: keep everything
+                        out_fields.add((ANY, EVERY_FIELD))
+                    elif following is not None:
+                        out_slots |= following.slots
+                        out_fields |= following.fields
+            slots_live, fields_live = _through(block, out_slots, out_fields, statics)
+            new = Live(frozenset(slots_live), frozenset(fields_live))
+            if live_in[index] != new:
+                live_in[index] = new
+                changed = True
+    return Projection(live_in, slots, observed)
+
+
+def _through(block: Any, slots_live: set[int], fields_live: set[tuple[Any, str]],
+             statics: dict[int, str]) -> tuple[set[int], set[tuple[Any, str]]]:
+    """Liveness before a block, from liveness after it: its lines, last to first."""
+    for (line, _), facts in reversed(list(zip(block.lines, block.facts))):
+        reads, writes, _ = slot_facts(line)
+        slots_live = (slots_live - writes) | reads
+        if facts is not None:
+            kills = {(statics[s], name) for s, name in facts.field_kills if s in statics}
+            fields_live = (fields_live - kills) | {
+                (statics.get(s, ANY) if s is not ANY else ANY, name) for s, name in facts.field_reads}
+    return slots_live, fields_live
