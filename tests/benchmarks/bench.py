@@ -24,8 +24,13 @@ def best_time(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> flo
     return best
 
 
+def ratio_text(ratio: float) -> str:
+    """Two decimals, or two significant digits when that would show nothing."""
+    return f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.2g}"
+
+
 def verdict(name: str, ratio: float, target: float, detail: str = "") -> str:
-    line = f"BENCH {name}: ratio {ratio:.2f} (target <= {target:g}) {'MET' if ratio <= target else 'MISSED'}"
+    line = f"BENCH {name}: ratio {ratio_text(ratio)} (target <= {target:g}) {'MET' if ratio <= target else 'MISSED'}"
     if detail:
         print(f"\n  {detail}")
     print(line)
@@ -34,7 +39,7 @@ def verdict(name: str, ratio: float, target: float, detail: str = "") -> str:
 
 def missed(name: str, target: float, reason: str, at_least: float | None = None, detail: str = "") -> str:
     """The verdict of a case that could not be measured to the end: MISSED, with why."""
-    ratio = f"> {at_least:.2f}" if at_least is not None else "n/a"
+    ratio = f"> {ratio_text(at_least)}" if at_least is not None else "n/a"
     line = f"BENCH {name}: ratio {ratio} (target <= {target:g}) MISSED ({reason})"
     if detail:
         print(f"\n  {detail}")
