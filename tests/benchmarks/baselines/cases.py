@@ -7,7 +7,6 @@ time and memory are its own. The fracas side builds its Scenario from
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -82,7 +81,6 @@ def exalted_each_way(dice_each_way: int) -> Case:
 def weewar_exchange(scenario: str, health: int) -> Case:
     """A shipped exchange with both units at `health`: six draws per health point each way."""
     action, inputs, choices = shipped_scenario(scenario)
-    inputs = copy.deepcopy(inputs)
     inputs["attacker"]["health"] = inputs["defender"]["health"] = health
     return Case(f"exact-weewar-health-{health}", f"Weewar exchange ({scenario}), health {health} each",
                 action, inputs, weewar.OUTCOMES,
