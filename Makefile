@@ -26,7 +26,7 @@ check: $(STAMP)
 # Benchmarks are kept out of `make test` (norecursedirs); each prints a BENCH line with its ratio.
 bench: $(STAMP)
 	$(VENV)/bin/pip install --quiet -e '.[test,bench]'
-	$(PY) -m pytest tests/benchmarks -q -s -p no:cacheprovider
+	$(PY) -m pytest tests/benchmarks -q -s -rs -p no:cacheprovider
 
 # A long fuzzing run (100,000 inputs by default: FUZZ_COUNT=N to change).
 FUZZ_COUNT ?= 100000

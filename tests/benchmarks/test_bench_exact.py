@@ -1,47 +1,47 @@
-"""The exact distribution of an attack, against sampling it to within half a percentage point."""
+"""fracas's exact odds against the same rules calculated by hand in plain Python.
+
+Each side runs in a fresh process and is timed on its first call, so neither
+gains from a memo; fracas's odds are checked equal to the baseline's. A case
+that runs past LIMIT seconds (or the memory limit) is MISSED with the reason,
+and the larger cases of its family are not run.
+"""
 
 from __future__ import annotations
 
-import tracemalloc
-from pathlib import Path
+import pytest
 
-import dsl
-from bench import best_time, verdict
-from interpreter import exact, load_scenario, prepare, sample
-from interpreter.runtime import chance
+from baselines.cases import FAMILIES
+from bench import fastest_fresh, missed, seconds, verdict
 
-ROOT = Path(__file__).resolve().parents[2]
-# Runs for a 95% interval of +-0.5 percentage points at the worst case p = 1/2.
-RUNS_FOR_HALF_A_POINT = round(1.96**2 * 0.25 / 0.005**2)
+TARGET = 2  # fracas at most twice the time of the hand-written calculation
+LIMIT = 60  # seconds for one side of one case
 
+CASES = ([("exalted", dice) for dice in (10, 15, 20, 30)]
+         + [("weewar", health) for health in (10, 40, 160)]
+         + [("epicinium", squads) for squads in range(1, 9)]
+         + [("four-10d6", 4)])
 
-def fresh_exact(rules, scenario):
-    chance._fire_distribution.cache_clear()  # measure the work, not the memo
-    return exact(rules, scenario)
+_beyond_reach: dict[str, str] = {}  # family -> why its larger cases are not run
 
 
-def test_exact_against_sampling_to_half_a_point():
-    rules = dsl.load(ROOT / "rules" / "epicinium.rules")
-    scenario = load_scenario(ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml")
-    exact_time = best_time(lambda: fresh_exact(rules, scenario), repeat=5)
-    prepared = prepare(rules, scenario)
-    seeds = iter(range(10**9))
-    per_run = best_time(lambda: sample(rules, scenario, seed=next(seeds), prepared=prepared, events=False),
-                        repeat=3, number=300)
-    sampling_time = per_run * RUNS_FOR_HALF_A_POINT
-    # The verdict's ratio is exact time over sampling time: the target asks exact to be 10x faster.
-    verdict("exact-vs-sampling", exact_time / sampling_time, 0.1,
-            f"exact {exact_time * 1e3:.1f} ms; sampling {RUNS_FOR_HALF_A_POINT} runs ~{sampling_time:.1f} s "
-            f"({per_run * 1e6:.0f} us per run)")
-
-
-def test_peak_memory_of_the_largest_exact_case():
-    rules = dsl.load(ROOT / "rules" / "exalted-war.rules")
-    scenario = load_scenario(ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml")
-    tracemalloc.start()
-    dist = exact(rules, scenario)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    print(f"\n  largest exact case (Exalted commander attack with a counterattack): {len(dist.states)} final states, "
-          f"peak memory {peak / 2**20:.1f} MiB")
-    assert dist.states
+@pytest.mark.parametrize("family, size", CASES, ids=[f"{family}-{size}" for family, size in CASES])
+def test_exact_odds_against_the_hand_written_baseline(family, size):
+    case = FAMILIES[family](size)
+    by_hand = fastest_fresh(["baseline", family, str(size)], LIMIT)
+    assert "error" not in by_hand, by_hand["error"]
+    baseline = f"by hand {seconds(by_hand['seconds'])} (peak RSS {by_hand['rss_mib']:.0f} MiB)"
+    if family in _beyond_reach:
+        missed(case.name, TARGET, f"not run: {_beyond_reach[family]}", detail=f"{case.title}: {baseline}")
+        return
+    mine = fastest_fresh(["fracas", family, str(size)], LIMIT)
+    if "error" in mine:
+        _beyond_reach[family] = f"{case.name} already failed ({mine['error']})"
+        at_least = LIMIT / by_hand["seconds"] if mine.get("timed_out") else None
+        missed(case.name, TARGET, mine["error"], at_least, detail=f"{case.title}: {baseline}")
+        return
+    detail = (f"{case.title}: fracas {seconds(mine['seconds'])} ({mine['states']} final states, "
+              f"peak RSS {mine['rss_mib']:.0f} MiB), {baseline}")
+    if not mine["agrees"]:
+        missed(case.name, TARGET, "fracas's odds differ from the baseline's", detail=detail)
+        pytest.fail(f"{case.name}: " + "; ".join(mine["difference"]))
+    verdict(case.name, mine["seconds"] / by_hand["seconds"], TARGET, detail)

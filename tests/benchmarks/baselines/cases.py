@@ -1,0 +1,146 @@
+"""The exact cases the benchmarks time: a shipped rules file, a scenario, and the baseline for it.
+
+Nothing here imports fracas: a baseline runs in a process of its own, so its
+time and memory are its own. The fracas side builds its Scenario from
+`action`, `inputs` and `choices`.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import dice, epicinium, exalted, weewar
+
+ROOT = Path(__file__).resolve().parents[3]
+
+FOUR_10D6 = '''rules "Four rolls of 10d6, summed"
+outcome total: int = 0
+action four_rolls() {
+    for i in range(4) {
+        total += roll(10, 6)
+    }
+}
+'''
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # the BENCH line's
+    title: str
+    action: str
+    inputs: dict[str, Any]
+    outcomes: tuple[str, ...]
+    baseline: Callable[[], dict]
+    rules_file: str | None = None  # under ROOT
+    rules_text: str | None = None
+    choices: dict[str, Any] = field(default_factory=dict)
+
+
+def shipped_scenario(name: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """A scenario file of rules/scenarios: its action, inputs and choices."""
+    with open(ROOT / "rules" / "scenarios" / f"{name}.toml", "rb") as file:
+        data = tomllib.load(file)
+    action = data.pop("action")
+    choices = data.pop("choices", {})
+    data.pop("params", None)
+    return action, data, choices
+
+
+# ---- Exalted ------------------------------------------------------------------------------
+
+
+def exalted_attack(name: str, title: str, attacker: dict[str, Any] | None = None, defender: dict[str, Any] | None = None,
+            choices: dict[str, Any] | None = None) -> Case:
+    """The shipped commander attack, with some of its numbers or choices changed."""
+    action, inputs, shipped_choices = shipped_scenario("exalted-commander-attack")
+    inputs["attacker"].update(attacker or {})
+    inputs["defender"].update(defender or {})
+    chosen = {**shipped_choices, **(choices or {})}
+    return Case(name, title, action, inputs, exalted.OUTCOMES, lambda: exalted.war_attack(
+        inputs["attacker"], inputs["defender"], counterattack=chosen.get("counterattack", False),
+        defender_response=chosen.get("defender_response", "war_dv"),
+        counter_response=chosen.get("counter_response", "war_dv")),
+        rules_file="rules/exalted-war.rules", choices=chosen)
+
+
+def exalted_each_way(dice_each_way: int) -> Case:
+    """The shipped attack with `dice_each_way` dice in the attack and in the counterattack (Wits makes up the pool)."""
+    _, inputs, _ = shipped_scenario("exalted-commander-attack")
+    wits = {role: dice_each_way - inputs[role]["war"] - inputs[role]["accuracy"] for role in ("attacker", "defender")}
+    return exalted_attack(f"exact-exalted-{dice_each_way}-dice", f"Exalted attack and counterattack, {dice_each_way} dice each way",
+                   {"wits": wits["attacker"]}, {"wits": wits["defender"]})
+
+
+# ---- Weewar -------------------------------------------------------------------------------
+
+
+def weewar_exchange(scenario: str, health: int) -> Case:
+    """A shipped exchange with both units at `health`: six draws per health point each way."""
+    action, inputs, choices = shipped_scenario(scenario)
+    inputs["attacker"]["health"] = inputs["defender"]["health"] = health
+    return Case(f"exact-weewar-health-{health}", f"Weewar exchange ({scenario}), health {health} each",
+                action, inputs, weewar.OUTCOMES,
+                lambda: weewar.exchange(inputs["attacker"], inputs["defender"], inputs.get("neighbours", ())),
+                rules_file="rules/weewar.rules", choices=choices)
+
+
+def weewar_at_health(health: int) -> Case:
+    return weewar_exchange("weewar-tank-ganging-up", health)
+
+
+# ---- Epicinium ----------------------------------------------------------------------------
+
+
+def epicinium_attack(name: str, title: str, inputs: dict[str, Any]) -> Case:
+    return Case(name, title, "targeted_attack", inputs, epicinium.OUTCOMES,
+                lambda: epicinium.targeted_attack(inputs["attackers"], inputs["target"], inputs["space"]),
+                rules_file="rules/epicinium.rules")
+
+
+def epicinium_squads(squads: int) -> Case:
+    """`squads` Gunner squads (9 shots each) at a Tank of twice their figures (3 hitpoints each) in a City."""
+    inputs = {"attackers": [{"type": "gunner"}] * squads, "target": {"type": "tank", "figures": 6 * squads},
+              "space": {"tile": "city"}}
+    return epicinium_attack(f"exact-epicinium-{squads}-squads",
+                            f"Epicinium: {squads} Gunner squads at a Tank of {6 * squads} figures in a City", inputs)
+
+
+# ---- dice ---------------------------------------------------------------------------------
+
+
+def four_10d6(_: int = 4) -> Case:
+    return Case("exact-four-10d6", "four rolls of 10d6, summed", "four_rolls", {}, dice.OUTCOMES,
+                lambda: dice.sums_of_rolls(4, 10, 6), rules_text=FOUR_10D6)
+
+
+def dice_rules(expression: str) -> str:
+    """A rules file whose one action throws `expression` into the outcome `total`."""
+    return f'rules "dice"\noutcome total: int = 0\naction throw() {{\n    total = {expression}\n}}\n'
+
+
+FAMILIES: dict[str, Callable[[int], Case]] = {
+    "exalted": exalted_each_way,
+    "weewar": weewar_at_health,
+    "epicinium": epicinium_squads,
+    "four-10d6": four_10d6,
+}
+
+
+def project(joint: list[tuple[dict[str, Any], Any]], outcomes: tuple[str, ...]) -> dict[tuple, Any]:
+    """fracas's joint distribution keyed like a baseline's: a tuple of the outcomes' values.
+
+    'stopped' is listed by fracas only when some run stopped; elsewhere an
+    outcome fracas has and the baseline lacks (or the reverse) is an error.
+    """
+    out: dict[tuple, Any] = {}
+    for values, p in joint:
+        names = set(values) | {"stopped"} if "stopped" in outcomes else set(values)
+        if names != set(outcomes):
+            raise ValueError(f"fracas's outcomes {sorted(values)} are not the baseline's {sorted(outcomes)}")
+        key = tuple(values.get(name, "") for name in outcomes)
+        out[key] = out.get(key, 0) + p
+    return out

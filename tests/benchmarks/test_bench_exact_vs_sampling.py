@@ -1,0 +1,51 @@
+"""Exact odds against sampling them to +-0.5 percentage points at 95%, on every shipped scenario whose outcome is random.
+
+Exact: the first call in a fresh process. Sampling: the runs that the outcome
+value hardest to pin down (p(1 - p) largest) needs for a 95% interval of
++-0.5 points, 1.96^2 p(1 - p) / 0.005^2 of them, at the time one run takes in
+the same process once warm. A scenario whose every outcome is certain says so
+and is skipped: sampling it needs no runs.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from bench import ROOT, in_fresh_process, missed, seconds, verdict
+
+TARGET = 0.01  # exact at least 100 times faster than sampling
+LIMIT = 120  # seconds for one scenario
+HALF_WIDTH = 0.005
+Z_95 = 1.96
+
+SCENARIOS = sorted((ROOT / "rules" / "scenarios").glob("*.toml"))
+
+
+def rules_of(scenario: Path) -> Path:
+    """A shipped scenario belongs to the rules file named by its first word: weewar.rules, else exalted-war.rules."""
+    system = scenario.stem.split("-")[0]
+    exactly = ROOT / "rules" / f"{system}.rules"
+    if exactly.exists():
+        return exactly
+    [only] = (ROOT / "rules").glob(f"{system}-*.rules")
+    return only
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.stem for s in SCENARIOS])
+def test_exact_against_sampling_to_half_a_point(scenario):
+    name = f"exact-vs-sampling-{scenario.stem}"
+    found = in_fresh_process(["sampling", str(rules_of(scenario).relative_to(ROOT)), str(scenario.relative_to(ROOT))],
+                             LIMIT)
+    if "error" in found:
+        missed(name, TARGET, found["error"])
+        return
+    if found["worst_variance"] == 0:
+        pytest.skip(f"{scenario.stem}: every outcome is certain; sampling needs no runs")
+    runs = math.ceil(Z_95**2 * found["worst_variance"] / HALF_WIDTH**2)
+    sampling = runs * found["seconds_per_run"]
+    verdict(name, found["seconds"] / sampling, TARGET,
+            f"{scenario.stem}: exact {seconds(found['seconds'])} (peak RSS {found['rss_mib']:.0f} MiB); sampling "
+            f"{runs} runs for {found['worst']} ~{seconds(sampling)} ({seconds(found['seconds_per_run'])} a run)")
