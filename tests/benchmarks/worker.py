@@ -48,7 +48,7 @@ def fracas(case: Case) -> dict:
     rules = dsl.loads(case.rules_text) if case.rules_text is not None else dsl.load(ROOT / case.rules_file)
     scenario = Scenario(case.action, case.inputs, choices=case.choices)
     start = time.perf_counter()
-    odds = exact(rules, scenario)
+    odds = exact(rules, scenario, outcomes_only=True)
     joint = odds.joint()
     seconds = time.perf_counter() - start
     found = {"seconds": seconds, "rss_mib": peak_rss_mib(), "states": len(odds.states)}
@@ -67,7 +67,7 @@ def sampling(rules_file: str, scenario_file: str) -> dict:
     rules = dsl.load(ROOT / rules_file)
     scenario = load_scenario(ROOT / scenario_file)
     start = time.perf_counter()
-    odds = exact(rules, scenario)
+    odds = exact(rules, scenario, outcomes_only=True)
     odds.joint()
     exact_seconds = time.perf_counter() - start
     # The outcome value whose frequency needs the most runs to pin down: p(1 - p) largest.
