@@ -10,11 +10,12 @@ PY := $(VENV)/bin/python
 demo: $(STAMP)
 	$(FRACAS) odds rules/epicinium.rules rules/scenarios/epicinium-riflemen-vs-city.toml
 
-# The venv, with fracas installed editable; redone when pyproject.toml changes.
-$(STAMP): pyproject.toml
+# The venv, with fracas installed editable and its dependencies at the major
+# versions the suite is tested with; redone when either file changes.
+$(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit("fracas needs Python 3.11 or newer, not " + sys.version.split()[0] + " (set PYTHON=...)" if sys.version_info < (3, 11) else 0)'
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet -e '.[test]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 test: $(STAMP)
@@ -25,7 +26,7 @@ check: $(STAMP)
 
 # Benchmarks are kept out of `make test` (norecursedirs); each prints a BENCH line with its ratio.
 bench: $(STAMP)
-	$(VENV)/bin/pip install --quiet -e '.[test,bench]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[test,bench]'
 	$(PY) -m pytest tests/benchmarks -q -s -rs -p no:cacheprovider
 
 # A long fuzzing run (100,000 inputs by default: FUZZ_COUNT=N to change).

@@ -291,12 +291,19 @@ def test_a_malformed_scenario_envelope_is_located(capsys, tmp_path, line, messag
     assert code == 2 and f"{scenario}:2:1: error: {message}" in err
 
 
+def line_of(path: str, text: str) -> int:
+    """The number of the first line of the file at `path` that holds `text`."""
+    lines = Path(path).read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if text in line)
+
+
 def test_explain_shows_bodies_modifiers_shots_and_steps_with_their_rules(capsys):
     code, out, _ = run(capsys, "explain", EPI, GUNNERS, "--seed", "2")
     assert code == 0
     assert "3 bodies of 1 hitpoint for target" in out
-    assert "vulnerable: 2 -> 1 (line 121: add -1 when where.bonedrought" in out
-    assert f"<- {EPI}:136: let pool = bodies(" in out
+    term = line_of(EPI, "add -1 when where.bonedrought")
+    assert f"vulnerable: 2 -> 1 (line {term}: add -1 when where.bonedrought" in out
+    assert f"<- {EPI}:{line_of(EPI, 'let pool = bodies(')}: let pool = bodies(" in out
     assert "shot 1 (1 damage from attackers[0])" in out
     assert "every body has taken lethal damage; they change nothing" in out
     assert f"step lose_figures    ({EPI}:" in out

@@ -4,20 +4,27 @@ Both ways of installing are covered: a wheel (the data packages fracas_grammars
 and fracas_rules land in site-packages) and an editable install (they stay the
 checkout's grammars/ and rules/ folders). Each builds from a copy of the
 checkout, so the working tree gets no build/ or *.egg-info, and runs the
-installed `fracas` from a folder outside it.
+installed `fracas` from a folder outside it. The wheel carries every file of
+rules/ and grammars/, the language reference included, and runs every command
+of the README's tour.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import venv
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from test_readme import COMMANDS, HAND_MADE, exit_code_shown, in_order
 
 ROOT = Path(__file__).resolve().parent.parent
 COPY_IGNORES = shutil.ignore_patterns(
@@ -37,13 +44,11 @@ def run(args: list[str | Path], cwd: Path | None = None) -> subprocess.Completed
     return done
 
 
-@pytest.fixture
-def fresh_venv(tmp_path: Path) -> Path:
-    """A new venv with pip; skips only if this Python cannot make one."""
+def new_venv(env_dir: Path) -> Path:
+    """A new venv with pip at `env_dir`; skips only if this Python cannot make one."""
     for module in ("venv", "ensurepip", "pip"):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"this Python has no {module!r}: cannot build and install into a fresh venv")
-    env_dir = tmp_path / "venv"
     try:
         venv.EnvBuilder(with_pip=True).create(env_dir)
     except (subprocess.CalledProcessError, OSError) as error:
@@ -51,12 +56,20 @@ def fresh_venv(tmp_path: Path) -> Path:
     return env_dir
 
 
+def clean_copy(folder: Path) -> Path:
+    """A clean copy of the checkout, at `folder`, to build from."""
+    shutil.copytree(ROOT, folder, ignore=COPY_IGNORES)
+    return folder
+
+
+@pytest.fixture
+def fresh_venv(tmp_path: Path) -> Path:
+    return new_venv(tmp_path / "venv")
+
+
 @pytest.fixture
 def source(tmp_path: Path) -> Path:
-    """A clean copy of the checkout to build from."""
-    copy = tmp_path / "source"
-    shutil.copytree(ROOT, copy, ignore=COPY_IGNORES)
-    return copy
+    return clean_copy(tmp_path / "source")
 
 
 @pytest.fixture
@@ -67,13 +80,29 @@ def outside(tmp_path: Path) -> Path:
     return folder
 
 
-def test_a_wheel_carries_the_grammar_and_rules(tmp_path: Path, source: Path, fresh_venv: Path,
-                                                outside: Path) -> None:
-    wheels = tmp_path / "wheels"
-    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", wheels, source])
+@dataclass(frozen=True)
+class Installed:
+    wheel: Path
+    venv: Path
+    checkout: Path  # the copy the wheel was built from
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """A wheel built from a copy of the checkout, installed (with the tested versions
+    of its dependencies, constraints.txt) into a fresh venv: built once for the module."""
+    here = tmp_path_factory.mktemp("wheel")
+    checkout = clean_copy(here / "source")
+    env_dir = new_venv(here / "venv")
+    wheels = here / "wheels"
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", wheels, checkout])
     (wheel,) = wheels.glob("fracas-*.whl")
-    python, fracas = fresh_venv / "bin" / "python", fresh_venv / "bin" / "fracas"
-    run([python, "-m", "pip", "install", "--quiet", wheel])
+    run([env_dir / "bin" / "python", "-m", "pip", "install", "--quiet", "-c", checkout / "constraints.txt", wheel])
+    return Installed(wheel, env_dir, checkout)
+
+
+def test_a_wheel_carries_the_grammar_and_rules(installed: Installed, outside: Path) -> None:
+    python, fracas = installed.venv / "bin" / "python", installed.venv / "bin" / "fracas"
 
     # The data packages, through importlib.resources, as any user of the wheel would.
     run([python, "-c",
@@ -92,12 +121,49 @@ def test_a_wheel_carries_the_grammar_and_rules(tmp_path: Path, source: Path, fre
                  "print(shipped_rules_dir()); print(grammars_dir())"],
                 cwd=outside).stdout.splitlines()
     rules_dir, grammars_dir = (Path(line).resolve() for line in where)
-    site = fresh_venv.resolve()
+    site = installed.venv.resolve()
     assert rules_dir.is_relative_to(site) and grammars_dir.is_relative_to(site), where
 
     run([fracas, "check", rules_dir / "epicinium.rules"], cwd=outside)
     tested = run([fracas, "test"], cwd=outside)  # default: every shipped rules file
     assert tested.stdout.splitlines()[-1].endswith(" passed, 0 failed"), tested.stdout
+
+
+def test_the_wheel_holds_every_file_of_rules_and_grammars(installed: Installed) -> None:
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    missing = []
+    for folder, package in (("rules", "fracas_rules"), ("grammars", "fracas_grammars")):
+        base = installed.checkout / folder
+        missing += [f"{folder}/{path.relative_to(base).as_posix()}" for path in sorted(base.rglob("*"))
+                    if path.is_file() and f"{package}/{path.relative_to(base).as_posix()}" not in names]
+    assert not missing, f"the wheel leaves out {missing}"
+
+
+def test_the_installed_language_reference_is_found(installed: Installed, outside: Path) -> None:
+    run([installed.venv / "bin" / "python", "-c",
+         "from importlib.resources import files\n"
+         "from dsl.resources import grammars_dir\n"
+         "assert (grammars_dir() / 'language.md').read_text(encoding='utf-8').startswith('# ')\n"
+         "assert (files('fracas_grammars') / 'language.md').is_file()"],
+        cwd=outside)
+
+
+def test_the_installed_wheel_runs_the_readme_tour(installed: Installed, outside: Path) -> None:
+    """Every `$ fracas` command of the README, the Gilgamesh battle's included, run in
+    order by the installed `fracas` in a folder outside the checkout whose rules/ is
+    the installed data package, prints what the README shows."""
+    python, fracas = installed.venv / "bin" / "python", installed.venv / "bin" / "fracas"
+    where = run([python, "-c", "from dsl.resources import shipped_rules_dir; print(shipped_rules_dir())"],
+                cwd=outside).stdout.strip()
+    (outside / "rules").symlink_to(Path(where), target_is_directory=True)
+    for name, text in HAND_MADE.items():
+        (outside / name).write_text(text)
+    for command, shown in COMMANDS:
+        argv = shlex.split(command)[1:]
+        done = subprocess.run([fracas, *argv], cwd=outside, env=CHILD_ENV, capture_output=True, text=True)
+        assert done.returncode == exit_code_shown(argv), f"`{command}` exited {done.returncode}\n{done.stderr}"
+        lacking = in_order(shown, (done.stdout + done.stderr).splitlines())
+        assert lacking is None, f"installed, `{command}` does not print {lacking!r}"
 
 
 def test_an_editable_install_uses_the_checkout_folders(source: Path, fresh_venv: Path, outside: Path) -> None:

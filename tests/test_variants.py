@@ -134,7 +134,7 @@ def test_errors_in_the_base_are_reported_in_the_base(tmp_path):
 
 
 def test_examples_of_the_base_are_not_inherited():
-    assert all(e.example_id.startswith("EPF") for e in dsl.load(CLASSIC).examples)
+    assert all(e.name.startswith("EPF") for e in dsl.load(CLASSIC).examples)
 
 
 def test_diff_lists_what_the_variant_changes_with_lines(capsys):
