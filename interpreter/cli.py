@@ -29,7 +29,7 @@ from interpreter.examples import run_examples
 from interpreter.plots import PlotUnavailable, plot_distributions, plot_heatmap
 from interpreter.sweep import SweepError, default_metric, metric_expression, parse_vary
 from interpreter.sweep import sweep as run_sweep
-from interpreter.files import write_text_atomically
+from interpreter.files import not_a_regular_file, write_text_atomically
 from interpreter.scenario import combine, dump_state, load_scenario, parse_assignment
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
@@ -280,9 +280,25 @@ def _output(flag: str, name: str | None, args: argparse.Namespace, rules: list[d
     inputs = [*scenarios, *rules_files, *(source for r in rules for source in r.sources)]
     if target.resolve() in {Path(p).resolve() for p in inputs}:
         raise UsageError(f"{flag} {target} would overwrite an input file; choose another name")
-    if target.is_dir():
+    linked = next((p for p in inputs if _same_file(target, p)), None)
+    if linked is not None:  # a hard link: another name for the same file
+        raise UsageError(f"{flag} {target} would overwrite an input file: it is a link to {linked}; "
+                         "choose another name")
+    refused = not_a_regular_file(target)
+    if refused == "a folder":
         raise UsageError(f"{flag} {target} is a folder; give a file name")
+    if refused is not None:
+        instead = "; print the state with --toml instead" if flag == "--write-state" else ""
+        raise UsageError(f"{flag} {target} is {refused}, not a regular file: fracas writes only regular files"
+                         + instead)
     return target
+
+
+def _same_file(a: Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # either is missing: then they are not one file
+        return False
 
 
 def _writing(target: Path, write: Callable[[], None]) -> None:
