@@ -37,7 +37,7 @@ class Limits:
         return [f.name for f in fields(cls)]
 
     def hint(self, name: str) -> str:
-        return f"the limit '{name}' is {getattr(self, name)}; raise it with --limit {name}=N if the rules need more"
+        return f"the limit '{name}' is {getattr(self, name)}; raise it with --limit {name}=N if more is needed"
 
 
 DEFAULT = Limits()

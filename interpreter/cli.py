@@ -242,7 +242,7 @@ def _rules(args: argparse.Namespace, path: str | Path) -> dsl.Ruleset:
 def _load(args: argparse.Namespace, rules_path: str | None = None) -> tuple[dsl.Ruleset, api.Scenario]:
     rules = _rules(args, rules_path or args.rules)
     files = args.scenario if isinstance(args.scenario, list) else [args.scenario]
-    scenario = combine([load_scenario(path) for path in files])
+    scenario = combine([load_scenario(path, _limits(args)) for path in files])
     # --set and --choose are checked like the scenario's own [params] and [choices] tables.
     params = {**scenario.params, **_assignments("--set", args.set)}
     choices = {**scenario.choices, **_assignments("--choose", args.choose)}
