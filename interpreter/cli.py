@@ -32,7 +32,7 @@ from interpreter.sweep import sweep as run_sweep
 from interpreter.files import not_a_regular_file, write_text_atomically
 from interpreter.scenario import combine, dump_state, load_scenario, parse_assignment
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
 
 
 class UsageError(Exception):
@@ -181,8 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fracas: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
+        _progress.end()
         print("fracas: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (fracas odds ... | head): stop quietly, as Unix tools do.
         sys.stdout = open(os.devnull, "w")
@@ -422,6 +423,7 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
     if args.samples is not None:
         if args.samples < 1:
             raise UsageError("--samples needs a positive number")
+        _within_samples_limit(args)
         return api.estimate(rules, scenario, args.samples, seed=args.seed,
                             progress=_progress if sys.stderr.isatty() else None)
     if args.max_states is not None and args.max_states < 1:
@@ -443,6 +445,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError(f"--vary {twice} is given twice; give all its values in one --vary")
     if args.samples < 1 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--samples and --jobs need positive numbers")
+    _within_samples_limit(args)
     if target is not None and len(varies) > 2:
         raise UsageError("--plot draws a matrix of one or two varied values")
     results = run_sweep(args.rules, _limits(args), scenario, varies, args.metric, args.samples, args.jobs,
@@ -476,13 +479,35 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _progress(done: int, total: int) -> None:
-    if done % max(1, total // 100) and done != total:
-        return
-    filled = done * 30 // total
-    print(f"\r  sampling [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}", end="", file=sys.stderr)
-    if done == total:
-        print(file=sys.stderr)
+def _within_samples_limit(args: argparse.Namespace) -> None:
+    limit = _limits(args).samples
+    if args.samples > limit:
+        raise UsageError(f"--samples {args.samples} is over the limit of {limit} runs ({_limits(args).hint('samples')})")
+
+
+class _ProgressLine:
+    """A progress bar redrawn on one line of a terminal, ended with a newline when done or interrupted."""
+
+    def __init__(self) -> None:
+        self.open = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if done % max(1, min(1000, total // 1000)) and done != total:  # a long run still moves
+            return
+        filled = done * 30 // total
+        print(f"\r  sampling [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}", end="", file=sys.stderr,
+              flush=True)
+        self.open = True
+        if done == total:
+            self.end()
+
+    def end(self) -> None:
+        if self.open:
+            print(file=sys.stderr)
+            self.open = False
+
+
+_progress = _ProgressLine()
 
 
 def cmd_test(args: argparse.Namespace) -> int:

@@ -308,3 +308,27 @@ def test_explain_shows_an_early_exit(capsys, tmp_path):
     code, out, _ = run(capsys, "explain", EXALTED, str(scenario), "--seed", "1")
     assert code == 0 and "trail" in out
     assert ("stopped: the attack's cycle of War Events has ended" in out) == ("health_levels = 0" in out and "return" in out)
+
+
+def test_a_long_sampling_shows_progress_on_a_terminal_and_stops_cleanly_on_ctrl_c(tmp_path):
+    pty = pytest.importorskip("pty")
+    import os
+    import signal
+
+    picture = tmp_path / "odds.png"
+    terminal, their_end = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "interpreter.cli", "odds", EPI, GUNNERS, "--samples", "1000000", "--plot", str(picture)],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=their_end)
+    os.close(their_end)
+    shown = b""
+    while b"sampling [" not in shown:  # the progress bar: it is sampling now
+        shown += os.read(terminal, 1024)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=120)
+    while b"interrupted" not in shown:
+        shown += os.read(terminal, 1024)
+    os.close(terminal)
+    assert process.returncode == 130 and out == b""
+    assert shown.replace(b"\r", b"").endswith(b"/1000000\nfracas: interrupted\n")
+    assert not picture.exists() and os.listdir(tmp_path) == []

@@ -244,3 +244,23 @@ def test_a_raised_nesting_limit_lets_a_deeper_key_through():
     with pytest.raises(ScenarioError):
         parse_scenario(text, "s.toml")
     assert parse_scenario(text, "s.toml", Limits(nesting=300)).inputs["a"]
+
+
+# ---- sampled runs asked for on the command line
+
+EPI = str(ROOT / "rules" / "epicinium.rules")
+GUNNERS = str(ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml")
+
+
+@pytest.mark.parametrize("command", [["odds", EPI, GUNNERS], ["sweep", EPI, GUNNERS, "--vary", "target.type=rifleman"]])
+def test_samples_past_their_limit_are_refused_before_any_run(capsys, command):
+    assert main([*command, "--samples", str(10**12)]) == 2
+    assert capsys.readouterr().err == (
+        "fracas: error: --samples 1000000000000 is over the limit of 1000000 runs "
+        "(the limit 'samples' is 1000000; raise it with --limit samples=N if more is needed)\n")
+
+
+def test_the_samples_limit_is_raised_and_lowered_like_the_others(capsys):
+    assert main(["odds", EPI, GUNNERS, "--samples", "20", "--limit", "samples=10"]) == 2
+    assert "--samples 20 is over the limit of 10 runs" in capsys.readouterr().err
+    assert main(["odds", EPI, GUNNERS, "--samples", "20", "--limit", "samples=20"]) == 0
