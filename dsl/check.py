@@ -115,6 +115,10 @@ class Checker:
         examples = []
         for decl in self.module.decls:
             if isinstance(decl, n.ExampleDecl):
+                twin = next((e for e in examples if e.name == decl.name), None)
+                if twin is not None:  # pytest would collect two items with one id
+                    self.error(decl.pos, f"a second example titled \"{decl.name}\"",
+                               f"the first is at line {twin.pos.line}; give each example its own title")
                 examples.append(decl)
                 continue
             if isinstance(decl, n.KindDecl):

@@ -24,9 +24,16 @@ class Diagnostic:
     source_line: str = ""
     width: int = 1  # how many characters the caret underlines
 
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}" if self.line else self.path
+
+    def brief(self) -> str:
+        """One line: where and what (a failing example's reason, say)."""
+        return f"{self.where}: {self.message}"
+
     def format(self) -> str:
-        where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path
-        out = [f"{where}: error: {self.message}"]
+        out = [f"{self.where}: error: {self.message}"]
         if self.line and self.source_line:
             text, column = _window(self.source_line.rstrip("\n"), self.column)
             gutter = f"{self.line:>5} | "

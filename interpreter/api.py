@@ -259,10 +259,21 @@ def sample(rules: Ruleset, scenario: Scenario, seed: int = 0, overrides: dict[st
     return Run(prepared, state, trace.events if trace is not None else [], seed)
 
 
-def forced(rules: Ruleset, scenario: Scenario, rolls: list[int], overrides: dict[str, Any] | None = None) -> Run:
+def forced(rules: Ruleset, scenario: Scenario, rolls: list[int], overrides: dict[str, Any] | None = None,
+           rolls_at: tuple[n.Pos, ...] = ()) -> Run:
+    """One run whose chance follows `rolls`, each used once and all of them used; rolls_at: where each is written."""
     prepared = prepare(rules, scenario, overrides)
     trace = Trace()
-    state = _resolve_one(prepared, ForcedEngine(rolls, trace))
+    engine = ForcedEngine(rolls, trace)
+    state = _resolve_one(prepared, engine)
+    left = engine.unused()
+    if left:
+        count = f"{len(left)} forced rolls were" if len(left) > 1 else "1 forced roll was"
+        first_unused = rolls_at[len(rolls) - len(left)] if len(rolls_at) == len(rolls) else None
+        error = RunError(first_unused, f"{count} not used: {', '.join(show(roll) for roll in left)}",
+                         "the run asked for fewer rolls than these; remove the extra ones, "
+                         "or check that it runs what the rolls are meant for")
+        raise ScenarioError([run_diagnostic(rules, error)])
     return Run(prepared, state, trace.events, None)
 
 

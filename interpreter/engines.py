@@ -62,6 +62,10 @@ class ForcedEngine:
         self.script: Iterator[int] = iter(script)
         self.trace = trace
 
+    def unused(self) -> list[int]:
+        """The rolls of the script left once the run is over: an example that gives them means other dice."""
+        return list(self.script)
+
     def branches(self, fn: Callable[[Any], T]) -> list[tuple[int, T]]:
         return [(1, fn(self))]
 
