@@ -23,6 +23,7 @@ from interpreter.errors import RunError, ScenarioError
 from interpreter.program import InputProblem, Program
 from interpreter.runtime.keys import stable_key
 from interpreter.state import State
+from interpreter.toml_places import key_places
 from interpreter.values import show
 
 T = TypeVar("T")
@@ -316,24 +317,18 @@ def scenario_diagnostic(rules: Ruleset, scenario: Scenario, problem: InputProble
     path, source = scenario.elsewhere.get(top, (scenario.path, scenario.text))
     line, column, text = _find_key(source, problem.where)
     message = f"{problem.where}: {problem.message}"
-    return Diagnostic(path, line, column, message, problem.hint, text, max(1, len(problem.where.split(".")[-1])))
+    last = problem.where.split(".")[-1]
+    width = 1 if last.endswith("]") else len(last)  # a key is underlined, an item of a list marked
+    return Diagnostic(path, line, column, message, problem.hint, text, width)
 
 
 def _find_key(text: str, where: str) -> tuple[int, int, str]:
-    """Best effort: the line of a TOML key, since tomllib keeps no positions."""
-    if not text:
-        return 0, 0, ""
-    key = where.split(".")[-1].split("[")[0]
-    lines = text.splitlines()
-    tables = [p.split("[")[0] for p in where.split(".")[:-1]]
-    in_table = not tables
-    for number, line in enumerate(lines, 1):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            name = stripped.strip("[]").strip()
-            in_table = not tables or name == ".".join(tables) or name.endswith(tables[-1])
-            continue
-        if in_table and (stripped.startswith(key + " ") or stripped.startswith(key + "=")):
-            return number, line.index(key) + 1, line
+    """The line, column and text of a TOML key path, or of the nearest enclosing key written; zeros if none."""
+    places = key_places(text) if text else {}
+    path = where
+    while path:
+        if path in places:
+            line, column = places[path]
+            return line, column, text.splitlines()[line - 1]
+        path = path[: max(path.rfind("."), path.rfind("["), 0)]  # the table or array around it
     return 0, 0, ""
-

@@ -495,9 +495,9 @@ class _ProgressLine:
         if done % max(1, min(1000, total // 1000)) and done != total:  # a long run still moves
             return
         filled = done * 30 // total
+        self.open = True  # first: Ctrl-C may come in the middle of the printing
         print(f"\r  sampling [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}", end="", file=sys.stderr,
               flush=True)
-        self.open = True
         if done == total:
             self.end()
 
