@@ -41,6 +41,8 @@ class Scenario:
     choices: dict[str, Any] = field(default_factory=dict)
     # Inputs that came from other files (an action beside a ship sheet): key -> (path, text).
     elsewhere: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # Values given on the command line: their path (params.NAME, choices.NAME) -> the flag that gave them.
+    flags: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -313,10 +315,13 @@ def run_diagnostic(rules: Ruleset, error: RunError) -> Diagnostic:
 def scenario_diagnostic(rules: Ruleset, scenario: Scenario, problem: InputProblem) -> Diagnostic:
     if isinstance(problem.where, n.Pos):
         return rules.source(problem.where).at(problem.where, problem.message, problem.hint)
+    message = f"{problem.where}: {problem.message}"
+    flag = scenario.flags.get(".".join(problem.where.split(".")[:2]))
+    if flag is not None:
+        return Diagnostic(flag, 0, 0, message, problem.hint)
     top = problem.where.split(".")[0].split("[")[0]
     path, source = scenario.elsewhere.get(top, (scenario.path, scenario.text))
     line, column, text = _find_key(source, problem.where)
-    message = f"{problem.where}: {problem.message}"
     last = problem.where.split(".")[-1]
     width = 1 if last.endswith("]") else len(last)  # a key is underlined, an item of a list marked
     return Diagnostic(path, line, column, message, problem.hint, text, width)

@@ -244,10 +244,14 @@ def _load(args: argparse.Namespace, rules_path: str | None = None) -> tuple[dsl.
     rules = _rules(args, rules_path or args.rules)
     files = args.scenario if isinstance(args.scenario, list) else [args.scenario]
     scenario = combine([load_scenario(path, _limits(args)) for path in files])
-    # --set and --choose are checked like the scenario's own [params] and [choices] tables.
+    # --set and --choose are checked like the scenario's own [params] and [choices] tables,
+    # and a problem with one names the flag.
     params = {**scenario.params, **_assignments("--set", args.set)}
     choices = {**scenario.choices, **_assignments("--choose", args.choose)}
-    return rules, replace(scenario, params=params, choices=choices)
+    flags = {f"{table}.{text.partition('=')[0].strip()}": f"{flag} {text}"
+             for flag, table, given in (("--set", "params", args.set), ("--choose", "choices", args.choose))
+             for text in given}
+    return rules, replace(scenario, params=params, choices=choices, flags=flags)
 
 
 def cmd_check(args: argparse.Namespace) -> int:

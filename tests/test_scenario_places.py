@@ -128,3 +128,31 @@ def test_every_key_tomli_w_writes_is_found_at_a_line_that_holds_it(data):
         last = leaf.rsplit(".", 1)[-1]
         if not last.endswith("]"):
             assert written.startswith((last, f'"{last}"')), (leaf, text)
+
+
+# ---- a value given by a flag: the problem names the flag, not the scenario file
+
+SHEET = str(ROOT / "rules" / "gilgamesh" / "corvette.toml")
+
+
+def test_a_bad_value_set_on_the_command_line_names_the_flag(capsys):
+    assert errors(capsys, "run", GILGAMESH, SHEET, BROADSIDE, "--set", "station_half_rounds_up=3") == (
+        "--set station_half_rounds_up=3: error: params.station_half_rounds_up: expected bool, found the number 3\n"
+        "1 error\n")
+
+
+def test_an_unknown_parameter_set_on_the_command_line_names_the_flag(capsys):
+    assert errors(capsys, "run", GILGAMESH, SHEET, BROADSIDE, "--set", "station_half_round_up=true") == (
+        "--set station_half_round_up=true: error: params.station_half_round_up: unknown parameter "
+        "'station_half_round_up'\n"
+        "  hint: did you mean 'station_half_rounds_up'?\n"
+        "1 error\n")
+
+
+def test_an_unknown_choice_made_on_the_command_line_names_the_flag(capsys):
+    exalted = str(ROOT / "rules" / "exalted-war.rules")
+    attack = str(ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml")
+    assert errors(capsys, "odds", exalted, attack, "--choose", "atacker_reroll=true") == (
+        "--choose atacker_reroll=true: error: choices.atacker_reroll: unknown choice 'atacker_reroll'\n"
+        "  hint: did you mean 'attacker_reroll'?\n"
+        "1 error\n")
