@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import dsl
-from dsl.diagnostics import Diagnostic, RulesError, did_you_mean
+from dsl.diagnostics import Diagnostic, RulesError, did_you_mean, printable
 from dsl.diff import compare
 from dsl.resources import shipped_rules_dir
 from interpreter import api, report
@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_diagnostics(error.diagnostics, getattr(args, "json", False))
         return EXIT_USAGE
     except UsageError as error:
-        print(f"fracas: error: {error}", file=sys.stderr)
+        _show(f"fracas: error: {error}", error=True)
         return EXIT_USAGE
     except KeyboardInterrupt:
         _progress.end()
@@ -196,10 +196,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("fracas: error: the input nests too deeply to process", file=sys.stderr)
         return EXIT_USAGE
     except Exception as error:  # a bug in fracas: say so plainly instead of a traceback
-        print(f"fracas: internal error: {type(error).__name__}: {error}\n"
+        _show(f"fracas: internal error: {type(error).__name__}: {error}\n"
               "This is a bug in fracas, not in your rules; please report it with the files you used.",
-              file=sys.stderr)
+              error=True)
         return EXIT_INTERNAL
+
+
+def _show(text: str, end: str = "\n", error: bool = False) -> None:
+    """Print text for a person: control characters from the inputs shown escaped, never obeyed by the terminal."""
+    print(printable(text), end=end, file=sys.stderr if error else sys.stdout)
 
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], as_json: bool = False) -> None:
@@ -263,7 +268,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             problems.extend(error.diagnostics)
             continue
         if not args.json:
-            print(f"{file}: ok ({len(rules.actions)} actions, {len(rules.examples)} examples)")
+            _show(f"{file}: ok ({len(rules.actions)} actions, {len(rules.examples)} examples)")
     if problems:
         _print_diagnostics(problems, args.json)
         return EXIT_USAGE
@@ -327,7 +332,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     elif args.toml:
         print(state, end="")
     else:
-        print(report.run_text(result, state))
+        _show(report.run_text(result, state))
     return EXIT_OK
 
 
@@ -346,9 +351,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         key = str(value).lower() if isinstance(value, bool) else str(value)
         if key not in values:
             raise UsageError(f"--why: {name} is never {key}; its values are: {', '.join(values)}")
-        print(report.why_text(dist, name, values[key]))
+        _show(report.why_text(dist, name, values[key]))
         return EXIT_OK
-    print(report.explain_text(api.sample(rules, scenario, seed=args.seed)))
+    _show(report.explain_text(api.sample(rules, scenario, seed=args.seed)))
     return EXIT_OK
 
 
@@ -363,7 +368,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     labels = [Path(p).stem for p in args.rules]
     _plot(target, results, labels, f"{results[0].prepared.action.name}")
     if args.csv:
-        print(report.odds_csv(results, labels), end="")
+        _show(report.odds_csv(results, labels), end="")
         return EXIT_OK
     if len(results) == 2:
         before, after = results
@@ -376,13 +381,13 @@ def cmd_odds(args: argparse.Namespace) -> int:
                               "mean_difference": means}, indent=2))
         else:
             title = f"{before.prepared.action.name}: {args.rules[0]} against {args.rules[1]}"
-            print(report.side_by_side(results, [Path(p).stem for p in args.rules], title))
+            _show(report.side_by_side(results, [Path(p).stem for p in args.rules], title))
         return EXIT_OK
     (dist,) = results
     if args.json:
         print(json.dumps(dist.as_json(), indent=2))
     else:
-        print(report.odds_table(dist, fractions=args.fractions))
+        _show(report.odds_table(dist, fractions=args.fractions))
     return EXIT_OK
 
 
@@ -406,13 +411,13 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
     labels = [f"{str(o).lower() if isinstance(o, bool) else o}" for o in options]
     _plot(target, dists, labels, f"{dists[0].prepared.action.name}: every option of {name}")
     if args.csv:
-        print(report.odds_csv(dists, labels), end="")
+        _show(report.odds_csv(dists, labels), end="")
     elif args.json:
         print(json.dumps({"choice": name, "options": {label: dist.as_json() for label, dist in zip(labels, dists)}},
                          indent=2))
     else:
         title = f"{dists[0].prepared.action.name}: every option of the choice '{name}'"
-        print(report.side_by_side(dists, labels, title))
+        _show(report.side_by_side(dists, labels, title))
     return EXIT_OK
 
 
@@ -420,7 +425,7 @@ def _plot(target: Path | None, dists: list[api.Distribution], labels: list[str],
     if target is None:
         return
     _writing(target, lambda: plot_distributions(dists, labels, target, title))
-    print(f"wrote {target}", file=sys.stderr)
+    _show(f"wrote {target}", error=True)
 
 
 def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenario) -> api.Distribution:
@@ -463,11 +468,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         rows, columns, cells = report.sweep_matrix(varies, results)
         values = [[None if c is None else float(c.value) for c in row] for row in cells]
         _writing(target, lambda: plot_heatmap(rows, columns, values, target, metric))
-        print(f"wrote {target}", file=sys.stderr)
+        _show(f"wrote {target}", error=True)
     if args.csv:
-        print(report.sweep_csv(varies, results, metric), end="")
+        _show(report.sweep_csv(varies, results, metric), end="")
     else:
-        print(report.sweep_text(varies, results, metric))
+        _show(report.sweep_text(varies, results, metric))
     return EXIT_OK
 
 
@@ -477,9 +482,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(json.dumps([{"change": c.what, "category": c.category, "name": c.name, "path": c.where.path,
                            "line": c.where.line, "details": list(c.details)} for c in changes], indent=2))
         return EXIT_OK
-    print(f"{args.variant} against {args.base}: {len(changes)} change{'s' if len(changes) != 1 else ''}")
+    _show(f"{args.variant} against {args.base}: {len(changes)} change{'s' if len(changes) != 1 else ''}")
     for change in changes:
-        print(change.line())
+        _show(change.line())
     return EXIT_OK
 
 
@@ -525,9 +530,9 @@ def cmd_test(args: argparse.Namespace) -> int:
             broken.extend(error.diagnostics)
             continue
         if len(files) > 1:
-            print(f"# {file}")
+            _show(f"# {file}")
         for result in run_examples(rules):
-            print(result.line)
+            _show(result.line)
             if result.passed:
                 passed += 1
             else:

@@ -332,3 +332,36 @@ def test_a_long_sampling_shows_progress_on_a_terminal_and_stops_cleanly_on_ctrl_
     assert process.returncode == 130 and out == b""
     assert shown.replace(b"\r", b"").endswith(b"/1000000\nfracas: interrupted\n")
     assert not picture.exists() and os.listdir(tmp_path) == []
+
+
+# ---- control characters from the inputs are shown escaped, never obeyed by the terminal
+
+ESCAPES_RULES = 'outcome r: text = ""\nkind k { name: text = "a" }\nenum col { red blue }\naction go(who: k, c: col) { r = who.name }\n'
+
+
+def escapes_files(tmp_path: Path, scenario_text: str) -> tuple[str, str]:
+    rules, scenario = tmp_path / "e.rules", tmp_path / "e.toml"
+    rules.write_text(ESCAPES_RULES)
+    scenario.write_text(scenario_text)
+    return str(rules), str(scenario)
+
+
+def test_control_characters_of_a_scenario_text_are_escaped_in_the_report(capsys, tmp_path):
+    files = escapes_files(tmp_path, 'action = "go"\nc = "red"\n[who]\nname = "\\u001b]0;title\\u0007\\u001b[2J\\u0000"\n')
+    code, out, _ = run(capsys, "odds", *files)
+    assert code == 0 and "\x1b" not in out and "\x00" not in out
+    assert "certain: r = \\x1b]0;title\\x07\\x1b[2J\\x00\n" in out
+
+
+def test_control_characters_in_a_message_and_its_source_line_are_escaped(capsys, tmp_path):
+    rules, scenario = escapes_files(tmp_path, 'action = "go"\nc = "re\\u001b[31md"\n[who]\nname = "x"\n')
+    code, _, err = run(capsys, "run", rules, scenario)
+    assert code == 2
+    assert err.startswith(f"{scenario}:2:1: error: c: unknown col 're\\x1b[31md'\n")
+
+
+def test_control_characters_in_an_example_title_are_escaped(capsys, tmp_path):
+    rules = tmp_path / "e.rules"
+    rules.write_text('outcome r: int = 0\naction go() { r = 1 }\nexample "X-01 \x1b[2Jwiped" { run go() expect r == 1 }\n')
+    code, out, _ = run(capsys, "test", str(rules))
+    assert code == 0 and out == "PASS X-01 \\x1b[2Jwiped\n1 passed, 0 failed\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import dsl
-from dsl.diagnostics import RulesError
+from dsl.diagnostics import RulesError, printable
 
 BASE = """\
 rules "broken"
@@ -248,3 +248,15 @@ def test_a_type_error_beside_an_unknown_function_is_still_reported():
     found = problems(BASE + "action hit(target: unit) {\n    lost = frobnicate(3)\n    lost = 1 / 2\n}\n")
     assert [(d.line, d.message) for d in found] == [(11, "unknown function 'frobnicate'"),
                                                      (12, "expected int, found number")]
+
+
+def test_control_characters_are_escaped_and_the_caret_still_points_at_its_column():
+    d = dsl.Diagnostic("s.toml", 2, 10, "unknown row '\x1b[31m'", "", 'type = "\x00\x1b[31m"', 5)
+    assert d.format() == ("s.toml:2:10: error: unknown row '\\x1b[31m'\n"
+                          '    2 | type = "\\x00\\x1b[31m"\n'
+                          "      |             ^~~~~~~~\n")[:-1]
+
+
+def test_printable_keeps_tabs_and_newlines_unless_asked_for_one_line():
+    assert printable("a\tb\nc\rd\u202ee\x7f") == "a\tb\nc\\x0dd\\u202ee\\x7f"
+    assert printable("a\nb", lines=False) == "a\\x0ab"
