@@ -26,7 +26,8 @@ from dsl.limits import DEFAULT as DEFAULT_LIMITS
 from dsl.limits import Limits
 from interpreter.errors import ScenarioError
 from interpreter.examples import run_examples
-from interpreter.plots import PlotUnavailable, plot_distributions, plot_heatmap
+from interpreter.plots import FORMATS as PICTURE_FORMATS
+from interpreter.plots import PlotUnavailable, picture_format, plot_distributions, plot_heatmap
 from interpreter.sweep import SweepError, default_metric, metric_expression, parse_vary
 from interpreter.sweep import sweep as run_sweep
 from interpreter.files import not_a_regular_file, write_text_atomically
@@ -130,7 +131,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="the odds for every option of a choice, side by side")
     odds.add_argument("--csv", action="store_true", help="print the distributions as CSV, for spreadsheets")
     odds.add_argument("--plot", metavar="FILE.png",
-                      help="draw the distributions and 'at least' curves (needs matplotlib: fracas[plot])")
+                      help="draw the distributions and 'at least' curves, as .png, .svg or .pdf by the suffix "
+                           "(needs matplotlib: fracas[plot])")
     odds.add_argument("--max-states", type=int, metavar="N",
                       help=f"stop the exact engine beyond N states (the same as --limit states=N; "
                            f"default {DEFAULT_LIMITS.states})")
@@ -139,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
                             description="The balance matrix: vary scenario values (PATH=V1,V2,... where PATH is "
                                         "like target.type, attackers[*].type, params.NAME or choices.NAME), compute "
                                         "a metric for every combination, exactly where possible and by sampling "
-                                        "(with 95%% intervals, marked ~) where not. Cases run in parallel.")
+                                        "(with 95% intervals, marked ~) where not. Cases run in parallel.")
     sweep_.add_argument("rules", metavar="RULES", help="the rules file")
     sweep_.add_argument("scenario", metavar="SCENARIO", help="the base scenario (TOML)")
     sweep_.add_argument("--vary", action="append", required=True, metavar="PATH=V1,V2,...",
@@ -151,7 +153,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="runs to estimate a case too large to compute exactly (default 2000)")
     sweep_.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: every core)")
     sweep_.add_argument("--csv", action="store_true", help="print the cases as CSV")
-    sweep_.add_argument("--plot", metavar="FILE.png", help="draw the matrix as a heatmap (needs matplotlib)")
+    sweep_.add_argument("--plot", metavar="FILE.png",
+                        help="draw the matrix as a heatmap, as .png, .svg or .pdf by the suffix (needs matplotlib)")
     sweep_.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="override a parameter")
     sweep_.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", help="make a player's choice")
 
@@ -294,6 +297,10 @@ def _output(flag: str, name: str | None, args: argparse.Namespace, rules: list[d
     if linked is not None:  # a hard link: another name for the same file
         raise UsageError(f"{flag} {target} would overwrite an input file: it is a link to {linked}; "
                          "choose another name")
+    if flag == "--plot" and picture_format(target) is None:
+        kinds = [f".{kind}" for kind in PICTURE_FORMATS]
+        raise UsageError(f"--plot {target}: name a {', '.join(kinds[:-1])} or {kinds[-1]} file "
+                         "(its suffix chooses the picture's format)")
     refused = not_a_regular_file(target)
     if refused == "a folder":
         raise UsageError(f"{flag} {target} is a folder; give a file name")
