@@ -12,6 +12,8 @@ import pytest
 import dsl
 from dsl.diagnostics import RulesError
 from interpreter.cli import main
+from interpreter.api import Scenario, forced
+from interpreter.errors import ScenarioError
 from interpreter.examples import run_examples
 
 ONE_DIE = """outcome result: int = 0
@@ -81,3 +83,9 @@ def test_the_checker_still_reports_other_problems_beside_a_duplicate_title():
                   + 'example "D-01 a" { run go() expect reslt <= 6 }\n', "t.rules")
     assert [d.message for d in caught.value.diagnostics] == ['a second example titled "D-01 a"',
                                                             "unknown name 'reslt'"]
+
+
+def test_the_api_refuses_forced_rolls_left_unused_too():
+    with pytest.raises(ScenarioError) as caught:
+        forced(dsl.loads(ONE_DIE, "t.rules"), Scenario("go", {}), [6, 1])
+    assert [d.brief() for d in caught.value.diagnostics] == ["t.rules: 1 forced roll was not used: 1"]
