@@ -22,6 +22,7 @@ from dsl.types import (
     NUMBER,
     POOL,
     TEXT,
+    UNKNOWN,
     VOLLEY,
     Type,
     fits,
@@ -115,6 +116,10 @@ class Checker:
         examples = []
         for decl in self.module.decls:
             if isinstance(decl, n.ExampleDecl):
+                twin = next((e for e in examples if e.name == decl.name), None)
+                if twin is not None:  # pytest would collect two items with one id
+                    self.error(decl.pos, f"a second example titled \"{decl.name}\"",
+                               f"the first is at line {twin.pos.line}; give each example its own title")
                 examples.append(decl)
                 continue
             if isinstance(decl, n.KindDecl):
@@ -530,7 +535,11 @@ class Checker:
 
     def infer(self, expr: n.Expr, scope: Scope) -> Type:
         method = getattr(self, "infer_" + type(expr).__name__)
-        return method(expr, scope)
+        reported = len(self.diagnostics)
+        found = method(expr, scope)
+        # An expression with an error in it (an unknown function, say) has an unknown type,
+        # which fits anywhere: one mistake, one message, not a cascade of type errors after it.
+        return UNKNOWN if len(self.diagnostics) > reported else found
 
     def infer_Number(self, expr: n.Number, scope: Scope) -> Type:
         return INT if isinstance(expr.value, int) else NUMBER

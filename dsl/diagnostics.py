@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -24,19 +25,28 @@ class Diagnostic:
     source_line: str = ""
     width: int = 1  # how many characters the caret underlines
 
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}" if self.line else self.path
+
+    def brief(self) -> str:
+        """One line: where and what (a failing example's reason, say)."""
+        return f"{self.where}: {self.message}"
+
     def format(self) -> str:
-        where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path
-        out = [f"{where}: error: {self.message}"]
+        """For a terminal: what came from the inputs has its control characters escaped (see printable)."""
+        out = [printable(f"{self.where}: error: {self.message}", lines=False)]
         if self.line and self.source_line:
             text, column = _window(self.source_line.rstrip("\n"), self.column)
             gutter = f"{self.line:>5} | "
-            out.append(gutter + text)
+            out.append(gutter + printable(text, lines=False))
             pad = " " * (len(gutter) - 2) + "| "
-            lead = "".join(c if c == "\t" else " " for c in text[: column - 1])
-            width = max(1, min(self.width, len(text) - column + 1))
+            lead = "".join(c if c == "\t" else " " for c in printable(text[: column - 1], lines=False))
+            marked = text[column - 1 : column - 1 + max(1, min(self.width, len(text) - column + 1))]
+            width = max(1, len(printable(marked, lines=False)))
             out.append(pad + lead + "^" + "~" * (width - 1))
         if self.hint:
-            out.append(f"  hint: {self.hint}")
+            out.append(printable(f"  hint: {self.hint}", lines=False))
         return "\n".join(out)
 
     def as_dict(self) -> dict[str, object]:
@@ -47,6 +57,26 @@ class Diagnostic:
             "message": self.message,
             "hint": self.hint,
         }
+
+
+# What a terminal would obey rather than show: C0 and C1 controls (escape sequences, NUL, a
+# carriage return), DEL, and the marks that reorder or break lines. \t and \n stay as they are.
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_IN_LINES = re.compile(f"[{_CONTROLS}]")
+_IN_ONE_LINE = re.compile(f"[{_CONTROLS}\n]")
+
+
+def printable(text: str, lines: bool = True) -> str:
+    """Text from the inputs made safe to show: each control character written as an escape (\\x1b, \\u202e).
+
+    lines=False escapes newlines too, for what must stay on one line (a message, a source line).
+    """
+    return (_IN_LINES if lines else _IN_ONE_LINE).sub(_escape, text)
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 WINDOW = 100  # characters of a long source line shown around the caret

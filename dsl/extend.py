@@ -19,6 +19,7 @@ from dsl import nodes as n
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_mean
 from dsl.limits import DEFAULT, Limits
 from dsl.parse import parse
+from dsl.reading import TooLarge, read_bytes
 
 
 _KINDS_OF_DECL = {
@@ -59,10 +60,10 @@ def read_text(path: Path, shown: str, at: Diagnostic | None = None, limits: Limi
         return RulesError([Diagnostic(shown, 0, 0, message)])
 
     try:
-        size = path.stat().st_size
-        if size > limits.file_bytes:
-            raise fail(f"the file is {size} bytes, over the limit of {limits.file_bytes} ({limits.hint('file_bytes')})")
-        return path.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is not text
+        text = read_bytes(path, limits).decode("utf-8-sig")  # an editor's byte-order mark is not text
+        return text.replace("\r\n", "\n").replace("\r", "\n")  # newlines as Python's text files read them
+    except TooLarge as error:
+        raise fail(str(error)) from None
     except FileNotFoundError:
         raise fail("no such file") from None
     except IsADirectoryError:

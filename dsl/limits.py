@@ -1,4 +1,4 @@
-"""Limits on everything an untrusted rules or scenario file can make grow.
+"""Limits on everything an untrusted rules or scenario file (or a flag) can make grow.
 
 The defaults are far above what an honest rules file reaches; each can be
 raised from the command line (`--limit name=N`) or the API (`Limits(...)`),
@@ -26,6 +26,7 @@ class Limits:
     call_depth: int = 64             # functions and steps calling each other
     states: int = 200_000            # states the exact engine holds at once
     digits: int = 1000               # of a number, written or computed (a fraction: of either part)
+    samples: int = 1_000_000         # sampled runs asked for by --samples (minutes, not days)
 
     def __post_init__(self) -> None:
         for name, ceiling in CEILINGS.items():
@@ -37,7 +38,7 @@ class Limits:
         return [f.name for f in fields(cls)]
 
     def hint(self, name: str) -> str:
-        return f"the limit '{name}' is {getattr(self, name)}; raise it with --limit {name}=N if the rules need more"
+        return f"the limit '{name}' is {getattr(self, name)}; raise it with --limit {name}=N if more is needed"
 
 
 DEFAULT = Limits()

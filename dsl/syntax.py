@@ -146,6 +146,88 @@ def _expected(names: set[str]) -> str:
 
 
 def _syntax_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic:
+    tokens = _tokens_before(source.text, _error_offset(source.text, error))
+    return (_glued_number(source, tokens) or _unclosed_block(source, tokens, error)
+            or _parser_diagnostic(source, error))
+
+
+def _error_offset(text: str, error: UnexpectedInput) -> int:
+    if isinstance(error, UnexpectedToken) and error.token.type != "$END":
+        return error.token.end_pos or 0
+    if isinstance(error, UnexpectedCharacters):
+        return error.pos_in_stream
+    return len(text)
+
+
+def _tokens_before(text: str, end: int) -> list[Token]:
+    """The tokens of the text up to offset end (and to the first one the lexer cannot read)."""
+    found: list[Token] = []
+    try:
+        for token in parser().lex(text):
+            if token.start_pos >= end:
+                break
+            found.append(token)
+    except UnexpectedInput:
+        pass
+    return found
+
+
+def _glued_number(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
+    """A number run into a name (1e400, 3x): the real mistake, though the parser stops further on."""
+    for number, name in zip(tokens, tokens[1:]):
+        if number.type == "NUMBER" and name.type == "NAME" and number.end_pos == name.start_pos:
+            written = f"{number}{name}"
+            if re.fullmatch(r"[0-9.]+[eE][0-9]*", written):
+                message, hint = (f"'{written}': numbers are not written with an exponent",
+                                 "write the number in full (1000000), or as a fraction (1/1000)")
+            else:
+                message, hint = (f"the number {number} runs into the name '{name}'",
+                                 "put a space or an operator between them, as in 3 * x")
+            return Diagnostic(source.path, number.line, number.column, message, hint, source.line(number.line),
+                              len(written))
+    return None
+
+
+def _unclosed_block(source: SourceFile, tokens: list[Token], error: UnexpectedInput) -> Diagnostic | None:
+    """The '{' left open when the parser meets a reserved word, or the end, inside a block.
+
+    Of the braces the parser paired, the first '}' that does not line up with
+    its '{' most likely belongs to an outer block: its '{' is the one not
+    closed. Failing that, the innermost block still open at the error.
+    """
+    if not isinstance(error, UnexpectedToken) or "RBRACE" not in error.expected:
+        return None
+    token = error.token
+    if token.type != "$END" and not (token.type == str(token).upper() and str(token).isidentifier()):
+        return None  # not a reserved word: a plain syntax error, said as such
+    opened: list[Token] = []
+    misaligned: Token | None = None
+    for brace in tokens:
+        if brace.type == "LBRACE":
+            opened.append(brace)
+        elif brace.type == "RBRACE" and opened:
+            start = opened.pop()
+            if misaligned is None and brace.line != start.line and _indent(source, brace) != _indent(source, start):
+                misaligned = start
+    everything = _tokens_before(source.text, len(source.text))
+    if not opened or _count(everything, "LBRACE") == _count(everything, "RBRACE"):
+        return None  # every block is closed somewhere: the reserved word is the mistake
+    unclosed = misaligned or opened[-1]
+    met = "the file ends" if token.type == "$END" else f"'{token}' at line {token.line} is still"
+    return Diagnostic(source.path, unclosed.line, unclosed.column, "the block opened here is not closed",
+                      f"{met} inside it; add the '}}' that ends it", source.line(unclosed.line))
+
+
+def _count(tokens: list[Token], kind: str) -> int:
+    return sum(1 for token in tokens if token.type == kind)
+
+
+def _indent(source: SourceFile, token: Token) -> int:
+    line = source.line(token.line)
+    return len(line) - len(line.lstrip())
+
+
+def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic:
     line, column = error.line, error.column
     if isinstance(error, UnexpectedToken) and error.token.type == "$END":
         message = "unexpected end of file"

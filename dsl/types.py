@@ -41,6 +41,7 @@ POOL = Type("pool")
 VOLLEY = Type("volley")
 NONE = Type("none")
 ANY = Type("any")
+UNKNOWN = ANY  # the type of an expression with an error in it: fits anywhere, so no follow-on error
 
 
 def list_of(item: Type) -> Type:

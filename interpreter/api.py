@@ -24,6 +24,7 @@ from interpreter.errors import RunError, ScenarioError
 from interpreter.program import InputProblem, Program
 from interpreter.runtime.keys import stable_key
 from interpreter.state import State
+from interpreter.toml_places import key_places
 from interpreter.values import show
 
 T = TypeVar("T")
@@ -41,6 +42,8 @@ class Scenario:
     choices: dict[str, Any] = field(default_factory=dict)
     # Inputs that came from other files (an action beside a ship sheet): key -> (path, text).
     elsewhere: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # Values given on the command line: their path (params.NAME, choices.NAME) -> the flag that gave them.
+    flags: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -270,10 +273,21 @@ def sample(rules: Ruleset, scenario: Scenario, seed: int = 0, overrides: dict[st
     return Run(prepared, state, trace.events if trace is not None else [], seed)
 
 
-def forced(rules: Ruleset, scenario: Scenario, rolls: list[int], overrides: dict[str, Any] | None = None) -> Run:
+def forced(rules: Ruleset, scenario: Scenario, rolls: list[int], overrides: dict[str, Any] | None = None,
+           rolls_at: tuple[n.Pos, ...] = ()) -> Run:
+    """One run whose chance follows `rolls`, each used once and all of them used; rolls_at: where each is written."""
     prepared = prepare(rules, scenario, overrides)
     trace = Trace()
-    state = _resolve_one(prepared, ForcedEngine(rolls, trace))
+    engine = ForcedEngine(rolls, trace)
+    state = _resolve_one(prepared, engine)
+    left = engine.unused()
+    if left:
+        count = f"{len(left)} forced rolls were" if len(left) > 1 else "1 forced roll was"
+        first_unused = rolls_at[len(rolls) - len(left)] if len(rolls_at) == len(rolls) else None
+        error = RunError(first_unused, f"{count} not used: {', '.join(show(roll) for roll in left)}",
+                         "the run asked for fewer rolls than these; remove the extra ones, "
+                         "or check that it runs what the rolls are meant for")
+        raise ScenarioError([run_diagnostic(rules, error)])
     return Run(prepared, state, trace.events, None)
 
 
@@ -317,28 +331,25 @@ def run_diagnostic(rules: Ruleset, error: RunError) -> Diagnostic:
 def scenario_diagnostic(rules: Ruleset, scenario: Scenario, problem: InputProblem) -> Diagnostic:
     if isinstance(problem.where, n.Pos):
         return rules.source(problem.where).at(problem.where, problem.message, problem.hint)
+    message = f"{problem.where}: {problem.message}"
+    flag = scenario.flags.get(".".join(problem.where.split(".")[:2]))
+    if flag is not None:
+        return Diagnostic(flag, 0, 0, message, problem.hint)
     top = problem.where.split(".")[0].split("[")[0]
     path, source = scenario.elsewhere.get(top, (scenario.path, scenario.text))
     line, column, text = _find_key(source, problem.where)
-    message = f"{problem.where}: {problem.message}"
-    return Diagnostic(path, line, column, message, problem.hint, text, max(1, len(problem.where.split(".")[-1])))
+    last = problem.where.split(".")[-1]
+    width = 1 if last.endswith("]") else len(last)  # a key is underlined, an item of a list marked
+    return Diagnostic(path, line, column, message, problem.hint, text, width)
 
 
 def _find_key(text: str, where: str) -> tuple[int, int, str]:
-    """Best effort: the line of a TOML key, since tomllib keeps no positions."""
-    if not text:
-        return 0, 0, ""
-    key = where.split(".")[-1].split("[")[0]
-    lines = text.splitlines()
-    tables = [p.split("[")[0] for p in where.split(".")[:-1]]
-    in_table = not tables
-    for number, line in enumerate(lines, 1):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            name = stripped.strip("[]").strip()
-            in_table = not tables or name == ".".join(tables) or name.endswith(tables[-1])
-            continue
-        if in_table and (stripped.startswith(key + " ") or stripped.startswith(key + "=")):
-            return number, line.index(key) + 1, line
+    """The line, column and text of a TOML key path, or of the nearest enclosing key written; zeros if none."""
+    places = key_places(text) if text else {}
+    path = where
+    while path:
+        if path in places:
+            line, column = places[path]
+            return line, column, text.splitlines()[line - 1]
+        path = path[: max(path.rfind("."), path.rfind("["), 0)]  # the table or array around it
     return 0, 0, ""
-

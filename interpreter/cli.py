@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import dsl
-from dsl.diagnostics import Diagnostic, RulesError, did_you_mean
+from dsl.diagnostics import Diagnostic, RulesError, did_you_mean, printable
 from dsl.diff import compare
 from dsl.resources import shipped_rules_dir
 from interpreter import api, report
@@ -26,13 +26,14 @@ from dsl.limits import DEFAULT as DEFAULT_LIMITS
 from dsl.limits import Limits
 from interpreter.errors import ScenarioError
 from interpreter.examples import run_examples
-from interpreter.plots import PlotUnavailable, plot_distributions, plot_heatmap
+from interpreter.plots import FORMATS as PICTURE_FORMATS
+from interpreter.plots import PlotUnavailable, picture_format, plot_distributions, plot_heatmap
 from interpreter.sweep import SweepError, default_metric, metric_expression, parse_vary
 from interpreter.sweep import sweep as run_sweep
-from interpreter.files import write_text_atomically
+from interpreter.files import not_a_regular_file, write_text_atomically
 from interpreter.scenario import combine, dump_state, load_scenario, parse_assignment
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 70
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
 
 
 class UsageError(Exception):
@@ -130,7 +131,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="the odds for every option of a choice, side by side")
     odds.add_argument("--csv", action="store_true", help="print the distributions as CSV, for spreadsheets")
     odds.add_argument("--plot", metavar="FILE.png",
-                      help="draw the distributions and 'at least' curves (needs matplotlib: fracas[plot])")
+                      help="draw the distributions and 'at least' curves, as .png, .svg or .pdf by the suffix "
+                           "(needs matplotlib: fracas[plot])")
     odds.add_argument("--max-states", type=int, metavar="N",
                       help=f"stop the exact engine beyond N states (the same as --limit states=N; "
                            f"default {DEFAULT_LIMITS.states})")
@@ -139,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
                             description="The balance matrix: vary scenario values (PATH=V1,V2,... where PATH is "
                                         "like target.type, attackers[*].type, params.NAME or choices.NAME), compute "
                                         "a metric for every combination, exactly where possible and by sampling "
-                                        "(with 95%% intervals, marked ~) where not. Cases run in parallel.")
+                                        "(with 95% intervals, marked ~) where not. Cases run in parallel.")
     sweep_.add_argument("rules", metavar="RULES", help="the rules file")
     sweep_.add_argument("scenario", metavar="SCENARIO", help="the base scenario (TOML)")
     sweep_.add_argument("--vary", action="append", required=True, metavar="PATH=V1,V2,...",
@@ -151,7 +153,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="runs to estimate a case too large to compute exactly (default 2000)")
     sweep_.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: every core)")
     sweep_.add_argument("--csv", action="store_true", help="print the cases as CSV")
-    sweep_.add_argument("--plot", metavar="FILE.png", help="draw the matrix as a heatmap (needs matplotlib)")
+    sweep_.add_argument("--plot", metavar="FILE.png",
+                        help="draw the matrix as a heatmap, as .png, .svg or .pdf by the suffix (needs matplotlib)")
     sweep_.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="override a parameter")
     sweep_.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", help="make a player's choice")
 
@@ -178,11 +181,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_diagnostics(error.diagnostics, getattr(args, "json", False))
         return EXIT_USAGE
     except UsageError as error:
-        print(f"fracas: error: {error}", file=sys.stderr)
+        _show(f"fracas: error: {error}", error=True)
         return EXIT_USAGE
     except KeyboardInterrupt:
+        _progress.end()
         print("fracas: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (fracas odds ... | head): stop quietly, as Unix tools do.
         sys.stdout = open(os.devnull, "w")
@@ -195,10 +199,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("fracas: error: the input nests too deeply to process", file=sys.stderr)
         return EXIT_USAGE
     except Exception as error:  # a bug in fracas: say so plainly instead of a traceback
-        print(f"fracas: internal error: {type(error).__name__}: {error}\n"
+        _show(f"fracas: internal error: {type(error).__name__}: {error}\n"
               "This is a bug in fracas, not in your rules; please report it with the files you used.",
-              file=sys.stderr)
+              error=True)
         return EXIT_INTERNAL
+
+
+def _show(text: str, end: str = "\n", error: bool = False) -> None:
+    """Print text for a person: control characters from the inputs shown escaped, never obeyed by the terminal."""
+    print(printable(text), end=end, file=sys.stderr if error else sys.stdout)
 
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], as_json: bool = False) -> None:
@@ -242,11 +251,15 @@ def _rules(args: argparse.Namespace, path: str | Path) -> dsl.Ruleset:
 def _load(args: argparse.Namespace, rules_path: str | None = None) -> tuple[dsl.Ruleset, api.Scenario]:
     rules = _rules(args, rules_path or args.rules)
     files = args.scenario if isinstance(args.scenario, list) else [args.scenario]
-    scenario = combine([load_scenario(path) for path in files])
-    # --set and --choose are checked like the scenario's own [params] and [choices] tables.
+    scenario = combine([load_scenario(path, _limits(args)) for path in files])
+    # --set and --choose are checked like the scenario's own [params] and [choices] tables,
+    # and a problem with one names the flag.
     params = {**scenario.params, **_assignments("--set", args.set)}
     choices = {**scenario.choices, **_assignments("--choose", args.choose)}
-    return rules, replace(scenario, params=params, choices=choices)
+    flags = {f"{table}.{text.partition('=')[0].strip()}": f"{flag} {text}"
+             for flag, table, given in (("--set", "params", args.set), ("--choose", "choices", args.choose))
+             for text in given}
+    return rules, replace(scenario, params=params, choices=choices, flags=flags)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -258,7 +271,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             problems.extend(error.diagnostics)
             continue
         if not args.json:
-            print(f"{file}: ok ({len(rules.actions)} actions, {len(rules.examples)} examples)")
+            _show(f"{file}: ok ({len(rules.actions)} actions, {len(rules.examples)} examples)")
     if problems:
         _print_diagnostics(problems, args.json)
         return EXIT_USAGE
@@ -280,9 +293,29 @@ def _output(flag: str, name: str | None, args: argparse.Namespace, rules: list[d
     inputs = [*scenarios, *rules_files, *(source for r in rules for source in r.sources)]
     if target.resolve() in {Path(p).resolve() for p in inputs}:
         raise UsageError(f"{flag} {target} would overwrite an input file; choose another name")
-    if target.is_dir():
+    linked = next((p for p in inputs if _same_file(target, p)), None)
+    if linked is not None:  # a hard link: another name for the same file
+        raise UsageError(f"{flag} {target} would overwrite an input file: it is a link to {linked}; "
+                         "choose another name")
+    if flag == "--plot" and picture_format(target) is None:
+        kinds = [f".{kind}" for kind in PICTURE_FORMATS]
+        raise UsageError(f"--plot {target}: name a {', '.join(kinds[:-1])} or {kinds[-1]} file "
+                         "(its suffix chooses the picture's format)")
+    refused = not_a_regular_file(target)
+    if refused == "a folder":
         raise UsageError(f"{flag} {target} is a folder; give a file name")
+    if refused is not None:
+        instead = "; print the state with --toml instead" if flag == "--write-state" else ""
+        raise UsageError(f"{flag} {target} is {refused}, not a regular file: fracas writes only regular files"
+                         + instead)
     return target
+
+
+def _same_file(a: Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # either is missing: then they are not one file
+        return False
 
 
 def _writing(target: Path, write: Callable[[], None]) -> None:
@@ -306,7 +339,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     elif args.toml:
         print(state, end="")
     else:
-        print(report.run_text(result, state))
+        _show(report.run_text(result, state))
     return EXIT_OK
 
 
@@ -325,9 +358,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         key = str(value).lower() if isinstance(value, bool) else str(value)
         if key not in values:
             raise UsageError(f"--why: {name} is never {key}; its values are: {', '.join(values)}")
-        print(report.why_text(dist, name, values[key]))
+        _show(report.why_text(dist, name, values[key]))
         return EXIT_OK
-    print(report.explain_text(api.sample(rules, scenario, seed=args.seed)))
+    _show(report.explain_text(api.sample(rules, scenario, seed=args.seed)))
     return EXIT_OK
 
 
@@ -342,7 +375,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     labels = [Path(p).stem for p in args.rules]
     _plot(target, results, labels, f"{results[0].prepared.action.name}")
     if args.csv:
-        print(report.odds_csv(results, labels), end="")
+        _show(report.odds_csv(results, labels), end="")
         return EXIT_OK
     if len(results) == 2:
         before, after = results
@@ -355,13 +388,13 @@ def cmd_odds(args: argparse.Namespace) -> int:
                               "mean_difference": means}, indent=2))
         else:
             title = f"{before.prepared.action.name}: {args.rules[0]} against {args.rules[1]}"
-            print(report.side_by_side(results, [Path(p).stem for p in args.rules], title))
+            _show(report.side_by_side(results, [Path(p).stem for p in args.rules], title))
         return EXIT_OK
     (dist,) = results
     if args.json:
         print(json.dumps(dist.as_json(), indent=2))
     else:
-        print(report.odds_table(dist, fractions=args.fractions))
+        _show(report.odds_table(dist, fractions=args.fractions))
     return EXIT_OK
 
 
@@ -385,13 +418,13 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
     labels = [f"{str(o).lower() if isinstance(o, bool) else o}" for o in options]
     _plot(target, dists, labels, f"{dists[0].prepared.action.name}: every option of {name}")
     if args.csv:
-        print(report.odds_csv(dists, labels), end="")
+        _show(report.odds_csv(dists, labels), end="")
     elif args.json:
         print(json.dumps({"choice": name, "options": {label: dist.as_json() for label, dist in zip(labels, dists)}},
                          indent=2))
     else:
         title = f"{dists[0].prepared.action.name}: every option of the choice '{name}'"
-        print(report.side_by_side(dists, labels, title))
+        _show(report.side_by_side(dists, labels, title))
     return EXIT_OK
 
 
@@ -399,13 +432,14 @@ def _plot(target: Path | None, dists: list[api.Distribution], labels: list[str],
     if target is None:
         return
     _writing(target, lambda: plot_distributions(dists, labels, target, title))
-    print(f"wrote {target}", file=sys.stderr)
+    _show(f"wrote {target}", error=True)
 
 
 def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenario) -> api.Distribution:
     if args.samples is not None:
         if args.samples < 1:
             raise UsageError("--samples needs a positive number")
+        _within_samples_limit(args)
         return api.estimate(rules, scenario, args.samples, seed=args.seed,
                             progress=_progress if sys.stderr.isatty() else None)
     if args.max_states is not None and args.max_states < 1:
@@ -427,6 +461,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError(f"--vary {twice} is given twice; give all its values in one --vary")
     if args.samples < 1 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--samples and --jobs need positive numbers")
+    _within_samples_limit(args)
     if target is not None and len(varies) > 2:
         raise UsageError("--plot draws a matrix of one or two varied values")
     results = run_sweep(args.rules, _limits(args), scenario, varies, args.metric, args.samples, args.jobs,
@@ -440,11 +475,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         rows, columns, cells = report.sweep_matrix(varies, results)
         values = [[None if c is None else float(c.value) for c in row] for row in cells]
         _writing(target, lambda: plot_heatmap(rows, columns, values, target, metric))
-        print(f"wrote {target}", file=sys.stderr)
+        _show(f"wrote {target}", error=True)
     if args.csv:
-        print(report.sweep_csv(varies, results, metric), end="")
+        _show(report.sweep_csv(varies, results, metric), end="")
     else:
-        print(report.sweep_text(varies, results, metric))
+        _show(report.sweep_text(varies, results, metric))
     return EXIT_OK
 
 
@@ -454,19 +489,41 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(json.dumps([{"change": c.what, "category": c.category, "name": c.name, "path": c.where.path,
                            "line": c.where.line, "details": list(c.details)} for c in changes], indent=2))
         return EXIT_OK
-    print(f"{args.variant} against {args.base}: {len(changes)} change{'s' if len(changes) != 1 else ''}")
+    _show(f"{args.variant} against {args.base}: {len(changes)} change{'s' if len(changes) != 1 else ''}")
     for change in changes:
-        print(change.line())
+        _show(change.line())
     return EXIT_OK
 
 
-def _progress(done: int, total: int) -> None:
-    if done % max(1, total // 100) and done != total:
-        return
-    filled = done * 30 // total
-    print(f"\r  sampling [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}", end="", file=sys.stderr)
-    if done == total:
-        print(file=sys.stderr)
+def _within_samples_limit(args: argparse.Namespace) -> None:
+    limit = _limits(args).samples
+    if args.samples > limit:
+        raise UsageError(f"--samples {args.samples} is over the limit of {limit} runs ({_limits(args).hint('samples')})")
+
+
+class _ProgressLine:
+    """A progress bar redrawn on one line of a terminal, ended with a newline when done or interrupted."""
+
+    def __init__(self) -> None:
+        self.open = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if done % max(1, min(1000, total // 1000)) and done != total:  # a long run still moves
+            return
+        filled = done * 30 // total
+        self.open = True  # first: Ctrl-C may come in the middle of the printing
+        print(f"\r  sampling [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}", end="", file=sys.stderr,
+              flush=True)
+        if done == total:
+            self.end()
+
+    def end(self) -> None:
+        if self.open:
+            print(file=sys.stderr)
+            self.open = False
+
+
+_progress = _ProgressLine()
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -480,9 +537,9 @@ def cmd_test(args: argparse.Namespace) -> int:
             broken.extend(error.diagnostics)
             continue
         if len(files) > 1:
-            print(f"# {file}")
+            _show(f"# {file}")
         for result in run_examples(rules):
-            print(result.line)
+            _show(result.line)
             if result.passed:
                 passed += 1
             else:

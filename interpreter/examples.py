@@ -15,7 +15,7 @@ from typing import Any
 from dsl import nodes as n
 from dsl.ruleset import Ruleset
 from interpreter.aggregates import outcome_env, substitute_aggregates
-from interpreter.api import Prepared, Scenario, exact, forced, prepare, reads_only_outcomes
+from interpreter.api import Prepared, Scenario, exact, forced, prepare, reads_only_outcomes, run_diagnostic
 from interpreter.errors import RunError, ScenarioError
 from interpreter.evaluate import evaluate, evaluate_once
 from interpreter.state import State
@@ -52,16 +52,16 @@ def run_example(rules: Ruleset, example: n.ExampleDecl) -> ExampleResult:
         if example.rolls is not None:
             prepared = prepare(rules, scenario)
             rolls = [prepared.program.constant(item) for item in example.rolls.items]
-            result = forced(rules, scenario, rolls)
+            result = forced(rules, scenario, rolls, rolls_at=tuple(item.pos for item in example.rolls.items))
             states: dict[State, Any] = {result.state: Fraction(1)}
         else:
             dist = exact(rules, scenario, outcomes_only=reads_only_outcomes(rules, list(example.expects)))
             prepared, states = dist.prepared, dist.states
         failures = [check_expectation(rules, prepared, states, expect) for expect in example.expects]
     except ScenarioError as error:
-        return ExampleResult(example, False, "; ".join(d.message for d in error.diagnostics))
+        return ExampleResult(example, False, "; ".join(d.brief() for d in error.diagnostics))
     except RunError as error:
-        return ExampleResult(example, False, error.message)
+        return ExampleResult(example, False, run_diagnostic(rules, error).brief())
     failed = [f for f in failures if f]
     return ExampleResult(example, not failed, "; ".join(failed))
 

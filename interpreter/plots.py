@@ -26,8 +26,21 @@ def _pyplot() -> Any:
     return plt
 
 
+# The formats a picture is drawn in, named by the file's suffix: what matplotlib writes without extras.
+FORMATS = ("png", "svg", "pdf")
+
+
+def picture_format(path: Path) -> str | None:
+    """The format a file name asks for (out.svg: svg), or None when it names none fracas draws."""
+    suffix = path.suffix[1:].lower()
+    return suffix if suffix in FORMATS else None
+
+
 def _save(figure: Any, path: Path) -> None:
-    write_atomically(path, lambda temp: figure.savefig(temp, format="png", dpi=100))
+    kind = picture_format(path)
+    if kind is None:
+        raise ValueError(f"{path}: a picture is drawn as " + ", ".join(f".{f}" for f in FORMATS))
+    write_atomically(path, lambda temp: figure.savefig(temp, format=kind, dpi=100))
 
 
 def plot_distributions(dists: list[Distribution], labels: list[str], path: Path, title: str) -> None:

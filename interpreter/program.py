@@ -58,7 +58,7 @@ class Program:
         overrides = overrides or {}
         for name, typed in rules.params.items():
             if name in overrides:
-                self.params[name] = self.structure(overrides[name], typed.type, name, {})
+                self.params[name] = self.structure(overrides[name], typed.type, f"params.{name}", {})
             else:
                 self.params[name] = self.constant(typed.value)
         # Choices read like parameters; the scenario or --choose picks their values.

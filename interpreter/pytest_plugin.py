@@ -15,7 +15,7 @@ import pytest
 
 import dsl
 from dsl import nodes as n
-from dsl.diagnostics import RulesError
+from dsl.diagnostics import RulesError, printable
 from interpreter.examples import run_example
 
 
@@ -53,7 +53,7 @@ class ExampleItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ExampleFailed):
-            return f"{self.path}:{self.example.pos.line}: example {self.example.name!r} failed\n  {excinfo.value}"
+            return printable(f"{self.path}:{self.example.pos.line}: example {self.example.name!r} failed\n  {excinfo.value}")
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:

@@ -28,11 +28,11 @@ import cattrs
 import tomli_w
 
 from dsl.diagnostics import Diagnostic
+from dsl.limits import DEFAULT, Limits
+from dsl.reading import TooLarge, read_bytes
 from interpreter.api import Scenario
 from interpreter.errors import ScenarioError
 from interpreter.program import Unwritable, WrittenFloat
-
-MAX_SCENARIO_BYTES = 1_000_000
 
 
 @dataclass
@@ -68,27 +68,31 @@ def _fail(path: str, message: str, line: int = 0, column: int = 0, text: str = "
     return ScenarioError([Diagnostic(path, line, column, message, hint, source_line)])
 
 
-def load_scenario(path: str | Path) -> Scenario:
+def load_scenario(path: str | Path, limits: Limits = DEFAULT) -> Scenario:
     shown = str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_bytes(Path(path), limits)
+    except TooLarge as error:
+        raise _fail(shown, str(error)) from None
     except FileNotFoundError:
         raise _fail(shown, "no such scenario file") from None
     except IsADirectoryError:
         raise _fail(shown, "this is a folder, not a scenario file") from None
     except OSError as error:
         raise _fail(shown, f"cannot read: {error.strerror}") from None
-    if len(raw) > MAX_SCENARIO_BYTES:
-        raise _fail(shown, f"the file is {len(raw)} bytes, over the limit of {MAX_SCENARIO_BYTES}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise _fail(shown, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
-    return parse_scenario(text, shown)
+    return parse_scenario(text, shown, limits)
 
 
-def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
+def parse_scenario(text: str, path: str = "<scenario>", limits: Limits = DEFAULT) -> Scenario:
     text = text.removeprefix("\ufeff")  # a byte order mark, as some editors on Windows write
+    too_deep = _too_deep(text, limits.nesting)
+    if too_deep is not None:
+        line, column, message = too_deep
+        raise _fail(path, message, line, column, text, limits.hint("nesting"))
     try:
         data = tomllib.loads(text, parse_float=_toml_float)
     except tomllib.TOMLDecodeError as error:
@@ -113,6 +117,43 @@ def parse_scenario(text: str, path: str = "<scenario>") -> Scenario:
                    "choices": "'choices' must be a table: [choices]"}[key]
         raise _fail(path, message, *_line_of(text, key), text) from None
     return Scenario(envelope.action, data, envelope.params, path, text, envelope.choices)
+
+
+# TOML read only as far as nesting goes: dotted keys, brackets and braces, and the texts and
+# comments that may hold anything. A key part is bare, or a quoted text.
+_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
+_NESTING = re.compile(
+    rf"(?P<key>{_PART}(?:[ \t]*\.[ \t]*{_PART})+)"
+    r'''|"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*'''
+    r"|(?P<open>[\[{])|(?P<close>[\]}])",
+    re.DOTALL,
+)
+
+
+def _too_deep(text: str, limit: int) -> tuple[int, int, str] | None:
+    """Line, column and message of the first key or value nesting deeper than limit; None if none does.
+
+    tomllib's time and memory grow with the square of a dotted key's length
+    (a 50,000-part key exhausts the memory), so depth is checked before it reads.
+    """
+    depth = 0
+    for found in _NESTING.finditer(text):
+        if found.lastgroup == "open":
+            depth += 1
+            if depth > limit:
+                return (*_line_and_column(text, found.start()), f"values nest more than {limit} deep")
+        elif found.lastgroup == "close":
+            depth = max(0, depth - 1)
+        elif found.lastgroup == "key" and found.group().count(".") >= limit:
+            parts = len(re.findall(_PART, found.group()))
+            if parts > limit:
+                return (*_line_and_column(text, found.start()),
+                        f"a dotted key of {parts} parts nests tables more than {limit} deep")
+    return None
+
+
+def _line_and_column(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def combine(scenarios: list[Scenario]) -> Scenario:

@@ -11,10 +11,11 @@ import copy
 import functools
 import itertools
 import math
+import multiprocessing
 import os
 import re
+import signal
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -258,18 +259,18 @@ def sweep(rules_path: str, limits: Limits, scenario: Scenario, varies: list[Vary
     metric_expression(metric, rules, scenario.action or rules.default_action)
     jobs_list = [(rules_path, limits, scenario, varies, settings, metric, samples) for settings in cases(varies)]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(jobs_list)))
-    results: list[Case] = []
     if workers == 1:
-        mapped: Iterator[Case] = map(run_case, jobs_list)
-    else:
-        pool = ProcessPoolExecutor(max_workers=workers)
-        mapped = pool.map(run_case, jobs_list)
-    try:
-        for case in mapped:
-            results.append(case)
-            if progress is not None:
-                progress(len(results), len(jobs_list))
-    finally:
-        if workers > 1:
-            pool.shutdown(cancel_futures=True)
+        return _collect(map(run_case, jobs_list), len(jobs_list), progress)
+    # Leaving the block stops the workers at once, on Ctrl-C too; they ignore it, so that only
+    # this process hears it and says so, without a traceback from each worker.
+    with multiprocessing.Pool(workers, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
+        return _collect(pool.imap(run_case, jobs_list), len(jobs_list), progress)
+
+
+def _collect(mapped: Iterator[Case], total: int, progress: Callable[[int, int], None] | None) -> list[Case]:
+    results: list[Case] = []
+    for case in mapped:
+        results.append(case)
+        if progress is not None:
+            progress(len(results), total)
     return results

@@ -2,7 +2,9 @@
 
     python tests/fuzz_long.py [COUNT] [SEED]
 
-Prints how many inputs it tried and exits 1 on the first uncaught exception.
+Prints how many inputs it tried (every thousand, with the time left) and exits
+1 on the first uncaught exception. An input takes about 60 ms of one core, so
+the default 100,000 take about 2 hours.
 """
 
 from __future__ import annotations
@@ -37,10 +39,20 @@ def main() -> int:
             traceback.print_exc()
             print(f"fuzz: uncaught exception on input {tried}", file=sys.stderr)
             return 1
-        if tried % 5000 == 0:
-            print(f"fuzz: {tried} inputs, {time.monotonic() - started:.0f} s", file=sys.stderr)
-    print(f"fuzz: {count} inputs tried, no uncaught exception ({time.monotonic() - started:.0f} s)")
+        if tried % 1000 == 0:
+            spent = time.monotonic() - started
+            left = spent / tried * (count - tried)
+            print(f"fuzz: {tried} of {count} inputs, {_duration(spent)}, about {_duration(left)} left",
+                  file=sys.stderr)
+    print(f"fuzz: {count} inputs tried, no uncaught exception ({_duration(time.monotonic() - started)})")
     return 0
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 2:
+        return f"{seconds:.0f} s"
+    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
 
 
 if __name__ == "__main__":

@@ -315,3 +315,60 @@ def test_explain_shows_an_early_exit(capsys, tmp_path):
     code, out, _ = run(capsys, "explain", EXALTED, str(scenario), "--seed", "1")
     assert code == 0 and "trail" in out
     assert ("stopped: the attack's cycle of War Events has ended" in out) == ("health_levels = 0" in out and "return" in out)
+
+
+def test_a_long_sampling_shows_progress_on_a_terminal_and_stops_cleanly_on_ctrl_c(tmp_path):
+    pty = pytest.importorskip("pty")
+    import os
+    import signal
+
+    picture = tmp_path / "odds.png"
+    terminal, their_end = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "interpreter.cli", "odds", EPI, GUNNERS, "--samples", "1000000", "--plot", str(picture)],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=their_end)
+    os.close(their_end)
+    shown = b""
+    while b"sampling [" not in shown:  # the progress bar: it is sampling now
+        shown += os.read(terminal, 1024)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=120)
+    while b"interrupted" not in shown:
+        shown += os.read(terminal, 1024)
+    os.close(terminal)
+    assert process.returncode == 130 and out == b""
+    assert shown.replace(b"\r", b"").endswith(b"/1000000\nfracas: interrupted\n")
+    assert not picture.exists() and os.listdir(tmp_path) == []
+
+
+# ---- control characters from the inputs are shown escaped, never obeyed by the terminal
+
+ESCAPES_RULES = 'outcome r: text = ""\nkind k { name: text = "a" }\nenum col { red blue }\naction go(who: k, c: col) { r = who.name }\n'
+
+
+def escapes_files(tmp_path: Path, scenario_text: str) -> tuple[str, str]:
+    rules, scenario = tmp_path / "e.rules", tmp_path / "e.toml"
+    rules.write_text(ESCAPES_RULES)
+    scenario.write_text(scenario_text)
+    return str(rules), str(scenario)
+
+
+def test_control_characters_of_a_scenario_text_are_escaped_in_the_report(capsys, tmp_path):
+    files = escapes_files(tmp_path, 'action = "go"\nc = "red"\n[who]\nname = "\\u001b]0;title\\u0007\\u001b[2J\\u0000"\n')
+    code, out, _ = run(capsys, "odds", *files)
+    assert code == 0 and "\x1b" not in out and "\x00" not in out
+    assert "certain: r = \\x1b]0;title\\x07\\x1b[2J\\x00\n" in out
+
+
+def test_control_characters_in_a_message_and_its_source_line_are_escaped(capsys, tmp_path):
+    rules, scenario = escapes_files(tmp_path, 'action = "go"\nc = "re\\u001b[31md"\n[who]\nname = "x"\n')
+    code, _, err = run(capsys, "run", rules, scenario)
+    assert code == 2
+    assert err.startswith(f"{scenario}:2:1: error: c: unknown col 're\\x1b[31md'\n")
+
+
+def test_control_characters_in_an_example_title_are_escaped(capsys, tmp_path):
+    rules = tmp_path / "e.rules"
+    rules.write_text('outcome r: int = 0\naction go() { r = 1 }\nexample "X-01 \x1b[2Jwiped" { run go() expect r == 1 }\n')
+    code, out, _ = run(capsys, "test", str(rules))
+    assert code == 0 and out == "PASS X-01 \\x1b[2Jwiped\n1 passed, 0 failed\n"

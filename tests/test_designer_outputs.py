@@ -1,4 +1,4 @@
-"""Odds for spreadsheets and pictures: CSV rows and PNG plots."""
+"""Odds for spreadsheets and pictures: CSV rows and plots (PNG, SVG or PDF, by the suffix)."""
 
 from __future__ import annotations
 
@@ -47,6 +47,29 @@ def test_plot_of_every_option_of_a_choice(tmp_path, capsys):
     scenario = str(ROOT / "rules" / "scenarios" / "gilgamesh-broadside.toml")
     assert main(["odds", str(ROOT / "rules" / "gilgamesh.rules"), scenario, "--plot", str(picture)]) == 0
     assert png_size(picture)[0] >= 400
+
+
+@pytest.mark.parametrize("suffix, opening", [(".svg", b"<?xml"), (".pdf", b"%PDF"), (".PNG", b"\x89PNG")])
+def test_plot_draws_the_format_its_suffix_names(tmp_path, capsys, suffix, opening):
+    picture = tmp_path / f"odds{suffix}"
+    assert main(["odds", EPI, CITY, "--plot", str(picture)]) == 0
+    assert picture.read_bytes().startswith(opening)
+
+
+@pytest.mark.parametrize("command", [["odds", EPI, CITY], ["sweep", EPI, CITY, "--vary", "target.figures=1,2"]])
+def test_plot_refuses_a_suffix_it_cannot_draw_before_any_work(tmp_path, capsys, command):
+    picture = tmp_path / "odds.txt"
+    assert main([*command, "--plot", str(picture)]) == 2
+    assert capsys.readouterr().err == (f"fracas: error: --plot {picture}: name a .png, .svg or .pdf file "
+                                       "(its suffix chooses the picture's format)\n")
+    assert not picture.exists()
+
+
+def test_sweep_help_shows_a_plain_percent_sign(capsys):
+    with pytest.raises(SystemExit):
+        main(["sweep", "--help"])
+    out = capsys.readouterr().out
+    assert "95%" in " ".join(out.split()) and "%%" not in out
 
 
 def test_without_matplotlib_plot_says_how_to_install_it(tmp_path, capsys, monkeypatch):

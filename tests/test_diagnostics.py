@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import dsl
-from dsl.diagnostics import RulesError
+from dsl.diagnostics import RulesError, printable
 
 BASE = """\
 rules "broken"
@@ -71,11 +71,11 @@ def test_a_fraction_into_an_int_asks_for_explicit_rounding():
     assert "floor, ceil or round" in d.hint
 
 
-def test_missing_closing_brace_points_at_the_end_of_file():
+def test_missing_closing_brace_points_at_the_brace_left_open():
     d = only(BASE + "action hit(target: unit) {\n    lost = 1\n")
-    assert d.line == 11
-    assert d.message == "unexpected end of file"
-    assert "never closed" in d.hint
+    assert (d.line, d.column) == (10, 26)
+    assert d.message == "the block opened here is not closed"
+    assert d.hint == "the file ends inside it; add the '}' that ends it"
 
 
 def test_bad_number_is_a_syntax_error_at_its_column():
@@ -189,3 +189,74 @@ def test_a_byte_order_mark_at_the_start_of_a_file_is_not_read_as_text(tmp_path):
     path = tmp_path / "bom.rules"
     path.write_bytes(b"\xef\xbb\xbf" + BASE.encode())
     assert "lost" in dsl.load(path).outcomes
+
+
+# ---- each mistake reported once, where it was made
+
+def test_a_number_with_an_exponent_is_shown_where_written_not_on_the_next_line():
+    d = only(BASE + "param big = 1e400\noutcome won: bool = false\n")
+    assert (d.line, d.column, d.width) == (10, 13, 5)
+    assert d.message == "'1e400': numbers are not written with an exponent"
+    assert d.hint == "write the number in full (1000000), or as a fraction (1/1000)"
+
+
+def test_a_number_run_into_a_name_is_shown_where_written():
+    d = only(BASE + "action hit(target: unit) {\n    lost = 3target\n}\n")
+    assert (d.line, d.column) == (11, 12)
+    assert d.message == "the number 3 runs into the name 'target'"
+
+
+def test_an_if_left_open_is_shown_at_its_brace_not_at_the_next_declaration():
+    d = only(BASE + "action hit(target: unit) {\n    if target.figures > 1 {\n        lost = 2\n\n"
+                    "    lost = 3\n}\n\nfn double(x: int) = x * 2\n")
+    assert (d.line, d.column) == (11, 27)
+    assert d.message == "the block opened here is not closed"
+    assert d.hint == "'fn' at line 17 is still inside it; add the '}' that ends it"
+
+
+def test_of_two_blocks_left_open_the_one_whose_closing_brace_is_out_of_line_is_shown():
+    d = only(BASE + "action hit(target: unit) {\n    if true {\n        if false {\n            lost = 1\n"
+                    "    }\n}\naction again() { lost = 2 }\n")
+    assert (d.line, d.column) == (12, 18)
+    assert d.hint == "'action' at line 16 is still inside it; add the '}' that ends it"
+
+
+def test_a_reserved_word_in_a_block_that_is_closed_is_still_said_to_be_reserved():
+    d = only(BASE + "kind piece {\n    size: int = 1\n    at: int\n}\n")
+    assert (d.line, d.column) == (12, 5)
+    assert d.message == "'at' is a reserved word of the language and cannot be a name here"
+
+
+@pytest.mark.parametrize("statement", [
+    "lost = frobnicate(3) / 2",
+    "lost = max(frobnicate(3), 1)",
+    "let x = frobnicate(3) / 2\n    lost = x + 1",
+    "if frobnicate(3) > 1 { lost = 1 }",
+    "lost = frobnicate(3).figures * 2",
+])
+def test_an_unknown_function_is_one_error_not_a_cascade(statement):
+    d = only(BASE + "action hit(target: unit) {\n    " + statement + "\n}\n")
+    assert (d.line, d.message) == (11, "unknown function 'frobnicate'")
+
+
+def test_an_unknown_name_is_one_error_not_a_cascade():
+    d = only(BASE + "action hit(target: unit) {\n    lost = bonuss / 2\n}\n")
+    assert (d.line, d.column, d.message, d.hint) == (11, 12, "unknown name 'bonuss'", "did you mean 'bonus'?")
+
+
+def test_a_type_error_beside_an_unknown_function_is_still_reported():
+    found = problems(BASE + "action hit(target: unit) {\n    lost = frobnicate(3)\n    lost = 1 / 2\n}\n")
+    assert [(d.line, d.message) for d in found] == [(11, "unknown function 'frobnicate'"),
+                                                     (12, "expected int, found number")]
+
+
+def test_control_characters_are_escaped_and_the_caret_still_points_at_its_column():
+    d = dsl.Diagnostic("s.toml", 2, 10, "unknown row '\x1b[31m'", "", 'type = "\x00\x1b[31m"', 5)
+    assert d.format() == ("s.toml:2:10: error: unknown row '\\x1b[31m'\n"
+                          '    2 | type = "\\x00\\x1b[31m"\n'
+                          "      |             ^~~~~~~~\n")[:-1]
+
+
+def test_printable_keeps_tabs_and_newlines_unless_asked_for_one_line():
+    assert printable("a\tb\nc\rd\u202ee\x7f") == "a\tb\nc\\x0dd\\u202ee\\x7f"
+    assert printable("a\nb", lines=False) == "a\\x0ab"

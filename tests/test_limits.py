@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,9 @@ from dsl.diagnostics import RulesError
 from dsl.limits import Limits
 from interpreter import Scenario, ScenarioError, exact
 from interpreter.cli import main
+from interpreter.scenario import load_scenario, parse_scenario
 
+ROOT = Path(__file__).resolve().parent.parent
 HEADER = "outcome x: int = 0\n"
 
 
@@ -165,3 +169,98 @@ def test_a_number_written_with_too_many_digits_is_a_located_error():
 def test_written_dice_obey_the_count_limit(dice, message):
     d = run_error(f"x = {dice}")
     assert (d.line, d.message) == (4, message) and "--limit count=N" in d.hint
+
+
+# ---- files are read within their size limit, whatever they are
+
+SMALL = Limits(file_bytes=1000)
+OVER_SMALL = ("the file is over the limit of 1000 bytes "
+              "(the limit 'file_bytes' is 1000; raise it with --limit file_bytes=N if more is needed)")
+
+
+def test_an_endless_device_as_rules_stops_at_the_size_limit():
+    with pytest.raises(RulesError) as caught:
+        dsl.load("/dev/zero", SMALL)
+    (d,) = caught.value.diagnostics
+    assert (d.path, d.line, d.message) == ("/dev/zero", 0, OVER_SMALL)
+
+
+def test_an_endless_device_as_a_scenario_stops_at_the_size_limit():
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario("/dev/zero", SMALL)
+    (d,) = caught.value.diagnostics
+    assert (d.path, d.line, d.message) == ("/dev/zero", 0, OVER_SMALL)
+
+
+def test_a_regular_file_over_the_size_limit_says_its_size(tmp_path):
+    big = tmp_path / "big.toml"
+    big.write_text("# " + "x" * 2000 + "\n")
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(big, SMALL)
+    assert caught.value.diagnostics[0].message.startswith("the file is 2003 bytes, over the limit of 1000 bytes")
+
+
+def test_a_pipe_fed_more_than_the_limit_is_refused_with_exit_2():
+    result = subprocess.run([sys.executable, "-m", "interpreter.cli", "check", "/dev/stdin", "--limit", "file_bytes=1000"],
+                            input=b"y\n" * 10_000, capture_output=True, cwd=ROOT)
+    assert result.returncode == 2
+    assert result.stderr.decode() == f"/dev/stdin: error: {OVER_SMALL}\n1 error\n"
+
+
+# ---- scenarios nest no deeper than the nesting limit
+
+def test_a_dotted_key_of_50000_parts_is_a_located_error_not_out_of_memory(capsys, tmp_path):
+    scenario = tmp_path / "deep.toml"
+    scenario.write_text('action = "go"\n' + "a." * 50_000 + "b = 1\n")
+    rules = tmp_path / "r.rules"
+    rules.write_text(HEADER + "action go() { x = 1 }\n")
+    assert main(["run", str(rules), str(scenario)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{scenario}:2:1: error: a dotted key of 50001 parts nests tables more than 150 deep\n")
+    assert "  hint: the limit 'nesting' is 150; raise it with --limit nesting=N if more is needed\n" in err
+
+
+def test_a_dotted_key_inside_an_inline_table_counts_from_its_first_part():
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario('x = { y = 1, "a.b".' + "c." * 200 + "d = 2 }\n", "s.toml")
+    (d,) = caught.value.diagnostics
+    assert (d.line, d.column, d.message) == (1, 14, "a dotted key of 202 parts nests tables more than 150 deep")
+
+
+def test_brackets_nested_past_the_limit_are_located_at_the_first_too_deep():
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario("x = 1\ny = " + "[" * 400 + "]" * 400 + "\n", "s.toml")
+    (d,) = caught.value.diagnostics
+    assert (d.line, d.column, d.message) == (2, 155, "values nest more than 150 deep")
+
+
+def test_dots_and_brackets_inside_texts_and_comments_are_not_nesting():
+    text = 'a = "' + "x." * 300 + '" # ' + "[" * 300 + '\nb = """\n' + "{" * 300 + '\n"""\n'
+    assert parse_scenario(text, "s.toml").inputs["a"] == "x." * 300
+
+
+def test_a_raised_nesting_limit_lets_a_deeper_key_through():
+    text = "a." * 200 + "b = 1\n"
+    with pytest.raises(ScenarioError):
+        parse_scenario(text, "s.toml")
+    assert parse_scenario(text, "s.toml", Limits(nesting=300)).inputs["a"]
+
+
+# ---- sampled runs asked for on the command line
+
+EPI = str(ROOT / "rules" / "epicinium.rules")
+GUNNERS = str(ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml")
+
+
+@pytest.mark.parametrize("command", [["odds", EPI, GUNNERS], ["sweep", EPI, GUNNERS, "--vary", "target.type=rifleman"]])
+def test_samples_past_their_limit_are_refused_before_any_run(capsys, command):
+    assert main([*command, "--samples", str(10**12)]) == 2
+    assert capsys.readouterr().err == (
+        "fracas: error: --samples 1000000000000 is over the limit of 1000000 runs "
+        "(the limit 'samples' is 1000000; raise it with --limit samples=N if more is needed)\n")
+
+
+def test_the_samples_limit_is_raised_and_lowered_like_the_others(capsys):
+    assert main(["odds", EPI, GUNNERS, "--samples", "20", "--limit", "samples=10"]) == 2
+    assert "--samples 20 is over the limit of 10 runs" in capsys.readouterr().err
+    assert main(["odds", EPI, GUNNERS, "--samples", "20", "--limit", "samples=20"]) == 0

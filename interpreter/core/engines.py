@@ -76,6 +76,10 @@ class ForcedEngine:
         self.script: Iterator[int] = iter(script)
         self.trace = trace
 
+    def unused(self) -> list[int]:
+        """The rolls of the script left once the run is over: an example that gives them means other dice."""
+        return list(self.script)
+
     def draw(self, primitive: Any, pos: Pos) -> Any:
         try:
             if isinstance(primitive, Fire):
