@@ -16,30 +16,25 @@ from dsl import nodes as n
 from dsl.builtins import SIGNATURES
 from interpreter.api import Prepared
 from interpreter.errors import RunError
-from interpreter.evaluate import Env, evaluate, evaluate_once
+from interpreter.core.resolve import evaluate
 from interpreter.state import State
 
 
 def evaluate_over(expr: n.Expr, prepared: Prepared, states: dict[State, Any]) -> Any:
     """The value of an expression that reads a distribution through its aggregates."""
     substituted = substitute_aggregates(expr, prepared, states, [])
-    return evaluate_once(substituted, outcome_env(prepared, next(iter(states))))
+    return final_value(substituted, prepared, next(iter(states)), once=True)
 
 
 def has_aggregate(expr: Any) -> bool:
     return bool(aggregate_calls(expr))
 
 
-def outcome_env(prepared: Prepared, state: State) -> Env:
-    frame = {**state.frames[0], "stopped": state.stopped or ""}
-    return Env(prepared.program, state, frame, _NoChance())
-
-
-class _NoChance:
-    trace = None
-
-    def draw(self, primitive: Any, pos: n.Pos) -> Any:
-        raise RunError(pos, "an expectation cannot roll dice")
+def final_value(expr: n.Expr, prepared: Prepared, state: State, once: bool = False) -> Any:
+    """An expression over one final state: its outcomes, the action's names, `stopped`."""
+    names = {**state.frames[0], "stopped": state.stopped or ""}
+    return evaluate(prepared.program, expr, names, state.world, state.outcomes, once,
+                    chance="an expectation cannot roll dice")
 
 
 def _argument(call: n.Call) -> n.Expr:
@@ -49,7 +44,7 @@ def _argument(call: n.Call) -> n.Expr:
 def _aggregate(call: n.Call, prepared: Prepared, states: dict[State, Any]) -> Any:
     arg = _argument(call)
     total = sum(states.values(), Fraction(0))
-    results = [(evaluate(arg, outcome_env(prepared, s)), p) for s, p in states.items()]
+    results = [(final_value(arg, prepared, s), p) for s, p in states.items()]
     if call.func == "prob":
         return sum((p for v, p in results if v is True), Fraction(0)) / total
     if call.func == "mean":
@@ -95,7 +90,7 @@ def with_values(expr: n.Expr, values: list[Any]) -> n.Expr:
 
 def sample_term(call: n.Call, prepared: Prepared, state: State) -> Fraction:
     """What one final state adds to a prob or a mean: 1 or 0 for a condition, its value for a number."""
-    value = evaluate(_argument(call), outcome_env(prepared, state))
+    value = final_value(_argument(call), prepared, state)
     if call.func == "prob":
         return Fraction(1 if value is True else 0)
     return Fraction(value)

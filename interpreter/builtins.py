@@ -1,7 +1,7 @@
 """The builtin functions, implemented. Their signatures live in dsl.builtins.
 
 Each takes its arguments by name, the environment and the position of the
-call; interpreter.compile evaluates the arguments and calls it.
+call; the generated code (interpreter.core.codegen) evaluates the arguments and calls it.
 """
 
 from __future__ import annotations
@@ -9,17 +9,27 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from dsl import nodes as n
 from dsl.limits import Limits
 from interpreter.errors import RunError
-from interpreter.env import Env, round_half_away
 from interpreter.runtime.bodies import ANY, Pool, Volley
 from interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Tally, Uniform
 from interpreter.values import normalize, show
 
 Args = dict[str, Any]
+
+
+class Env(Protocol):
+    """What a builtin reads of the run: the program (its limits) and the engine that resolves chance."""
+
+    program: Any
+    chooser: Any
+
+
+def round_half_away(x: Fraction | int) -> int:
+    return math.floor(x + Fraction(1, 2)) if x >= 0 else -math.floor(-x + Fraction(1, 2))
 
 
 def _count(args: Args, name: str, pos: n.Pos, env: Env) -> int:

@@ -14,10 +14,9 @@ from typing import Any
 
 from dsl import nodes as n
 from dsl.ruleset import Ruleset
-from interpreter.aggregates import outcome_env, substitute_aggregates
+from interpreter.aggregates import final_value, substitute_aggregates
 from interpreter.api import Prepared, Scenario, exact, forced, prepare, reads_only_outcomes, run_diagnostic
 from interpreter.errors import RunError, ScenarioError
-from interpreter.evaluate import evaluate, evaluate_once
 from interpreter.state import State
 from interpreter.values import show
 
@@ -73,12 +72,12 @@ def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, An
     text = rules.text_of(expect)
     if values:
         first = next(iter(states))
-        if evaluate_once(substituted, outcome_env(prepared, first)) is True:
+        if final_value(substituted, prepared, first, once=True) is True:
             return ""
         found = ", ".join(f"{rules.text_of(call)} is {show(value)}" for call, value in values)
         return f"expected {text} (line {expect.pos.line}), but {found}"
     for state in states:
-        if evaluate(expect, outcome_env(prepared, state)) is not True:
+        if final_value(expect, prepared, state) is not True:
             shown = ", ".join(f"{k} = {show(v)}" for k, v in state.outcomes.items())
             return f"expected {text} (line {expect.pos.line}) in every outcome, but not when {shown}"
     return ""

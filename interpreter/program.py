@@ -20,13 +20,9 @@ from dsl.diagnostics import Diagnostic, did_you_mean
 from dsl.ruleset import FieldInfo, Ruleset
 from dsl.types import Type
 from interpreter.errors import RunError
-from interpreter.evaluate import Env, evaluate
 from interpreter.runtime.bodies import Pool, Volley
 from interpreter.state import Frozen, State
 from interpreter.values import Record, Ref, RowRef, Shape, normalize, show
-
-EMPTY = State((Frozen(),), Frozen(), Frozen())
-
 
 class InputProblem(Exception):
     """An input that does not fit the rules; `where` is a TOML key path or a source position."""
@@ -36,13 +32,6 @@ class InputProblem(Exception):
         self.where = where
         self.message = message
         self.hint = hint
-
-
-class _NoChance:
-    trace = None
-
-    def draw(self, primitive: Any, pos: n.Pos) -> Any:
-        raise RunError(pos, "a constant cannot depend on chance")
 
 
 class Program:
@@ -84,8 +73,9 @@ class Program:
     def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None,
                  world: dict[str, Record] | None = None) -> Any:
         """A value that needs no chance: a parameter, a row field, a default (which may read the entities made so far)."""
-        state = EMPTY if not world else State((Frozen(),), Frozen(world), Frozen())
-        return evaluate(expr, Env(self, state, frame or {}, _NoChance()))
+        from interpreter.core.resolve import evaluate
+
+        return evaluate(self, expr, frame or {}, world or {})
 
     def outcome_defaults(self) -> Frozen:
         return Frozen({name: self.constant(t.value) for name, t in self.rules.outcomes.items()})

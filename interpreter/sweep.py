@@ -32,13 +32,12 @@ from interpreter.aggregates import (
     aggregate_calls,
     evaluate_over,
     has_aggregate,
-    outcome_env,
+    final_value,
     sample_term,
     with_values,
 )
 from interpreter.api import Distribution, Scenario, estimate, exact, reads_only_outcomes
 from interpreter.errors import RunError, ScenarioError
-from interpreter.evaluate import evaluate_once
 
 METRIC = "--metric"  # where a problem in the metric is said to be
 Z95 = 1.96  # a 95% normal interval is the estimate plus or minus this many standard errors
@@ -243,7 +242,7 @@ def _gradient(expr: n.Expr, centre: list[Fraction], dist: Distribution) -> list[
 def _metric_at(expr: n.Expr, averages: list[Fraction], dist: Distribution) -> Fraction | None:
     """The metric were its averages these: a number, or None when it is a truth or cannot be computed there."""
     try:
-        value = evaluate_once(with_values(expr, averages), outcome_env(dist.prepared, next(iter(dist.states))))
+        value = final_value(with_values(expr, averages), dist.prepared, next(iter(dist.states)), once=True)
     except (RunError, ArithmeticError, TypeError, ValueError):
         return None
     if isinstance(value, bool) or not isinstance(value, (int, Fraction)):

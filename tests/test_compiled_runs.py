@@ -1,4 +1,4 @@
-"""Rules are compiled once into closures, and the fast paths draw exactly what the logged ones do."""
+"""Rules are compiled once to Python source, and the fast paths draw exactly what the logged ones do."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import dsl
 from interpreter import Scenario, ScenarioError, exact, load_scenario, prepare, sample
 from interpreter.aggregates import evaluate_over
 from interpreter.sweep import metric_expression
-from interpreter.compile import compiler_for
+from interpreter.core.codegen import generator_for
 from interpreter.runtime.bodies import Body, Pool, Volley
 from interpreter.runtime.chance import Fire
 
@@ -46,37 +46,37 @@ def test_a_second_run_compiles_nothing_new():
     prepared = prepare(rules, scenario)
     sample(rules, scenario, seed=1, prepared=prepared, events=False)
     exact(rules, scenario)
-    compiled = len(compiler_for(rules))
+    compiled = len(generator_for(rules))
     for seed in range(2, 30):
         sample(rules, scenario, seed=seed, prepared=prepared, events=False)
     exact(rules, scenario)
-    assert compiled > 0 and len(compiler_for(rules)) == compiled
+    assert compiled > 0 and len(generator_for(rules)) == compiled
 
 
-def test_the_compiled_closures_belong_to_the_rules_and_are_shared_by_every_run():
+def test_the_generated_code_belongs_to_the_rules_and_are_shared_by_every_run():
     path = ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml"
     rules = rules_for(path)
-    assert compiler_for(rules) is compiler_for(rules)
-    assert compiler_for(rules) is not compiler_for(rules_for(path))
+    assert generator_for(rules) is generator_for(rules)
+    assert generator_for(rules) is not generator_for(rules_for(path))
 
 
-def test_a_metric_over_a_distribution_adds_nothing_to_the_compiled_closures():
+def test_a_metric_over_a_distribution_adds_nothing_to_the_generated_code():
     path = ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml"
     rules = rules_for(path)
     dist = exact(rules, load_scenario(path))
     metric = metric_expression("mean(figures_lost) + prob(stacks_lost > 0)", rules)
     first = evaluate_over(metric, dist.prepared, dist.states)
-    compiled = len(compiler_for(rules))
+    compiled = len(generator_for(rules))
     for _ in range(20):
         assert evaluate_over(metric, dist.prepared, dist.states) == first
-    assert len(compiler_for(rules)) == compiled
+    assert len(generator_for(rules)) == compiled
 
 
-def test_a_ruleset_changed_by_replace_compiles_its_own_closures():
+def test_a_ruleset_changed_by_replace_generates_its_own_code():
     rules = dsl.loads("param bonus = 1\noutcome x: int = 0\naction go() { x = bonus }\n", "a.rules")
     sample(rules, Scenario("go", {}), seed=1)
     other = dataclasses.replace(rules)
-    assert compiler_for(other) is not compiler_for(rules)
+    assert generator_for(other) is not generator_for(rules)
 
 
 def test_an_event_draws_its_dice_even_when_no_log_is_kept():

@@ -116,6 +116,7 @@ class Generator:
         self._depth = 0
         self.facts = LineFacts()  # what the code written since the last line taken reads and changes
         self._summaries: dict[str, LineFacts] = {}  # what each function's body reads
+        self._lone: dict[tuple[int, tuple[str, ...]], tuple[n.Expr, Callable[..., Any]]] = {}
 
     # ---- constants and names
 
@@ -487,6 +488,41 @@ class Generator:
             builder.build()
         return built
 
+    # ---- lone expressions: constants, expectations, metrics ----------------------------------
+
+    def lone(self, expr: n.Expr, names: tuple[str, ...]) -> Callable[[Any, Any, Any, Any], Any]:
+        """A function (R, W, O, L) -> the value of one expression, kept for the rules' lifetime.
+
+        `names` are the local names the expression may read, from the dict L.
+        """
+        key = (id(expr), names)
+        hit = self._lone.get(key)
+        if hit is None or hit[0] is not expr:
+            hit = self._lone[key] = (expr, self._make_lone(expr, names))
+        return hit[1]
+
+    def once(self, expr: n.Expr, names: tuple[str, ...]) -> Callable[[Any, Any, Any, Any], Any]:
+        """As `lone`, for an expression made for one evaluation: nothing of it is kept with the rules."""
+        kept = (self.namespace, self._constants, self.functions_made, self._summaries, self.source)
+        self.namespace, self._constants = dict(self.namespace), dict(self._constants)
+        self.functions_made, self._summaries, self.source = set(self.functions_made), dict(self._summaries), []
+        try:
+            return self._make_lone(expr, names)
+        finally:
+            self.namespace, self._constants, self.functions_made, self._summaries, self.source = kept
+
+    def _make_lone(self, expr: n.Expr, names: tuple[str, ...]) -> Callable[[Any, Any, Any, Any], Any]:
+        name = self.fresh("lone")
+        code = self.expr(expr, {local: f"L[{local!r}]" for local in names})
+        self.take_facts()
+        self._define([f"def {name}(R, W, O, L):", "    depth = 0", f"    return {code}"], expr.pos.line)
+        self.compile(expr.pos.path or self.rules.path)
+        return self.namespace[name]
+
+    def __len__(self) -> int:
+        """How many functions have been written so far."""
+        return len(self.functions_made) + len(self._lone) + len(self.routines)
+
     # ---- the module -------------------------------------------------------------------------
 
     def _define(self, lines: list[str], rules_line: int) -> None:
@@ -703,6 +739,7 @@ class RoutineBuilder:
             gen.facts.field_reads.add((slot, path[0]))
             gen.facts.field_reads |= {(ANY, name) for name in path[1:-1]}
             slot = ANY
+        gen.facts.field_writes.add(path[-1])
         if stmt.op == "=" and slot is not ANY:
             gen.facts.field_kills.add((slot, path[-1]))
         elif stmt.op != "=":

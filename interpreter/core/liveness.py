@@ -38,6 +38,7 @@ class LineFacts:
     field_kills: set[tuple[int, str]] = field(default_factory=set)  # (slot, field) set outright
     outcome_reads: set[str] = field(default_factory=set)
     outcome_kills: set[str] = field(default_factory=set)
+    field_writes: set[str] = field(default_factory=set)  # names of fields changed, on whatever entity
 
     def merge(self, other: LineFacts) -> None:
         self.field_reads |= other.field_reads
@@ -80,9 +81,12 @@ class Projection:
     full frame the block's code reads.
     """
 
-    def __init__(self, live: list[Live | None], slots: int, end: Live):
+    def __init__(self, live: list[Live | None], slots: int, end: Live, touched: list[set[str] | None]):
         self.slots = slots
         self.live = live
+        # The fields that can be dead here but not yet forgotten: live before some block
+        # that leads here, or written by it. Only these are looked at (None: all).
+        self.touched = touched
         self.kept = [tuple(range(slots)) if l is None else tuple(sorted(l.slots)) for l in live]
         self.end = tuple(sorted(end.slots))
         self._getters = [_getter(kept) for kept in self.kept]
@@ -112,8 +116,10 @@ class Projection:
             key = (pc, id, record.shape)
             dead = self._dead_fields.get(key)
             if dead is None:
-                dead = self._dead_fields[key] = tuple(i for i, name in enumerate(record.shape.names)
-                                                      if not live.field_live(id, name))
+                touched = self.touched[pc]
+                dead = self._dead_fields[key] = tuple(
+                    i for i, name in enumerate(record.shape.names)
+                    if not live.field_live(id, name) and (touched is None or name in touched))
             if dead and any(record.values[i] is not None for i in dead):
                 values = list(record.values)
                 for i in dead:
@@ -170,7 +176,26 @@ def analyse(blocks: list[Any], successors: list[list[int]], slots: int, statics:
             if live_in[index] != new:
                 live_in[index] = new
                 changed = True
-    return Projection(live_in, slots, observed)
+    return Projection(live_in, slots, observed, _touched(blocks, successors, live_in))
+
+
+def _touched(blocks: list[Any], successors: list[list[int]], live_in: list[Live | None]) -> list[set[str] | None]:
+    """For each block: the field names live before, or written by, a block that leads to it."""
+    touched: list[set[str] | None] = [set() for _ in blocks]
+    touched[0] = None  # the start: anything may be there
+    for index, block in enumerate(blocks):
+        live = live_in[index]
+        written = {name for facts in getattr(block, "facts", ()) if facts is not None for name in facts.field_writes}
+        names = None if live is None or getattr(block, "lines", None) is None else (
+            {name for _, name in live.fields} | written)
+        for nxt in successors[index]:
+            if nxt < 0:
+                continue
+            if names is None or EVERY_FIELD in names:
+                touched[nxt] = None
+            elif touched[nxt] is not None:
+                touched[nxt] |= names  # type: ignore[operator]
+    return touched
 
 
 def _through(block: Any, slots_live: set[int], fields_live: set[tuple[Any, str]],

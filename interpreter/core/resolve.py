@@ -60,3 +60,34 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
             state = State((Frozen(),), Frozen(), outcomes, stopped)
         out[state] = out.get(state, 0) + p
     return out
+
+
+class _NoChance:
+    trace = None
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def draw(self, primitive: Any, pos: n.Pos) -> Any:
+        from interpreter.errors import RunError
+
+        raise RunError(pos, self.message)
+
+
+def evaluate(program: Any, expr: n.Expr, names: dict[str, Any], world: Any = None, outcomes: Any = None,
+             once: bool = False, chance: str = "a constant cannot depend on chance") -> Any:
+    """The value of an expression that needs no chance: a constant, an expectation over one final state.
+
+    `names` are the local names it reads (an action's names, a record's
+    fields so far); once: the expression is made for one evaluation only.
+    """
+    from interpreter.errors import RunError
+
+    gen = generator_for(program.rules)
+    local = tuple(names)
+    function = gen.once(expr, local) if once else gen.lone(expr, local)
+    R = Run(program, _NoChance(chance), gen)
+    try:
+        return function(R, world if world is not None else {}, outcomes if outcomes is not None else {}, names)
+    except KeyError as error:  # a name read before it is set (a record's later field)
+        raise RunError(expr.pos, f"unknown name {error.args[0]!r}") from None
