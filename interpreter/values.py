@@ -79,7 +79,7 @@ class RowRef:
         self.name = name
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, RowRef) and other.name == self.name
+        return type(other) is RowRef and other.name == self.name  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash(("row", self.name))
@@ -100,7 +100,7 @@ class Ref:
         self.id = id
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Ref) and other.id == self.id
+        return type(other) is Ref and other.id == self.id  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash(("ref", self.id))

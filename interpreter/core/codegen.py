@@ -61,6 +61,7 @@ class Block:
     draw_slot: int | None = None
     dist_lines: list[tuple[str, int]] = field(default_factory=list)
     facts: list[LineFacts | None] = field(default_factory=list)  # beside each line: what it reads and changes
+    successors: list[int] = field(default_factory=list)  # the blocks it may go to next (-1: the end)
     pos: n.Pos | None = None  # the expression drawn, for limit errors
 
     @property
@@ -230,7 +231,7 @@ class Generator:
             args = self._arguments(node, decl.params, scope, dist=True)
             names = [f"x{i}" for i in range(len(args))]
             extra = "" if is_fn else f", call={self.const(node)}"
-            call = (f"{target}(R, W, O, rt.deeper(depth, R, {self.const(node.pos)})"
+            call = (f"{target}(R, W, O, {self._deeper(node)}"
                     f"{''.join(', ' + a for a in names)}{extra})")
             return f"D.apply(lambda {', '.join(names)}: {call}, ({''.join(a + ', ' for a in args)}), R.budget)"
         return self._lifted(node, scope)
@@ -384,7 +385,11 @@ class Generator:
 
     def _call_function(self, call: n.Call, params: tuple[n.Param, ...], target: str, scope: Scope) -> str:
         args = "".join(", " + a for a in self._arguments(call, params, scope))
-        return f"{target}(R, W, O, rt.deeper(depth, R, {self.const(call.pos)}){args})"
+        return f"{target}(R, W, O, {self._deeper(call)}{args})"
+
+    def _deeper(self, call: n.Call) -> str:
+        """The depth of a call made here, or the located error past the limit."""
+        return f"(depth + 1 if depth < {self.rules.limits.call_depth} else rt.deeper(depth, R, {self.const(call.pos)}))"
 
     def _builtin(self, call: n.Call, scope: Scope) -> str:
         sig, implementation = SIGNATURES.get(call.func), IMPLEMENTATIONS.get(call.func)
@@ -580,6 +585,8 @@ class RoutineBuilder:
         self.current = index
 
     def jump(self, target: int, pos: n.Pos) -> None:
+        if not self.block.ended:
+            self.block.successors.append(target)
         self.end(f"return {target}", pos)
 
     def slot(self) -> int:
@@ -643,7 +650,7 @@ class RoutineBuilder:
             self.routine.params.append(index)
             scope[param.name] = f"F[{index}]"
         names = self.statements(self.decl.body, scope)
-        self.end(f"return {END}", self.decl.pos)
+        self.jump(END, self.decl.pos)
         self.routine.names = {name: _slot_of(code) for name, code in names.items() if code.startswith("F[")}
         self.routine.order = _program_order(self.routine.blocks)
         self.routine.successors = [_successors(block) for block in self.routine.blocks]
@@ -725,6 +732,10 @@ class RoutineBuilder:
                 target = scope[head]
                 if stmt.op == "=":
                     self.emit(f"{target} = {value}", pos)
+                elif stmt.op in ("+=", "-="):  # whole numbers need no check: the common case inline
+                    op = stmt.op[0]
+                    self.emit(f"{target} = (_a {op} _b if type(_a := {target}) is type(_b := {value}) is int "
+                              f"else rt.combine({stmt.op!r}, _a, _b, R, {gen.const(pos)}))", pos)
                 else:
                     self.emit(f"{target} = rt.combine({stmt.op!r}, {target}, {value}, R, {gen.const(pos)})", pos)
             elif head in gen.rules.outcomes:
@@ -757,7 +768,7 @@ class RoutineBuilder:
         reason = stmt.reason or f"stopped at line {stmt.pos.line}"
         self.emit(f"rt.log_stop(R, {self.gen.const(stmt)}, {reason!r})", stmt.pos)
         self.emit(f"S.stopped = {reason!r}", stmt.pos)
-        self.end(f"return {END}", stmt.pos)
+        self.jump(END, stmt.pos)
 
     def s_Return(self, stmt: n.Return, scope: Scope) -> None:
         self.emit(f"rt.log_return(R, {self.gen.const(stmt)})", stmt.pos)
@@ -766,6 +777,7 @@ class RoutineBuilder:
     def s_If(self, stmt: n.If, scope: Scope) -> None:
         test = self.gen.test(stmt.test, scope)
         then, otherwise, join = self.new_block(), self.new_block(), self.new_block()
+        self.block.successors += [then, otherwise]
         self.end(f"return {then} if {test} else {otherwise}", stmt.pos)
         drawn, self.consumed = self.consumed, []
         for branch, body in ((then, stmt.then), (otherwise, stmt.otherwise)):
@@ -790,6 +802,7 @@ class RoutineBuilder:
         self.emit(f"if i < len(F[{items}]):", stmt.pos)
         self.emit(f"    F[{var}] = F[{items}][i]; F[{at}] = i + 1", stmt.pos)
         self.emit(f"    return {body}", stmt.pos)
+        self.block.successors.append(body)
         # Forgotten once the loop is done, so that states merge after it.
         self.emit(f"F[{items}] = F[{at}] = F[{var}] = None", stmt.pos)
         self.jump(done, stmt.pos)
@@ -900,16 +913,7 @@ def _slot_of(code: str) -> int:
 
 
 def _successors(block: Block | CallSite) -> list[int]:
-    if isinstance(block, CallSite):
-        return [block.back]
-    found = []
-    for line, _ in block.lines:  # type: ignore[misc]
-        text = line.strip()
-        if text.startswith("return "):
-            for word in text[len("return "):].replace(" if ", " ").replace(" else ", " ").split():
-                if word.lstrip("-").isdigit():
-                    found.append(int(word))  # -1: the end
-    return found
+    return [block.back] if isinstance(block, CallSite) else block.successors
 
 
 def _program_order(blocks: list[Block | CallSite]) -> list[int]:

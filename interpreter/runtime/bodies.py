@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -46,6 +47,10 @@ class Body:
         return (owner is ANY or self.owner == owner) and (tag is ANY or self.tag == tag)
 
 
+# Pools are sorted at every change, and the same few bodies come back again and again.
+_sort_key = functools.lru_cache(maxsize=4096)(Body.sort_key)
+
+
 @dataclass(frozen=True, slots=True)
 class Pool:
     """Bodies in canonical order, so pools that differ only in order are equal.
@@ -58,7 +63,7 @@ class Pool:
 
     @classmethod
     def of(cls, bodies: Iterable[Body]) -> Pool:
-        return cls(tuple(sorted(bodies, key=Body.sort_key)))
+        return cls(tuple(sorted(bodies, key=_sort_key)))
 
     @classmethod
     def empty(cls) -> Pool:
@@ -66,7 +71,7 @@ class Pool:
 
     @classmethod
     def make(cls, count: int, hitpoints: int | None, owner: object = None, tag: str = "") -> Pool:
-        return cls.of([Body(hitpoints, 0, owner, tag)] * count)
+        return cls((Body(hitpoints, 0, owner, tag),) * count)  # alike bodies: already in order
 
     def __add__(self, other: Pool) -> Pool:
         return Pool.of(self.bodies + other.bodies)

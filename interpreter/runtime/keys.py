@@ -10,6 +10,11 @@ from fractions import Fraction
 
 
 def stable_key(value: object) -> tuple:
+    kind = type(value)
+    if kind is int:  # the common cases first, by exact type
+        return (2, value)
+    if kind is str:
+        return (3, value)
     if value is None:
         return (0,)
     if isinstance(value, bool):
