@@ -292,14 +292,16 @@ def forced(rules: Ruleset, scenario: Scenario, rolls: list[int], overrides: dict
 
 
 def exact(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None = None,
-          max_states: int | None = None, outcomes_only: bool = False) -> Distribution:
+          max_states: int | None = None, outcomes_only: bool = False,
+          progress: Callable[[n.Pos | None, int], None] | None = None) -> Distribution:
     """Every outcome with its exact probability; max_states defaults to the rules' limit 'states'.
 
     outcomes_only: the final states hold the outcomes alone (not the action's
     names nor the world), which lets far more of them merge: for odds.
+    progress: told now and then which rule the engine is at and how many states wait.
     """
     prepared = prepare(rules, scenario, overrides)
-    engine = ExactEngine(max_states or rules.limits.states)
+    engine = ExactEngine(max_states or rules.limits.states, progress)
     return Distribution(prepared, _resolve(prepared, engine, not outcomes_only))
 
 

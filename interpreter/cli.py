@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -444,7 +445,12 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
                             progress=_progress if sys.stderr.isatty() else None)
     if args.max_states is not None and args.max_states < 1:
         raise UsageError("--max-states needs a positive number")
-    return api.exact(rules, scenario, max_states=args.max_states, outcomes_only=True)
+    progress = _ExactProgress() if sys.stderr.isatty() else None
+    try:
+        return api.exact(rules, scenario, max_states=args.max_states, outcomes_only=True, progress=progress)
+    finally:
+        if progress is not None:
+            progress.end()
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -524,6 +530,29 @@ class _ProgressLine:
 
 
 _progress = _ProgressLine()
+
+
+class _ExactProgress:
+    """For an exact run past a second: the rule being worked on and the states waiting, on one line."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.shown = 0.0
+        self.open = False
+
+    def __call__(self, pos: Any, states: int) -> None:
+        now = time.monotonic()
+        if now - self.start < 1 or now - self.shown < 0.1:
+            return
+        self.shown, self.open = now, True
+        where = f"{Path(pos.path).name}:{pos.line}" if pos is not None else ""
+        print(f"\r  exact odds: {where}, {states} states waiting, {now - self.start:.0f} s \x1b[K", end="",
+              file=sys.stderr, flush=True)
+
+    def end(self) -> None:
+        if self.open:
+            print(file=sys.stderr)
+            self.open = False
 
 
 def cmd_test(args: argparse.Namespace) -> int:

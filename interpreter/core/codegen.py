@@ -64,13 +64,8 @@ class Block:
     successors: list[int] = field(default_factory=list)  # the blocks it may go to next (-1: the end)
     pos: n.Pos | None = None  # the expression drawn, for limit errors
 
-    @property
-    def writes_world(self) -> bool:
-        return any("rt.set_field(" in line for line, _ in self.lines)
-
-    @property
-    def writes_outcomes(self) -> bool:
-        return any("rt.set_outcome(" in line for line, _ in self.lines)
+    writes_world: bool = False  # whether its code may change the world, or the outcomes: set once written
+    writes_outcomes: bool = False
 
 
 @dataclass
@@ -218,7 +213,8 @@ class Generator:
             condition = self.dtest(node.condition, inner)
             build = (f"D.apply(lambda *pairs: tuple(v for keep, v in pairs if keep), "
                      f"[D.sequence([{condition}, {item}], R.budget) for {var} in src], R.budget)")
-        return f"D.apply(lambda src: {build}, ({self.dexpr(node.source, scope)},), R.budget)"
+        source = f"rt.items_of({self.dexpr(node.source, scope)}, R, {self.const(node.pos)})"
+        return f"D.apply(lambda src: {build}, ({source},), R.budget)"
 
     def d_Call(self, node: n.Call, scope: Scope) -> str:
         rules = self.rules
@@ -332,7 +328,8 @@ class Generator:
         var = self.fresh("c")
         inner = {**scope, node.var: var}
         condition = "" if node.condition is None else f" if {self.test(node.condition, inner)}"
-        return f"tuple([{self.expr(node.item, inner)} for {var} in {self.expr(node.source, scope)}{condition}])"
+        source = f"rt.items_of({self.expr(node.source, scope)}, R, {self.const(node.pos)})"
+        return f"tuple([{self.expr(node.item, inner)} for {var} in {source}{condition}])"
 
     def e_RecordLit(self, node: n.RecordLit, scope: Scope) -> str:
         """A record written in a rule: a constant value of its kind, defaults filled in from its other fields."""
@@ -573,6 +570,8 @@ class RoutineBuilder:
         return block
 
     def emit(self, line: str, pos: n.Pos) -> None:
+        if self.block.pos is None:
+            self.block.pos = pos
         self.block.lines.append((line, pos.line))
         self.block.facts.append(self.gen.take_facts())
 
@@ -689,6 +688,8 @@ class RoutineBuilder:
                 continue
             name = f"{self.decl.name}_b{index}"
             names.append(name)
+            block.writes_world = any("rt.set_field(" in line for line, _ in block.lines)
+            block.writes_outcomes = any("rt.set_outcome(" in line for line, _ in block.lines)
             self._function(name, block.lines)
             if block.draw_slot is not None:
                 self._function(name + "_dist", block.dist_lines + block.lines[1:])
@@ -799,8 +800,8 @@ class RoutineBuilder:
         self.jump(head, stmt.pos)
         self.start(head)
         self.emit(f"i = F[{at}]", stmt.pos)
-        self.emit(f"if i < len(F[{items}]):", stmt.pos)
-        self.emit(f"    F[{var}] = F[{items}][i]; F[{at}] = i + 1", stmt.pos)
+        self.emit(f"if i < len(F[{items}].items):", stmt.pos)
+        self.emit(f"    F[{var}] = F[{items}].items[i]; F[{at}] = i + 1", stmt.pos)
         self.emit(f"    return {body}", stmt.pos)
         self.block.successors.append(body)
         # Forgotten once the loop is done, so that states merge after it.

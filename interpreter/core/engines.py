@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any, Protocol
 
@@ -96,8 +96,10 @@ class ExactEngine:
     exact = True
     trace = None
 
-    def __init__(self, max_states: int):
+    def __init__(self, max_states: int, progress: Callable[[Pos | None, int], None] | None = None):
         self.max_states = max_states
+        # Told now and then, on a long run, which rule is being worked on and how many states wait.
+        self.progress = progress
 
     def draw(self, primitive: Any, pos: Pos) -> Any:
         # Reached only if the static analysis missed a chance primitive: a bug of ours.
@@ -118,7 +120,7 @@ _ESTIMATE_HINT = "estimate by sampling instead (fracas odds --samples N), or rai
 class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
-    __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget")
+    __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -127,6 +129,8 @@ class Run:
         self.most_bits = rt.bits_limit(program.rules.limits.digits)
         self.gen = gen
         self.budget: D.Budget | None = None
+        self.work = 0
+        self.work_limit = program.rules.limits.work
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params
@@ -141,9 +145,15 @@ class Run:
 def run_one(routine: Routine, S: rt.Working, R: Run) -> None:
     functions = routine.functions
     pc = 0
+    steps = 0
+    room = R.work_limit - R.work
     while pc >= 0:
+        steps += 1
+        if steps > room:
+            rt.spend(R, steps, _block_pos(routine, pc))
         block = functions[pc]
         pc = block(S, R) if block is not None else _call_one(routine.blocks[pc], S, R)  # type: ignore[arg-type]
+    R.work += steps
 
 
 def _call_one(site: CallSite, S: rt.Working, R: Run) -> int:
@@ -197,9 +207,13 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     waiting = [(rank[0], 0)]
     final: dict[Key, Any] = {}
     limit = engine.max_states
+    progress = engine.progress
     while waiting:
         _, pc = heapq.heappop(waiting)
         group = pending.pop(pc)
+        rt.spend(R, len(group), _block_pos(routine, pc))
+        if progress is not None:
+            progress(_block_pos(routine, pc), sum(len(states) for states in pending.values()) + len(group))
         block = routine.blocks[pc]
         if isinstance(block, CallSite):
             results = _call_all(block, group, engine, R, projection)

@@ -271,14 +271,45 @@ TERMS = {
 # ---- limits and failures ---------------------------------------------------------------------
 
 
-def loop_items(items: Any, R: Any, pos: n.Pos) -> tuple[Any, ...]:
+def spend(R: Any, amount: int, pos: n.Pos | None) -> None:
+    """Count work against the limit 'work': a runaway loop or comprehension stops, located, in seconds."""
+    R.work += amount
+    if R.work > R.work_limit:
+        limits = R.program.rules.limits
+        raise RunError(pos, f"this resolution did more than {limits.work} steps of work", limits.hint("work"))
+
+
+def items_of(source: Any, R: Any, pos: n.Pos) -> Any:
+    """What a comprehension runs over, counted as work."""
+    if isinstance(source, tuple):
+        spend(R, len(source), pos)
+    return source
+
+
+class Items:
+    """The list a loop runs over, as a state holds it: hashed once, however long (states are hashed often)."""
+
+    __slots__ = ("items", "_hash")
+
+    def __init__(self, items: tuple[Any, ...]):
+        self.items = items
+        self._hash = hash(items)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is Items and self._hash == other._hash and self.items == other.items)
+
+
+def loop_items(items: Any, R: Any, pos: n.Pos) -> Items:
     if not isinstance(items, tuple):
         raise RunError(pos, f"a for loop runs over a list, not {show(items)}")
     limits = R.program.rules.limits
     if len(items) > limits.loop_items:
         raise RunError(pos, f"a loop over {len(items)} items is over the limit of {limits.loop_items}",
                        limits.hint("loop_items"))
-    return items
+    return Items(items)
 
 
 def deeper(depth: int, R: Any, pos: n.Pos) -> int:
