@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -305,20 +305,66 @@ def exact(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None =
     return Distribution(prepared, _resolve(prepared, engine, not outcomes_only))
 
 
+# Runs are drawn in chunks of this many, each from a generator seeded by the user's seed and the
+# chunk's number: which process runs a chunk does not matter, so any --jobs gives the same result.
+CHUNK = 1000
+
+
 def estimate(rules: Ruleset, scenario: Scenario, samples: int, seed: int = 0,
-             overrides: dict[str, Any] | None = None, progress: Any = None) -> Distribution:
-    """Frequencies of `samples` seeded runs, for problems too large for the exact engine."""
+             overrides: dict[str, Any] | None = None, progress: Any = None, jobs: int = 1) -> Distribution:
+    """Frequencies of `samples` seeded runs, for problems too large for the exact engine.
+
+    jobs: worker processes to share the runs (the frequencies are the same for any number).
+    """
     prepared = prepare(rules, scenario, overrides)
-    seeds = random.Random(seed)
+    chunks = [(seed, index, min(CHUNK, samples - start)) for index, start in enumerate(range(0, samples, CHUNK))]
     counts: dict[State, int] = {}
-    for i in range(samples):
-        engine = SampleEngine(seeds.randrange(2**63))
-        state = _resolve_one(prepared, engine)
+    done = 0
+    for found in _chunk_counts(prepared, chunks, jobs):
+        for state, count in found.items():
+            counts[state] = counts.get(state, 0) + count
+        done += sum(found.values())
+        if progress is not None:
+            progress(done, samples)
+    return Distribution(prepared, {s: Fraction(c, samples) for s, c in counts.items()}, "estimate", samples)
+
+
+def _chunk_counts(prepared: Prepared, chunks: list[tuple[int, int, int]], jobs: int) -> Iterator[dict[State, int]]:
+    if jobs <= 1 or len(chunks) <= 1:
+        yield from (_sample_chunk(prepared, chunk) for chunk in chunks)
+        return
+    import multiprocessing
+    import signal
+
+    with multiprocessing.Pool(min(jobs, len(chunks)), initializer=_worker_start, initargs=(prepared,)) as pool:
+        yield from pool.imap(_worker_chunk, chunks)
+
+
+_worker_prepared: Prepared | None = None
+
+
+def _worker_start(prepared: Prepared) -> None:
+    import signal
+
+    global _worker_prepared
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the pool on Ctrl-C
+    _worker_prepared = prepared
+
+
+def _worker_chunk(chunk: tuple[int, int, int]) -> dict[State, int]:
+    assert _worker_prepared is not None
+    return _sample_chunk(_worker_prepared, chunk)
+
+
+def _sample_chunk(prepared: Prepared, chunk: tuple[int, int, int]) -> dict[State, int]:
+    seed, index, size = chunk
+    rng = random.Random(f"fracas samples {seed} {index}")
+    counts: dict[State, int] = {}
+    for _ in range(size):
+        state = _resolve_one(prepared, SampleEngine(rng=rng))
         state = State(state.frames[:1], state.world, state.outcomes, state.stopped)
         counts[state] = counts.get(state, 0) + 1
-        if progress is not None:
-            progress(i + 1, samples)
-    return Distribution(prepared, {s: Fraction(c, samples) for s, c in counts.items()}, "estimate", samples)
+    return counts
 
 
 # ---- diagnostics -----------------------------------------------------------------------

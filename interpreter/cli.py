@@ -128,6 +128,8 @@ def _parser() -> argparse.ArgumentParser:
     odds.add_argument("--samples", type=int, metavar="N",
                       help="estimate from N sampled runs instead of computing exactly")
     odds.add_argument("--seed", type=int, default=0, help="seed for --samples (default 0)")
+    odds.add_argument("--jobs", type=int, metavar="N",
+                      help="worker processes for --samples (default: every core; the result is the same for any N)")
     odds.add_argument("--each-choice", metavar="NAME",
                       help="the odds for every option of a choice, side by side")
     odds.add_argument("--csv", action="store_true", help="print the distributions as CSV, for spreadsheets")
@@ -441,7 +443,9 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
         if args.samples < 1:
             raise UsageError("--samples needs a positive number")
         _within_samples_limit(args)
-        return api.estimate(rules, scenario, args.samples, seed=args.seed,
+        if args.jobs is not None and args.jobs < 1:
+            raise UsageError("--jobs needs a positive number")
+        return api.estimate(rules, scenario, args.samples, seed=args.seed, jobs=args.jobs or os.cpu_count() or 1,
                             progress=_progress if sys.stderr.isatty() else None)
     if args.max_states is not None and args.max_states < 1:
         raise UsageError("--max-states needs a positive number")

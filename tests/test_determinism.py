@@ -50,3 +50,9 @@ def test_a_state_sent_to_another_process_equals_the_same_state_made_there(tmp_pa
         result = subprocess.run([sys.executable, "-c", check, str(tmp_path / "state.pickle")], cwd=ROOT,
                                 capture_output=True, text=True, env={"PYTHONHASHSEED": hash_seed, "PATH": "/usr/bin:/bin"})
         assert result.returncode == 0, result.stderr
+
+
+def test_sampled_odds_are_the_same_for_any_number_of_worker_processes():
+    runs = ["odds", EPI, BOMBARD, "--samples", "2500", "--seed", "3", "--json"]
+    one, two = fracas([*runs, "--jobs", "1"], "0"), fracas([*runs, "--jobs", "2"], "1")
+    assert one == two and '"samples": 2500' in one

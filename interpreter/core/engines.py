@@ -55,8 +55,8 @@ class Engine(Protocol):
 class SampleEngine:
     exact = False
 
-    def __init__(self, seed: int = 0, trace: Trace | None = None):
-        self.rng = random.Random(seed)
+    def __init__(self, seed: int = 0, trace: Trace | None = None, rng: random.Random | None = None):
+        self.rng = rng if rng is not None else random.Random(seed)
         self.trace = trace
 
     def draw(self, primitive: Any, pos: Pos) -> Any:
