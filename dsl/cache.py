@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import tempfile
 from pathlib import Path
+
+KEEP = 1000  # files of one kind kept; past that the oldest half goes, so scratch files cannot fill the folder
 
 
 def cache_folder() -> Path | None:
@@ -24,3 +28,46 @@ def cache_folder() -> Path | None:
     except OSError:
         return None
     return base
+
+
+def load(name: str) -> bytes | None:
+    """What `store` kept under this name, if it is there and readable."""
+    folder = cache_folder()
+    if folder is None:
+        return None
+    try:
+        return (folder / name).read_bytes()
+    except OSError:
+        return None
+
+
+def store(name: str, data: bytes) -> None:
+    """Keep data under a name (its kind is the part before the first '-'), whole or not at all."""
+    folder = cache_folder()
+    if folder is None:
+        return
+    kind = name.split("-", 1)[0]
+    _prune(folder, kind)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{kind}-")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, folder / name)  # whole or not at all, even with two runs at once
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def _prune(folder: Path, kind: str) -> None:
+    try:
+        kept = list(folder.glob(f"{kind}-*"))
+        if len(kept) < KEEP:
+            return
+        kept.sort(key=lambda path: path.stat().st_mtime)
+        for path in kept[: len(kept) // 2]:
+            path.unlink()
+    except OSError:  # another run pruning at the same time
+        pass

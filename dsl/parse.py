@@ -9,17 +9,14 @@ be read or written is passed over silently.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import importlib.util
-import os
 import pickle
-import tempfile
 from pathlib import Path
 
+from dsl import cache as kept
 from dsl import nodes as n
-from dsl.cache import cache_folder
 from dsl.limits import DEFAULT, Limits
 from dsl.resources import grammar_text
 
@@ -30,7 +27,7 @@ def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT, cache: boo
     cache=True keeps the tree for the next run: meant for files, not for
     generated texts, which would only fill the folder.
     """
-    where = _cache_path(text, path, limits) if cache else None
+    where = _cache_name(text, path, limits) if cache else None
     if where is not None:
         module = _read(where)
         if module is not None:
@@ -65,58 +62,30 @@ def _code_digest() -> bytes:
     return digest.digest()
 
 
-def _cache_path(text: str, path: str, limits: Limits) -> Path | None:
-    folder = cache_folder()
-    if folder is None:
-        return None
+def _cache_name(text: str, path: str, limits: Limits) -> str | None:
     try:
         code = _code_digest()
     except OSError:
         return None
     # surrogatepass: a file name or text that is not valid UTF-8 still makes a key.
     given = f"{path}\0{limits.nesting}\0{text}".encode("utf-8", "surrogatepass")
-    key = hashlib.sha256(code + given).hexdigest()[:32]
-    return folder / f"tree-{key}.pickle"
+    return f"tree-{hashlib.sha256(code + given).hexdigest()[:32]}.pickle"
 
 
-def _read(where: Path) -> n.Module | None:
+def _read(name: str) -> n.Module | None:
+    data = kept.load(name)
+    if data is None:
+        return None
     try:
-        with where.open("rb") as stream:
-            module = pickle.load(stream)
-    except Exception:  # missing, unreadable or from another version: parse instead
+        module = pickle.loads(data)
+    except Exception:  # unreadable or from another version: parse instead
         return None
     return module if isinstance(module, n.Module) else None
 
 
-KEEP = 1000  # trees kept; past that the oldest half goes, so scratch files cannot fill the folder
-
-
-def _write(where: Path, module: n.Module) -> None:
-    _prune(where.parent)
+def _write(name: str, module: n.Module) -> None:
     try:
         data = pickle.dumps(module, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # a tree too deep to pickle: it is parsed again next time
         return
-    try:
-        handle, temporary = tempfile.mkstemp(dir=where.parent, prefix=".tree-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, where)  # whole or not at all, even with two runs at once
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-
-
-def _prune(folder: Path) -> None:
-    try:
-        trees = list(folder.glob("tree-*.pickle"))
-        if len(trees) < KEEP:
-            return
-        trees.sort(key=lambda tree: tree.stat().st_mtime)
-        for tree in trees[: len(trees) // 2]:
-            tree.unlink()
-    except OSError:  # another run pruning at the same time
-        pass
+    kept.store(name, data)

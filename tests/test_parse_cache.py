@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import dsl
+from dsl import cache as cache_folder_files
 from dsl import parse as cached_parse
 from dsl import syntax
 from dsl.limits import Limits
@@ -94,7 +95,7 @@ def test_a_tree_that_cannot_be_kept_still_loads(tmp_path, cache, monkeypatch):
 
 
 def test_the_oldest_trees_go_when_the_cache_is_full(tmp_path, cache, monkeypatch):
-    monkeypatch.setattr(cached_parse, "KEEP", 4)
+    monkeypatch.setattr(cache_folder_files, "KEEP", 4)
     for i in range(6):
         path = tmp_path / f"game{i}.rules"
         path.write_text(RULES)

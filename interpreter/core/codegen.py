@@ -27,12 +27,17 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import hashlib
 import itertools
+import marshal
+import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from dsl import cache as kept
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES
 from dsl.ruleset import Ruleset
@@ -530,18 +535,44 @@ class Generator:
     def _define(self, lines: list[str], rules_line: int) -> None:
         self.source.extend((line, rules_line) for line in lines)
 
-    def compile(self, filename: str) -> None:
-        """Compile what has been written since the last call into the namespace."""
+    def compile(self, filename: str, keep: bool = False) -> None:
+        """Compile what has been written since the last call into the namespace.
+
+        keep: the compiled code is kept in the user's cache folder (as Python
+        keeps .pyc files), keyed by the generated text: the next run of the
+        same rules skips Python's compiler.
+        """
         if not self.source:
             return
         text = "\n".join(line for line, _ in self.source) + "\n"
         lines = [rules_line for _, rules_line in self.source]
+        self.source = []
+        name = None
+        if keep:
+            given = f"{sys.version}\0{marshal.version}\0{filename}\0{lines}\0{text}"
+            name = f"code-{hashlib.sha256(given.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.marshal"
+            code = _unmarshal(kept.load(name))
+            if code is not None:
+                exec(code, self.namespace)
+                return
         tree = ast.parse(text, filename)
         for node in ast.walk(tree):  # each statement at the rules line it came from
             if hasattr(node, "lineno"):
                 node.lineno = node.end_lineno = max(1, lines[node.lineno - 1])
-        exec(compile(tree, filename, "exec"), self.namespace)
-        self.source = []
+        code = compile(tree, filename, "exec")
+        if name is not None:
+            kept.store(name, marshal.dumps(code))
+        exec(code, self.namespace)
+
+
+def _unmarshal(data: bytes | None) -> Any:
+    if data is None:
+        return None
+    try:
+        code = marshal.loads(data)
+    except Exception:  # unreadable, or from another Python: compile instead
+        return None
+    return code if isinstance(code, types.CodeType) else None
 
 
 class RoutineBuilder:
@@ -693,7 +724,7 @@ class RoutineBuilder:
             self._function(name, block.lines)
             if block.draw_slot is not None:
                 self._function(name + "_dist", block.dist_lines + block.lines[1:])
-        gen.compile(self.gen.rules.path)
+        gen.compile(self.gen.rules.path, keep=True)
         self.routine.functions = [None if name is None else gen.namespace[name] for name in names]
         self.routine.dist_functions = [None if name is None else gen.namespace.get(name + "_dist", gen.namespace[name])
                                        for name in names]
