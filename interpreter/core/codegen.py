@@ -71,6 +71,10 @@ class Block:
 
     writes_world: bool = False  # whether its code may change the world, or the outcomes: set once written
     writes_outcomes: bool = False
+    # What a draw's expression reads: its distribution is the same wherever these are.
+    draw_slots: tuple[int, ...] = ()
+    draw_world: bool = False
+    draw_outcomes: bool = False
 
 
 @dataclass
@@ -721,6 +725,11 @@ class RoutineBuilder:
             names.append(name)
             block.writes_world = any("rt.set_field(" in line for line, _ in block.lines)
             block.writes_outcomes = any("rt.set_outcome(" in line for line, _ in block.lines)
+            if block.draw_slot is not None:
+                facts = block.facts[0]
+                block.draw_slots = tuple(sorted(slot_facts(block.lines[0][0])[0]))
+                block.draw_world = facts is None or bool(facts.field_reads)
+                block.draw_outcomes = facts is None or bool(facts.outcome_reads)
             self._function(name, block.lines)
             if block.draw_slot is not None:
                 self._function(name + "_dist", block.dist_lines + block.lines[1:])

@@ -120,7 +120,7 @@ _ESTIMATE_HINT = "estimate by sampling instead (fracas odds --samples N), or rai
 class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
-    __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit")
+    __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -131,6 +131,7 @@ class Run:
         self.budget: D.Budget | None = None
         self.work = 0
         self.work_limit = program.rules.limits.work
+        self.draws: dict[tuple[int, int], dict[Any, Any]] = {}  # the exact engine's draws, by what they read
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params
@@ -269,10 +270,22 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
     keep, expand = projection.keep, projection.expand
     if slot is not None:
         R.budget = D.Budget(engine.max_states, block.pos)
+        drawn_before = R.draws.setdefault((id(routine), pc), {})
     for (kept, world, outcomes, stopped, stack, depth), p in group.items():
         S = rt.Working(expand(pc, kept), Frozen(world) if copy_world else world,
                        Frozen(outcomes) if copy_outcomes else outcomes, stopped, stack, depth)
-        following = function(S, R)  # type: ignore[misc]
+        if slot is None:
+            following = function(S, R)  # type: ignore[misc]
+        else:  # a draw reads few things: states that agree on them draw the same distribution
+            F = S.F
+            reads = (tuple([F[i] for i in block.draw_slots]), world if block.draw_world else None,
+                     outcomes if block.draw_outcomes else None)
+            found = drawn_before.get(reads)
+            if found is None:
+                following = function(S, R)  # type: ignore[misc]
+                drawn_before[reads] = (F[slot], following)
+            else:
+                F[slot], following = found
         rest = (S.W, S.O, S.stopped, S.stack, S.depth)
         drawn = S.F[slot] if slot is not None else None
         if type(drawn) is not D.Dist:
