@@ -106,7 +106,7 @@ _BOOLEAN_OPS = {"and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "not in"}
 
 
 def _always_bool(node: n.Expr) -> bool:
-    return (isinstance(node, n.Bool) or (isinstance(node, n.Binary) and node.op in _BOOLEAN_OPS)
+    return (isinstance(node, (n.Bool, n.InRange)) or (isinstance(node, n.Binary) and node.op in _BOOLEAN_OPS)
             or (isinstance(node, n.Unary) and node.op == "not"))
 
 
@@ -303,6 +303,18 @@ def _binary(expr: n.Binary, c: Compiler) -> Fn:
     return lambda env: within(apply(left(env), right(env), pos))
 
 
+def _in_range(expr: n.InRange, c: Compiler) -> Fn:
+    value, low, high, negated, pos = c.expr(expr.value), c.expr(expr.low), c.expr(expr.high), expr.negated, expr.pos
+
+    def in_range(env: Env) -> bool:
+        x, a, b = value(env), low(env), high(env)
+        if x is None or a is None or b is None:
+            raise RunError(pos, "cannot compare none with 'in low..high'")
+        return (a <= x <= b) != negated
+
+    return in_range
+
+
 def _conditional(expr: n.Conditional, c: Compiler) -> Fn:
     test, then, otherwise = c.test(expr.test), c.expr(expr.then), c.expr(expr.otherwise)
     return lambda env: then(env) if test(env) else otherwise(env)
@@ -458,6 +470,7 @@ _COMPILERS: dict[type, Callable[[Any, Compiler], Fn]] = {
     n.Unary: _unary,
     n.Binary: _binary,
     n.Conditional: _conditional,
+    n.InRange: _in_range,
     n.ListLit: _list,
     n.Comprehension: _comprehension,
     n.RecordLit: _record,
