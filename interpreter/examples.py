@@ -13,11 +13,13 @@ from fractions import Fraction
 from typing import Any
 
 from dsl import nodes as n
+from dsl.diagnostics import Diagnostic
 from dsl.ruleset import Ruleset
 from interpreter.aggregates import outcome_env, substitute_aggregates
-from interpreter.api import Prepared, Scenario, exact, forced, prepare
+from interpreter.api import Prepared, Scenario, exact, forced, prepare, run_diagnostic, scenario_diagnostic
 from interpreter.errors import RunError, ScenarioError
 from interpreter.evaluate import evaluate, evaluate_once
+from interpreter.program import InputProblem, Program
 from interpreter.state import State
 from interpreter.values import show
 
@@ -59,11 +61,17 @@ def run_example(rules: Ruleset, example: n.ExampleDecl) -> ExampleResult:
             prepared, states = dist.prepared, dist.states
         failures = [check_expectation(rules, prepared, states, expect) for expect in example.expects]
     except ScenarioError as error:
-        return ExampleResult(example, False, "; ".join(d.message for d in error.diagnostics))
+        return ExampleResult(example, False, "; ".join(_located(d) for d in error.diagnostics))
     except RunError as error:
         return ExampleResult(example, False, error.message)
     failed = [f for f in failures if f]
     return ExampleResult(example, not failed, "; ".join(failed))
+
+
+def _located(diagnostic: Diagnostic) -> str:
+    """A problem of the example's own inputs, at its place in the rules: path:line:col: message (hint)."""
+    where = f"{diagnostic.path}:{diagnostic.line}:{diagnostic.column}: " if diagnostic.line else ""
+    return where + diagnostic.message + (f" ({diagnostic.hint})" if diagnostic.hint else "")
 
 
 def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, Any], expect: n.Expr) -> str:
@@ -82,6 +90,28 @@ def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, An
             shown = ", ".join(f"{k} = {show(v)}" for k, v in state.outcomes.items())
             return f"expected {text} (line {expect.pos.line}) in every outcome, but not when {shown}"
     return ""
+
+
+def input_problems(rules: Ruleset) -> list[Diagnostic]:
+    """What no run could start from: rows or parameters that break a constraint, examples' bad inputs.
+
+    Nothing is resolved; `fracas check` reports these with the rules' own errors.
+    """
+    try:
+        Program(rules)
+    except InputProblem as problem:
+        return [scenario_diagnostic(rules, Scenario(None, {}, path=rules.path), problem)]
+    except RunError as error:
+        return [run_diagnostic(rules, error)]
+    problems: list[Diagnostic] = []
+    for example in rules.examples:
+        if example.run is None or example.run.func not in rules.actions:
+            continue
+        try:
+            prepare(rules, scenario_of(example, rules))
+        except ScenarioError as error:
+            problems.extend(error.diagnostics)
+    return problems
 
 
 def run_examples(rules: Ruleset) -> list[ExampleResult]:

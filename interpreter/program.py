@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -17,9 +18,10 @@ from typing import Any
 from dsl import nodes as n
 from dsl.check import type_from
 from dsl.diagnostics import Diagnostic, did_you_mean
-from dsl.ruleset import FieldInfo, Ruleset
+from dsl.ruleset import Constraint, FieldInfo, Ruleset
 from dsl.types import Type
 from interpreter.analysis import ChanceAnalysis
+from interpreter.constraints import breach, check_after, described, first_broken, readings, shown, where_written
 from interpreter.engines import DEFAULT_MAX_STATES
 from interpreter.errors import RunError
 from interpreter.evaluate import Env, evaluate
@@ -79,6 +81,10 @@ class Program:
         for name, decl in rules.rows.items():
             given = {f.name: f.value for f in decl.fields}
             self.rows[name] = self._record(decl.kind, given, name, {}, constant=True)
+        self._check_settings(overrides, choices)
+        for name, decl in rules.rows.items():  # once every row is made: a row's constraint may read another
+            given = {f.name: f.value for f in decl.fields}
+            self._check_record(self.rows[name], given, name, {}, decl.pos)
         self.tables: dict[str, dict[tuple[str, str], Any]] = {}
         self.table_defaults: dict[str, Any] = {}
         for name, table in rules.tables.items():
@@ -92,8 +98,11 @@ class Program:
     def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None,
                  world: dict[str, Record] | None = None) -> Any:
         """A value that needs no chance: a parameter, a row field, a default (which may read the entities made so far)."""
-        state = EMPTY if not world else State((Frozen(),), Frozen(world), Frozen())
-        return evaluate(expr, Env(self, state, frame or {}, _NoChance()))
+        return evaluate(expr, self.env(frame or {}, _world_state(world)))
+
+    def env(self, frame: dict[str, Any], state: State) -> Env:
+        """Where a constant or a constraint is evaluated: no chance, `frame` naming its values."""
+        return Env(self, state, frame, _NoChance())
 
     def outcome_defaults(self) -> Frozen:
         return Frozen({name: self.constant(t.value) for name, t in self.rules.outcomes.items()})
@@ -170,6 +179,7 @@ class Program:
         if constant:
             return record
         world[where] = record
+        self._check_record(record, data, where, world)
         return Ref(where)
 
     def inputs(self, action: n.StepDecl, given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Record]]:
@@ -191,7 +201,57 @@ class Program:
                 args[param.name] = None
             else:
                 raise InputProblem(param.name, f"action '{action.name}' needs input '{param.name}' ({type_})")
+        constraints = self.rules.action_constraints.get(action.name, ())
+        broken = first_broken(self, constraints, args, _world_state(world))
+        if broken is not None:
+            raise self._breach(broken, args, given, "", world, action.pos)
         return args, world
+
+    # ---- constraints on what is built
+
+    def _check_settings(self, overrides: dict[str, Any], choices: dict[str, Any]) -> None:
+        """The file's constraints over its parameters and choices, as set."""
+        broken = first_broken(self, self.rules.constraints, {}, EMPTY)
+        if broken is not None:
+            given = {**overrides, **choices}
+            raise self._breach(broken, {}, given, "", {}, broken.pos,
+                               lambda name: f"{'choices' if name in choices else 'params'}.{name}")
+
+    def _check_record(self, record: Record, data: dict[str, Any], where: str, world: dict[str, Record],
+                      at: n.Pos | None = None) -> None:
+        kind = self.rules.kinds[record.shape.kind]
+        if not kind.constraints:
+            return
+        frame = dict(record.items())
+        broken = first_broken(self, kind.constraints, frame, _world_state(world))
+        if broken is not None:
+            raise self._breach(broken, frame, data, where, world, at)
+
+    def _breach(self, broken: Constraint, frame: dict[str, Any], data: dict[str, Any], where: str,
+                world: dict[str, Record], at: n.Pos | None,
+                key_of: Callable[[str], str] | None = None) -> InputProblem:
+        """The problem of a value that breaks a constraint, at the first key of the input it reads.
+
+        A TOML key (named by `key_of` from the first name, or joined to `where`)
+        when the input came from a file; the expression itself when it came
+        from an example's `run` line or a row; `at`, or `where`, when nothing
+        it reads was given.
+        """
+        state = _world_state(world)
+        found = readings(self, broken, frame, state)
+        hint = f"the constraint is at {where_written(broken)}" + (f"; here {described(found)}" if found else "")
+        for path, (_, value) in zip(broken.reads, found):
+            keys, given = _given_at(data, path)
+            if not keys:
+                continue
+            head = key_of(keys[0]) if key_of else _join(where, keys[0])
+            key = ".".join([head, *keys[1:]])
+            message = f"{shown(value)} {breach(broken)}" if len(keys) == len(path) else breach(broken)
+            if isinstance(given, n.Expr):
+                return InputProblem(given.pos, f"{key}: {message}", hint)
+            return InputProblem(key, message, hint)
+        what = where or ("the parameters as written" if key_of else "the inputs")
+        return InputProblem(at or where, f"{what}: {breach(broken)}" if at else breach(broken), hint)
 
     # ---- running
 
@@ -202,7 +262,9 @@ class Program:
         """One run with a sampling or forced engine: a single state, no distribution to keep."""
         self.engine = engine
         state = block(action.body, compiler_for(self.rules))(self, start, engine)
-        return state.ended() if state.returning else state
+        state = state.ended() if state.returning else state
+        check_after(self, action, {state: 1}, exact=False)
+        return state
 
     def resolve(self, action: n.StepDecl, start: State, engine: Any) -> Dist:
         """Every final state with its probability (or, for a sampling engine, the one drawn, weight 1)."""
@@ -216,7 +278,8 @@ class Program:
             for state, p in final.items():
                 state = state.ended()
                 merged[state] = merged.get(state, 0) + p
-            return merged
+            final = merged
+        check_after(self, action, final, exact=True)
         return final
 
     # ---- output
@@ -314,6 +377,31 @@ class WrittenFloat(float):
         return self.text
 
     __repr__ = __str__
+
+
+def _world_state(world: dict[str, Record] | None) -> State:
+    return EMPTY if not world else State((Frozen(),), Frozen(world), Frozen())
+
+
+def _given_at(data: Any, path: tuple[str, ...]) -> tuple[list[str], Any]:
+    """How far down a path the given input goes: the keys written, and the value at the last one."""
+    keys: list[str] = []
+    value = data
+    for name in path:
+        fields = _fields_given(value)
+        if fields is None or name not in fields:
+            break
+        keys.append(name)
+        value = fields[name]
+    return keys, value
+
+
+def _fields_given(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, n.RecordLit):
+        return {f.name: f.value for f in value.fields}
+    return None
 
 
 def _defaults_to_none(info: FieldInfo) -> bool:
