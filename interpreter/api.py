@@ -23,6 +23,7 @@ from interpreter.errors import RunError, ScenarioError
 from interpreter.program import InputProblem, Program
 from interpreter.runtime.keys import stable_key
 from interpreter.state import State
+from interpreter.toml_keys import key_position
 from interpreter.values import show
 
 T = TypeVar("T")
@@ -305,24 +306,19 @@ def scenario_diagnostic(rules: Ruleset, scenario: Scenario, problem: InputProble
     path, source = scenario.elsewhere.get(top, (scenario.path, scenario.text))
     line, column, text = _find_key(source, problem.where)
     message = f"{problem.where}: {problem.message}"
+    flag = _FLAGS.get(top)
+    if not line and flag and "." in problem.where:  # not in the file: it came from the command line
+        path = f"{flag} {problem.where.split('.', 1)[1]}"
     return Diagnostic(path, line, column, message, problem.hint, text, max(1, len(problem.where.split(".")[-1])))
 
 
+# The flags that give what a scenario's [params] and [choices] tables would.
+_FLAGS = {"params": "--set", "choices": "--choose"}
+
+
 def _find_key(text: str, where: str) -> tuple[int, int, str]:
-    """Best effort: the line of a TOML key, since tomllib keeps no positions."""
+    """The line of a TOML key (or of the nearest enclosing one written), its column, and its text."""
     if not text:
         return 0, 0, ""
-    key = where.split(".")[-1].split("[")[0]
-    lines = text.splitlines()
-    tables = [p.split("[")[0] for p in where.split(".")[:-1]]
-    in_table = not tables
-    for number, line in enumerate(lines, 1):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            name = stripped.strip("[]").strip()
-            in_table = not tables or name == ".".join(tables) or name.endswith(tables[-1])
-            continue
-        if in_table and (stripped.startswith(key + " ") or stripped.startswith(key + "=")):
-            return number, line.index(key) + 1, line
-    return 0, 0, ""
-
+    line, column = key_position(text, where)
+    return line, column, text.splitlines()[line - 1] if line else ""
