@@ -865,22 +865,22 @@ def free_names(expr: n.Expr, bound: frozenset[str] = frozenset(),
         yield from free_names(child, bound, skip)
 
 
-def _chain(expr: n.Expr) -> tuple[str, ...] | None:
+def chain(expr: n.Expr) -> tuple[str, ...] | None:
     """`a.b.c` as ("a", "b", "c"); None for anything but names and fields."""
     if isinstance(expr, n.Name):
         return (expr.name,)
     if isinstance(expr, n.Attr):
-        head = _chain(expr.obj)
+        head = chain(expr.obj)
         return None if head is None else head + (expr.name,)
     return None
 
 
 def paths_read(expr: n.Expr, bound: frozenset[str] = frozenset()) -> Iterable[tuple[str, ...]]:
     """The names and field paths an expression reads, outside what its comprehensions bind."""
-    chain = _chain(expr)
-    if chain is not None:
-        if chain[0] not in bound:
-            yield chain
+    names = chain(expr)
+    if names is not None:
+        if names[0] not in bound:
+            yield names
         return
     if isinstance(expr, n.Comprehension):
         yield from paths_read(expr.source, bound)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from dsl import nodes as n
 from dsl.ruleset import Constraint
+from dsl.check import chain, paths_read
 from interpreter.compile import compiler_for
 from interpreter.env import Env, field
 from interpreter.errors import RunError
@@ -37,34 +38,75 @@ def first_broken(program: Program, constraints: Iterable[Constraint], frame: dic
     return None
 
 
-def readings(program: Program, constraint: Constraint, frame: dict[str, Any], state: State) -> list[tuple[str, Any]]:
-    """Each path the constraint reads, with its value: ("track.size", 5)."""
+Path = tuple[str | int, ...]  # names, fields and list indices: ("attackers", 0, "figures")
+
+
+def readings(program: Program, constraint: Constraint, frame: dict[str, Any], state: State) -> list[tuple[Path, Any]]:
+    """Each path the constraint reads, with its value: (("track", "size"), 5).
+
+    When it requires a condition of every item of a list, the paths are the
+    ones the condition reads of the first item that fails it.
+    """
     env = program.env(frame, state)
-    found = []
-    for path in constraint.reads:
-        found.append((".".join(path), _value_at(path, env)))
-    return found
+    paths: tuple[Path, ...] = _failing_item(constraint, env) or constraint.reads
+    return [(path, _value_at(path, env)) for path in paths]
 
 
-def _value_at(path: tuple[str, ...], env: Env) -> Any:
+def _failing_item(constraint: Constraint, env: Env) -> list[Path] | None:
+    """For `all([condition for x in list])`: what the condition reads of the first x it fails, as list[i]...."""
+    test = constraint.test
+    if not (isinstance(test, n.Call) and test.func == "all" and len(test.args) == 1
+            and isinstance(test.args[0], n.Comprehension) and test.args[0].condition is None):
+        return None
+    each = test.args[0]
+    source = chain(each.source)
+    compiler = compiler_for(env.program.rules)
+    items = compiler.expr(each.source)(env)
+    if source is None or not isinstance(items, tuple):
+        return None
+    heads = {path[0] for path in constraint.reads}
+    for index, item in enumerate(items):
+        if compiler.test(each.item)(env.program.env({**env.frame, each.var: item}, env.state)) is True:
+            continue
+        read = list(paths_read(each.item))
+        found: list[Path] = [source + (index,) + path[1:] for path in read if path[0] == each.var]
+        found += [path for path in read if path[0] in heads and path not in found]
+        return found
+    return None
+
+
+def _value_at(path: Path, env: Env) -> Any:
     head, *rest = path
-    value = env.frame[head] if head in env.frame else env.program.params.get(head)
-    for name in rest:
+    value = env.frame[head] if head in env.frame else env.program.params.get(str(head))
+    for step in rest:
         if value is None:
             return None
-        value = field(value, name, env, n.NOWHERE)
+        if isinstance(step, int):
+            value = value[step] if isinstance(value, tuple) and step < len(value) else None
+        else:
+            value = field(value, step, env, n.NOWHERE)
     return value
 
 
-def described(found: list[tuple[str, Any]]) -> str:
-    """"filled is 7 and track.size is 5"."""
-    parts = [f"{path} is {shown(value)}" for path, value in found]
+def path_text(path: Path) -> str:
+    """("attackers", 0, "figures") -> "attackers[0].figures"."""
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text
+
+
+def described(found: list[tuple[Path, Any]]) -> str:
+    """"filled is 7 and track.size is 5": the values worth showing (not whole things of the scenario)."""
+    parts = [f"{path_text(path)} is {show(value)}" for path, value in found if plain(value)]
     return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def shown(value: Any) -> str:
-    """A value as a designer reads it; an entity of the scenario by its place in it."""
-    return value.id if isinstance(value, Ref) else show(value)
+def plain(value: Any) -> bool:
+    """Whether a value says something shown alone: a number, a truth, a text, a row; not an entity or a list of them."""
+    if isinstance(value, tuple):
+        return all(plain(item) for item in value)
+    return not isinstance(value, (Ref, Record))
 
 
 def breach(constraint: Constraint) -> str:
@@ -85,7 +127,7 @@ class _Breach:
     subject: str  # where the record is: "target", "attackers[0].type", an outcome's name
     kind: str
     constraint: Constraint
-    found: tuple[tuple[str, Any], ...]
+    found: tuple[tuple[Path, Any], ...]
 
 
 def check_after(program: Program, action: n.StepDecl, states: dict[State, Any], exact: bool) -> None:
@@ -111,10 +153,11 @@ def check_after(program: Program, action: n.StepDecl, states: dict[State, Any], 
             weight += p
     if first is None or first_state is None:
         return
-    subject, value = first.subject, None
+    subject, shown_value = first.subject, ""
     if first.found:
         path, value = first.found[0]
-        subject = f"{first.subject}.{path}"
+        subject = f"{first.subject}.{path_text(path)}"
+        shown_value = f" is {show(value)}" if plain(value) else ""
     total = sum(states.values())
     if not exact:
         chance = ""
@@ -122,7 +165,6 @@ def check_after(program: Program, action: n.StepDecl, states: dict[State, Any], 
         chance = ", in every outcome"
     else:
         chance = f", with probability {show(Fraction(weight) / Fraction(total))}"
-    shown_value = "" if not first.found else f" is {shown(value)}"
     outcomes = ", ".join(f"{k} = {show(v)}" for k, v in first_state.outcomes.items())
     hint = f"a rule of {action.name} left this {first.kind} so"
     if len(first.found) > 1:

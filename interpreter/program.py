@@ -21,7 +21,8 @@ from dsl.diagnostics import Diagnostic, did_you_mean
 from dsl.ruleset import Constraint, FieldInfo, Ruleset
 from dsl.types import Type
 from interpreter.analysis import ChanceAnalysis
-from interpreter.constraints import breach, check_after, described, first_broken, readings, shown, where_written
+from interpreter.constraints import (Path, breach, check_after, described, first_broken, path_text, plain, readings,
+                                     where_written)
 from interpreter.engines import DEFAULT_MAX_STATES
 from interpreter.errors import RunError
 from interpreter.evaluate import Env, evaluate
@@ -240,13 +241,13 @@ class Program:
         state = _world_state(world)
         found = readings(self, broken, frame, state)
         hint = f"the constraint is at {where_written(broken)}" + (f"; here {described(found)}" if found else "")
-        for path, (_, value) in zip(broken.reads, found):
+        for path, value in found:
             keys, given = _given_at(data, path)
             if not keys:
                 continue
-            head = key_of(keys[0]) if key_of else _join(where, keys[0])
-            key = ".".join([head, *keys[1:]])
-            message = f"{shown(value)} {breach(broken)}" if len(keys) == len(path) else breach(broken)
+            head = key_of(str(keys[0])) if key_of else _join(where, str(keys[0]))
+            key = path_text((head, *keys[1:]))
+            message = f"{show(value)} {breach(broken)}" if len(keys) == len(path) and plain(value) else breach(broken)
             if isinstance(given, n.Expr):
                 return InputProblem(given.pos, f"{key}: {message}", hint)
             return InputProblem(key, message, hint)
@@ -383,24 +384,27 @@ def _world_state(world: dict[str, Record] | None) -> State:
     return EMPTY if not world else State((Frozen(),), Frozen(world), Frozen())
 
 
-def _given_at(data: Any, path: tuple[str, ...]) -> tuple[list[str], Any]:
-    """How far down a path the given input goes: the keys written, and the value at the last one."""
-    keys: list[str] = []
+def _given_at(data: Any, path: Path) -> tuple[list[str | int], Any]:
+    """How far down a path the given input goes: the keys (and list indices) written, and the value at the last."""
+    keys: list[str | int] = []
     value = data
-    for name in path:
-        fields = _fields_given(value)
-        if fields is None or name not in fields:
+    for step in path:
+        parts = _parts_given(value)
+        if parts is None or not (step in parts if isinstance(parts, dict) else 0 <= step < len(parts)):
             break
-        keys.append(name)
-        value = fields[name]
+        keys.append(step)
+        value = parts[step]
     return keys, value
 
 
-def _fields_given(value: Any) -> dict[str, Any] | None:
-    if isinstance(value, dict):
+def _parts_given(value: Any) -> dict[str, Any] | list[Any] | None:
+    """The fields of a table or record given as input, or the items of a list."""
+    if isinstance(value, (dict, list)):
         return value
     if isinstance(value, n.RecordLit):
         return {f.name: f.value for f in value.fields}
+    if isinstance(value, n.ListLit):
+        return list(value.items)
     return None
 
 
