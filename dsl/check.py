@@ -440,6 +440,7 @@ class Checker:
 
     def check_assign(self, stmt: n.Assign, scope: Scope) -> None:
         head, *path = stmt.target
+        self.rules.assigned_fields.update(path)
         target = scope.lookup(head)
         if target is None:
             if head in self.rules.outcomes:
@@ -839,7 +840,7 @@ def _uses_chance(expr: n.Expr) -> bool:
         return True
     if isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].chance:
         return True
-    for child in _children(expr):
+    for child in children(expr):
         if _uses_chance(child):
             return True
     return False
@@ -861,7 +862,7 @@ def free_names(expr: n.Expr, bound: frozenset[str] = frozenset(),
             if part is not None:
                 yield from free_names(part, inner, skip)
         return
-    for child in _children(expr):
+    for child in children(expr):
         yield from free_names(child, bound, skip)
 
 
@@ -888,7 +889,7 @@ def paths_read(expr: n.Expr, bound: frozenset[str] = frozenset()) -> Iterable[tu
             if part is not None:
                 yield from paths_read(part, bound | {expr.var})
         return
-    for child in _children(expr):
+    for child in children(expr):
         yield from paths_read(child, bound)
 
 
@@ -903,7 +904,7 @@ def _reads(expr: n.Expr, scope: Scope, rules: Ruleset) -> tuple[tuple[str, ...],
     return tuple(found)
 
 
-def _children(expr: n.Expr) -> Iterable[n.Expr]:
+def children(expr: n.Expr) -> Iterable[n.Expr]:
     for field in dataclasses.fields(expr):
         value = getattr(expr, field.name)
         if isinstance(value, n.Expr):

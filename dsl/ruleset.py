@@ -86,6 +86,7 @@ class Ruleset:
     constraints: tuple[Constraint, ...] = ()  # on the parameters and choices
     requires: tuple[n.Require, ...] = ()  # as written at the top of the file (and of the files it extends)
     action_constraints: dict[str, tuple[Constraint, ...]] = field(default_factory=dict)  # on an action's inputs
+    assigned_fields: set[str] = field(default_factory=set)  # every field name a statement assigns, of any kind
     bases: tuple[str, ...] = ()  # the files this one extends
     limits: Limits = DEFAULT
     # What a runtime derives from these rules once (compiled closures): not part of their meaning.

@@ -15,8 +15,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from dsl import nodes as n
-from dsl.ruleset import Constraint
-from dsl.check import chain, paths_read
+from dsl.ruleset import Constraint, Ruleset
+from dsl.types import Type
+from dsl.builtins import SIGNATURES
+from dsl.check import chain, children, paths_read
 from interpreter.compile import compiler_for
 from interpreter.env import Env, field
 from interpreter.errors import RunError
@@ -139,12 +141,11 @@ def check_after(program: Program, action: n.StepDecl, states: dict[State, Any], 
     """
     if not any(kind.constraints for kind in program.rules.kinds.values()):
         return
-    checked: dict[Record, Constraint | None] = {}
     first: _Breach | None = None
     first_state: State | None = None
     weight: Any = 0
     for state, p in states.items():
-        found = _breach_in(program, state, checked)
+        found = _breach_in(program, state)
         if found is None:
             continue
         if first is None:
@@ -175,50 +176,144 @@ def check_after(program: Program, action: n.StepDecl, states: dict[State, Any], 
                    hint)
 
 
-def _breach_in(program: Program, state: State, checked: dict[Record, Constraint | None]) -> _Breach | None:
-    kinds = program.rules.kinds
-    for subject, record in _records(state):
-        constraints = kinds[record.shape.kind].constraints
+def _breach_in(program: Program, state: State) -> _Breach | None:
+    """The first record of a state that breaks a constraint; the samples of a run mostly end in states seen before."""
+    met = program.constraints_met
+    outcomes = state.outcomes
+    seen = ("state", state.world, tuple(outcomes.get(name) for name in _layout(program.rules)[""]))
+    if seen not in met:
+        if len(met) >= _MEMO:
+            met.clear()
+        met[seen] = _first_breach(program, state)
+    return met[seen]
+
+
+def _first_breach(program: Program, state: State) -> _Breach | None:
+    rules = program.rules
+    changing, layout = _changing(rules), _layout(rules)
+    met = program.constraints_met
+    keys = _Keys(state.world, layout)
+    for subject, record, entity in _records(state, layout):
+        # A thing of the scenario met every constraint when it was built; only those a statement could break
+        # need checking again. A record a rule wrote anew meets none yet.
+        constraints = changing[record.shape.kind] if entity else rules.kinds[record.shape.kind].constraints
         if not constraints:
             continue
-        plain = not _refers(record.values)
-        if plain and record in checked:  # reads no entity: the same record meets the same constraints
-            broken = checked[record]
+        key = keys.of(record)
+        if key is not None and key in met:
+            broken = met[key]
         else:
             broken = first_broken(program, constraints, dict(record.items()), state)
-            if plain:
-                checked[record] = broken
+            if key is not None:
+                if len(met) >= _MEMO:
+                    met.clear()
+                met[key] = broken
         if broken is not None:
             found = tuple(readings(program, broken, dict(record.items()), state))
             return _Breach(subject, record.shape.kind, broken, found)
     return None
 
 
-def _records(state: State) -> Iterator[tuple[str, Record]]:
-    """Every record a state holds: the scenario's entities, records inside them, and outcomes that are records."""
+_MEMO = 100_000  # states and records remembered as checked, per program
+
+
+def _layout(rules: Ruleset) -> dict[str, tuple[int, ...]]:
+    """By kind (and "" for the outcomes), the places of the fields whose type may hold a record, an
+    entity or a list: the only ones worth looking into for records inside records."""
+    found = rules.runtime_cache.get("constraint layout")
+    if found is None:
+        def structured(t: Type) -> bool:
+            return t.is_kind or t.name in ("list", "any")
+
+        found = {name: tuple(i for i, f in enumerate(kind.fields) if structured(f.type))
+                 for name, kind in rules.kinds.items()}
+        found[""] = tuple(name for name, typed in rules.outcomes.items() if structured(typed.type))
+        rules.runtime_cache["constraint layout"] = found
+    return found
+
+
+class _Keys:
+    """What a constraint can read of a record: its values and the entities they refer to, at any depth
+    (rows and parameters do not change). Records with equal keys meet the same constraints."""
+
+    def __init__(self, world: Any, layout: dict[str, tuple[int, ...]]):
+        self.world = world
+        self.layout = layout
+        self.done: dict[str, Any] = {}  # entity id -> its key
+        self.open: set[str] = set()
+
+    def of(self, record: Record) -> Any:
+        refs: list[Any] = []
+        if not self._refs(record, refs):
+            return None
+        return (record, tuple(refs)) if refs else record
+
+    def _refs(self, record: Record, found: list[Any]) -> bool:
+        """The keys of the entities a record refers to, into `found`; False if entities refer to each other."""
+        values = record.values
+        return all(self._refs_in(values[i], found) for i in self.layout[record.shape.kind])
+
+    def _refs_in(self, value: Any, found: list[Any]) -> bool:
+        kind = type(value)
+        if kind is Ref:
+            key = self._entity(value.id)
+            found.append(key)
+            return key is not None
+        if kind is tuple:
+            return all(self._refs_in(item, found) for item in value)
+        if kind is Record:
+            return self._refs(value, found)
+        return True
+
+    def _entity(self, id: str) -> Any:
+        if id in self.done:
+            return self.done[id]
+        if id in self.open:  # a cycle: no key, checked every time
+            return None
+        self.open.add(id)
+        key = self.of(self.world[id])
+        self.open.discard(id)
+        self.done[id] = key
+        return key
+
+
+def _records(state: State, layout: dict[str, tuple[int, ...]]) -> Iterator[tuple[str, Record, bool]]:
+    """Every record a state holds, and whether it is a thing of the scenario: the entities, records a rule
+    wrote into them, and outcomes that are records."""
     for id, record in state.world.items():
-        yield from _inside(id, record)
-    for name, value in state.outcomes.items():
-        yield from _inside(name, value)
+        yield id, record, True
+        for i in layout[record.shape.kind]:
+            yield from _inside(f"{id}.{record.shape.names[i]}", record.values[i], layout)
+    for name in layout[""]:
+        yield from _inside(name, state.outcomes.get(name), layout)
 
 
-def _inside(where: str, value: Any) -> Iterator[tuple[str, Record]]:
-    if isinstance(value, Record):
-        yield where, value
-        for name, item in value.items():
-            if isinstance(item, (Record, tuple)):
-                yield from _inside(f"{where}.{name}", item)
-    elif isinstance(value, tuple):
-        for i, item in enumerate(value):
-            yield from _inside(f"{where}[{i}]", item)
+def _inside(where: str, value: Any, layout: dict[str, tuple[int, ...]]) -> Iterator[tuple[str, Record, bool]]:
+    kind = type(value)
+    if kind is Record:
+        yield where, value, False
+        for i in layout[value.shape.kind]:
+            yield from _inside(f"{where}.{value.shape.names[i]}", value.values[i], layout)
+    elif kind is tuple:
+        for index, item in enumerate(value):
+            if type(item) in (Record, tuple):
+                yield from _inside(f"{where}[{index}]", item, layout)
 
 
-def _refers(values: Iterable[Any]) -> bool:
-    for value in values:
-        if isinstance(value, Ref):
-            return True
-        if isinstance(value, tuple) and _refers(value):
-            return True
-        if isinstance(value, Record) and _refers(value.values):
-            return True
-    return False
+def _changing(rules: Ruleset) -> dict[str, tuple[Constraint, ...]]:
+    """By kind, the constraints a statement could break: those that read a field some statement assigns,
+    or call a function or modifier (which may read anything)."""
+    found = rules.runtime_cache.get("changing constraints")
+    if found is None:
+        found = rules.runtime_cache["changing constraints"] = {
+            name: tuple(c for c in kind.constraints if _may_change(c.test, rules.assigned_fields))
+            for name, kind in rules.kinds.items()}
+    return found
+
+
+def _may_change(expr: n.Expr, assigned: set[str]) -> bool:
+    if isinstance(expr, (n.Attr, n.Name)) and expr.name in assigned:
+        return True
+    if isinstance(expr, n.Call) and expr.func not in SIGNATURES:
+        return True
+    return any(_may_change(child, assigned) for child in children(expr))

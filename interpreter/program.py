@@ -66,6 +66,7 @@ class Program:
         self.row_refs = {name: RowRef(decl.kind, name) for name, decl in rules.rows.items()}
         self.params: dict[str, Any] = {}
         self.rows: dict[str, Record] = {}
+        self.constraints_met: dict[Any, Constraint | None] = {}  # interpreter.constraints remembers records checked
         overrides = overrides or {}
         for name, typed in rules.params.items():
             if name in overrides:
