@@ -310,6 +310,13 @@ def test_a_record_a_rule_writes_into_an_outcome_is_checked_too(capsys, tmp_path)
     assert "after go, last.size is -1: it breaks the constraint 'size >= 0'" in refused(capsys, "odds", rules, path)
 
 
+def test_a_record_a_rule_writes_into_a_thing_of_the_scenario_is_checked(capsys, tmp_path):
+    rules = scenario(tmp_path, "kind box { size: int  require size >= 0 }\nkind crate { inside: box? = none }\n"
+                               "outcome o: int = 0\naction go(c: crate) { c.inside = {size: -2} }\n", "r.rules")
+    path = scenario(tmp_path, 'action = "go"\n[c]\n')
+    assert "after go, c.inside.size is -2: it breaks the constraint 'size >= 0'" in refused(capsys, "odds", rules, path)
+
+
 def test_a_state_in_the_middle_of_an_action_may_break_an_invariant(tmp_path):
     rules = dsl.loads(BREAKS.replace("    target.figures -= lost\n", "    target.figures -= 5\n    target.figures += 5\n"))
     assert exact(rules, Scenario("hit", {"target": {}})).marginal("lost") == {n: Fraction(1, 4) for n in range(1, 5)}
@@ -386,6 +393,17 @@ def test_an_overriding_kind_adds_its_requires_to_the_base(tmp_path):
     (tmp_path / "mod.rules").write_text('extends "base.rules"\noverride kind k { require x < 5 }\n')
     rules = dsl.load(tmp_path / "mod.rules")
     assert [c.text for c in rules.kinds["k"].constraints] == ["x > 0", "x < 5"]
+
+
+def test_the_language_reference_shows_what_fracas_prints_for_a_refused_value(capsys, tmp_path, monkeypatch):
+    reference = (ROOT / "grammars" / "language.md").read_text()
+    rules = next(block for block in reference.split("```fracas\n")[1:] if block.startswith('rules "Constraints"'))
+    (tmp_path / "constraints.rules").write_text(rules.split("```")[0])
+    shown = reference.split("$ cat strike.toml\n")[1].split("```")[0]
+    toml, output = shown.split("$ fracas run constraints.rules strike.toml\n")
+    (tmp_path / "strike.toml").write_text(toml)
+    monkeypatch.chdir(tmp_path)
+    assert refused(capsys, "run", "constraints.rules", "strike.toml") == output + "1 error\n"
 
 
 # ---- where a key is written ---------------------------------------------------------------------------
