@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import re
 
-Path = tuple[str | int, ...]
+KeyPath = tuple[str | int, ...]  # keys and array indices: ("attackers", 1, "type")
 
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def parse_path(where: str) -> Path:
+def parse_path(where: str) -> KeyPath:
     """'attackers[1].type' -> ('attackers', 1, 'type')."""
     return tuple(int(m.group(2)) if m.group(2) is not None else m.group(1) for m in _PATH_PART.finditer(where))
 
 
 def key_position(text: str, where: str) -> tuple[int, int]:
     """Line and column (1-based) of the key at `where`, or of the nearest enclosing key written; (0, 0) if none."""
-    places = _Scanner(text).places()
+    scanner = _Scanner(text)
+    try:
+        places = scanner.places()
+    except (ValueError, IndexError):  # a text it misreads: what it found before is still right
+        places = scanner.found
     path = parse_path(where)
     while path:
         if path in places:
@@ -38,11 +42,11 @@ class _Scanner:
     def __init__(self, text: str):
         self.text = text
         self.i = 0
-        self.found: dict[Path, tuple[int, int]] = {}
-        self.arrays: dict[Path, int] = {}  # arrays of tables: how many elements so far
+        self.found: dict[KeyPath, tuple[int, int]] = {}
+        self.arrays: dict[KeyPath, int] = {}  # arrays of tables: how many elements so far
 
-    def places(self) -> dict[Path, tuple[int, int]]:
-        table: Path = ()
+    def places(self) -> dict[KeyPath, tuple[int, int]]:
+        table: KeyPath = ()
         while self._skip_blank(newlines=True):
             if self.text.startswith("[[", self.i):
                 self.i += 2
@@ -74,19 +78,19 @@ class _Scanner:
         line = self.text.count("\n", 0, self.i) + 1
         return line, self.i - (self.text.rfind("\n", 0, self.i) + 1) + 1
 
-    def _note(self, path: Path, at: tuple[int, int]) -> None:
+    def _note(self, path: KeyPath, at: tuple[int, int]) -> None:
         self.found.setdefault(path, at)
 
-    def _in_arrays(self, keys: Path) -> Path:
+    def _in_arrays(self, keys: KeyPath) -> KeyPath:
         """A header's path, each array of tables it passes through standing for its latest element."""
-        path: Path = ()
+        path: KeyPath = ()
         for key in keys:
             path += (key,)
             if path in self.arrays:
                 path += (self.arrays[path] - 1,)
         return path
 
-    def _keys(self) -> tuple[Path, tuple[int, int]]:
+    def _keys(self) -> tuple[KeyPath, tuple[int, int]]:
         """A (dotted) key, and where its first part is written."""
         self._skip_blank()
         at = self._position()
@@ -123,7 +127,7 @@ class _Scanner:
         value, self.i = self.text[self.i + 1:j], j + 1
         return value
 
-    def _value(self, path: Path) -> None:
+    def _value(self, path: KeyPath) -> None:
         self._skip_blank(newlines=True)
         char = self.text[self.i] if self.i < len(self.text) else ""
         if char == "{":
@@ -151,8 +155,10 @@ class _Scanner:
         elif char in "\"'":
             self._string()
         else:
+            start = self.i
             while self.i < len(self.text) and self.text[self.i] not in ",]}\n#":
                 self.i += 1
+            self.i = max(self.i, start + 1)  # a value is at least one character: the scan always moves on
 
     def _expect(self, char: str) -> None:
         self._skip_blank()

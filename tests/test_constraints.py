@@ -419,3 +419,8 @@ def test_the_language_reference_shows_what_fracas_prints_for_a_refused_value(cap
 ])
 def test_a_key_is_found_in_tables_arrays_of_tables_and_inline_tables(where, position):
     assert key_position(CORVETTE.read_text(), where) == position
+
+
+@pytest.mark.parametrize("text", ['[b,[,.]bb[}{', 'a = "unterminated', "a = '''x", '[x', 'a = {b = 1'])
+def test_a_text_that_is_not_toml_gives_no_position_rather_than_a_hang_or_a_crash(text):
+    assert key_position(text, "q.r") == (0, 0)
