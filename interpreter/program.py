@@ -147,7 +147,7 @@ class Program:
 
     def _structure_expr(self, expr: n.Expr, type_: Type, where: str, world: dict[str, Record]) -> Any:
         if isinstance(expr, n.RecordLit) and type_.is_kind:
-            return self._record(type_.name, {f.name: f.value for f in expr.fields}, where, world)
+            return self._record(type_.name, {f.name: f.value for f in expr.fields}, where, world, at=expr.pos)
         if isinstance(expr, n.ListLit) and type_.name == "list" and type_.item is not None:
             return tuple(self.structure(item, type_.item, f"{where}[{i}]", world) for i, item in enumerate(expr.items))
         return self.constant(expr)
@@ -161,7 +161,7 @@ class Program:
         return ref
 
     def _record(self, kind_name: str, data: dict[str, Any], where: str, world: dict[str, Record],
-                constant: bool = False) -> Any:
+                constant: bool = False, at: n.Pos | None = None) -> Any:
         kind = self.rules.kinds[kind_name]
         for key in data:
             if kind.field(key) is None:
@@ -181,7 +181,7 @@ class Program:
         if constant:
             return record
         world[where] = record
-        self._check_record(record, data, where, world)
+        self._check_record(record, data, where, world, at)
         return Ref(where)
 
     def inputs(self, action: n.StepDecl, given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Record]]:
