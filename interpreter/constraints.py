@@ -111,10 +111,10 @@ def plain(value: Any) -> bool:
     return not isinstance(value, (Ref, Record))
 
 
-def breach(constraint: Constraint) -> str:
+def breach(constraint: Constraint, verb: str = "breaks") -> str:
     """What a value does wrong, in the rules' words: "breaks the constraint 'filled in 0..track.size'"."""
     words = f": {constraint.message}" if constraint.message else ""
-    return f"breaks the constraint '{constraint.text}'{words}"
+    return f"{verb} the constraint '{constraint.text}'{words}"
 
 
 def where_written(constraint: Constraint) -> str:
@@ -298,6 +298,11 @@ def _inside(where: str, value: Any, layout: dict[str, tuple[int, ...]]) -> Itera
         for index, item in enumerate(value):
             if type(item) in (Record, tuple):
                 yield from _inside(f"{where}[{index}]", item, layout)
+
+
+def records_in(where: str, value: Any, rules: Ruleset) -> Iterator[tuple[str, Record, bool]]:
+    """The records inside a value (itself included), each with its path from `where`."""
+    return _inside(where, value, _layout(rules))
 
 
 def _changing(rules: Ruleset) -> dict[str, tuple[Constraint, ...]]:

@@ -22,7 +22,7 @@ from dsl.ruleset import Constraint, FieldInfo, Ruleset
 from dsl.types import Type
 from interpreter.analysis import ChanceAnalysis
 from interpreter.constraints import (Path, breach, check_after, described, first_broken, path_text, plain, readings,
-                                     where_written)
+                                     records_in, where_written)
 from interpreter.engines import DEFAULT_MAX_STATES
 from interpreter.errors import RunError
 from interpreter.evaluate import Env, evaluate
@@ -87,6 +87,11 @@ class Program:
         for name, decl in rules.rows.items():  # once every row is made: a row's constraint may read another
             given = {f.name: f.value for f in decl.fields}
             self._check_record(self.rows[name], given, name, {}, decl.pos)
+            for field in decl.fields:
+                self._check_written(self.rows[name].get(field.name), f"{name}.{field.name}", field.value.pos)
+        for name, typed in [*rules.params.items(), *rules.choices.items()]:
+            if name not in overrides and name not in choices:
+                self._check_written(self.params[name], name, typed.value.pos)
         self.tables: dict[str, dict[tuple[str, str], Any]] = {}
         self.table_defaults: dict[str, Any] = {}
         for name, table in rules.tables.items():
@@ -169,7 +174,9 @@ class Program:
                 raise InputProblem(_join(where, key), f"unknown field '{key}' of {kind_name}", hint)
         frame: dict[str, Any] = {}
         for info in kind.fields:
-            if info.name in data:
+            if info.name in data and constant:  # a row: a record written inside it is a constant too, not an entity
+                frame[info.name] = self.constant(data[info.name])
+            elif info.name in data:
                 frame[info.name] = self.structure(data[info.name], info.type, _join(where, info.name), world)
             elif info.default is not None:
                 frame[info.name] = self.constant(info.default, frame, world)
@@ -219,6 +226,11 @@ class Program:
             raise self._breach(broken, {}, given, "", {}, broken.pos,
                                lambda name: f"{'choices' if name in choices else 'params'}.{name}")
 
+    def _check_written(self, value: Any, where: str, at: n.Pos) -> None:
+        """The records a rules file writes as a value (a parameter's, a row field's), at that value."""
+        for path, record, _ in records_in(where, value, self.rules):
+            self._check_record(record, {}, path, {}, at)
+
     def _check_record(self, record: Record, data: dict[str, Any], where: str, world: dict[str, Record],
                       at: n.Pos | None = None) -> None:
         kind = self.rules.kinds[record.shape.kind]
@@ -252,8 +264,9 @@ class Program:
             if isinstance(given, n.Expr):
                 return InputProblem(given.pos, f"{key}: {message}", hint)
             return InputProblem(key, message, hint)
-        what = where or ("the parameters as written" if key_of else "the inputs")
-        return InputProblem(at or where, f"{what}: {breach(broken)}" if at else breach(broken), hint)
+        if key_of:  # nothing given breaks it: the rules' own values do
+            return InputProblem(at or where, f"the parameters as written {breach(broken, 'break')}", hint)
+        return InputProblem(at or where, f"{where or 'the inputs'}: {breach(broken)}" if at else breach(broken), hint)
 
     # ---- running
 

@@ -261,6 +261,37 @@ def test_a_row_that_breaks_its_kind_is_found_by_check(capsys, tmp_path):
     assert f"{rules}:2:27: error: ghost.figures: 0 breaks the constraint 'figures >= 1': a unit has figures" in err
 
 
+def test_a_record_written_inside_a_row_is_checked_at_it(capsys, tmp_path):
+    rules = scenario(tmp_path, "kind k { x: int = 0  require x > 0 }\nkind holder { inner: k }\n"
+                               "holder h { inner {x: 0} }\noutcome o: int = 0\naction go() { o = h.inner.x }\n", "r.rules")
+    assert f"{rules}:3:18: error: h.inner: breaks the constraint 'x > 0'" in refused(capsys, "check", rules)
+
+
+def test_a_record_written_inside_a_row_is_a_constant_an_action_reads(tmp_path):
+    rules = dsl.loads("kind k { x: int = 0 }\nkind holder { inner: k }\nholder h { inner {x: 2} }\n"
+                      "outcome o: int = 0\naction go() { o = h.inner.x }\n")
+    assert exact(rules, Scenario("go", {})).marginal("o") == {2: 1}
+
+
+def test_a_parameter_that_is_a_record_is_checked_at_its_value(capsys, tmp_path):
+    rules = scenario(tmp_path, "kind k { x: int = 0  require x > 0 }\nparam d: k = {}\n"
+                               "outcome o: int = 0\naction go() { o = d.x }\n", "r.rules")
+    assert f"{rules}:2:14: error: d: breaks the constraint 'x > 0'" in refused(capsys, "check", rules)
+
+
+def test_parameters_that_break_a_require_as_written_are_found_by_check(capsys, tmp_path):
+    rules = scenario(tmp_path, 'param a = -1\nrequire a >= 0 "a is a count"\noutcome o: int = 0\n'
+                               "action go() { o = a }\n", "r.rules")
+    err = refused(capsys, "check", rules)
+    assert f"{rules}:2:1: error: the parameters as written break the constraint 'a >= 0': a is a count" in err
+
+
+def test_a_volley_refuses_a_negative_damage_at_the_call(capsys, tmp_path):
+    rules = scenario(tmp_path, "outcome n: int = 0\naction go(d: int) { n = len(volley(2, damage: d)) }\n", "r.rules")
+    err = refused(capsys, "odds", rules, scenario(tmp_path, "d = -3\n"))
+    assert f"{rules}:2:29: error: a shot's damage cannot be negative (-3)" in err
+
+
 def test_the_api_refuses_an_impossible_scenario_with_a_scenario_error():
     rules = dsl.load(EPI)
     bad = Scenario("targeted_attack", {"attackers": [{"type": "gunner"}], "target": {"type": "settler", "figures": 2},
