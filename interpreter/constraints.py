@@ -15,10 +15,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from dsl import nodes as n
-from dsl.ruleset import Constraint, Ruleset
-from dsl.types import Type
 from dsl.builtins import SIGNATURES
 from dsl.check import chain, children, paths_read
+from dsl.ruleset import Constraint, Ruleset
+from dsl.types import Type
 from interpreter.compile import compiler_for
 from interpreter.env import Env, field
 from interpreter.errors import RunError

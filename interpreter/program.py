@@ -66,7 +66,7 @@ class Program:
         self.row_refs = {name: RowRef(decl.kind, name) for name, decl in rules.rows.items()}
         self.params: dict[str, Any] = {}
         self.rows: dict[str, Record] = {}
-        self.constraints_met: dict[Any, Constraint | None] = {}  # interpreter.constraints remembers records checked
+        self.constraints_met: dict[Any, Any] = {}  # states and records interpreter.constraints has checked
         overrides = overrides or {}
         for name, typed in rules.params.items():
             if name in overrides:
@@ -83,15 +83,7 @@ class Program:
         for name, decl in rules.rows.items():
             given = {f.name: f.value for f in decl.fields}
             self.rows[name] = self._record(decl.kind, given, name, {}, constant=True)
-        self._check_settings(overrides, choices)
-        for name, decl in rules.rows.items():  # once every row is made: a row's constraint may read another
-            given = {f.name: f.value for f in decl.fields}
-            self._check_record(self.rows[name], given, name, {}, decl.pos)
-            for field in decl.fields:
-                self._check_written(self.rows[name].get(field.name), f"{name}.{field.name}", field.value.pos)
-        for name, typed in [*rules.params.items(), *rules.choices.items()]:
-            if name not in overrides and name not in choices:
-                self._check_written(self.params[name], name, typed.value.pos)
+        self._check_constants(overrides, choices)
         self.tables: dict[str, dict[tuple[str, str], Any]] = {}
         self.table_defaults: dict[str, Any] = {}
         for name, table in rules.tables.items():
@@ -218,13 +210,20 @@ class Program:
 
     # ---- constraints on what is built
 
-    def _check_settings(self, overrides: dict[str, Any], choices: dict[str, Any]) -> None:
-        """The file's constraints over its parameters and choices, as set."""
+    def _check_constants(self, overrides: dict[str, Any], choices: dict[str, Any]) -> None:
+        """The parameters and choices as set, then the rows, once every row is made (one may read another)."""
         broken = first_broken(self, self.rules.constraints, {}, EMPTY)
         if broken is not None:
             given = {**overrides, **choices}
             raise self._breach(broken, {}, given, "", {}, broken.pos,
                                lambda name: f"{'choices' if name in choices else 'params'}.{name}")
+        for name, typed in [*self.rules.params.items(), *self.rules.choices.items()]:
+            if name not in overrides and name not in choices:
+                self._check_written(self.params[name], name, typed.value.pos)
+        for name, decl in self.rules.rows.items():
+            self._check_record(self.rows[name], {f.name: f.value for f in decl.fields}, name, {}, decl.pos)
+            for field in decl.fields:
+                self._check_written(self.rows[name].get(field.name), f"{name}.{field.name}", field.value.pos)
 
     def _check_written(self, value: Any, where: str, at: n.Pos) -> None:
         """The records a rules file writes as a value (a parameter's, a row field's), at that value."""
@@ -404,10 +403,14 @@ def _given_at(data: Any, path: Path) -> tuple[list[str | int], Any]:
     value = data
     for step in path:
         parts = _parts_given(value)
-        if parts is None or not (step in parts if isinstance(parts, dict) else 0 <= step < len(parts)):
+        if isinstance(parts, dict):
+            written = step in parts
+        else:
+            written = parts is not None and isinstance(step, int) and 0 <= step < len(parts)
+        if not written:
             break
         keys.append(step)
-        value = parts[step]
+        value = parts[step]  # type: ignore[index]
     return keys, value
 
 
