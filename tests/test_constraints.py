@@ -210,6 +210,12 @@ def test_set_is_checked_and_named_as_the_flag(capsys):
     assert f"{EPI}:{line_of(EPI, 'require gas_from_destruction >= 0')}" in err
 
 
+def test_the_variant_names_its_own_parameter_given_by_set(capsys):
+    err = refused(capsys, "odds", CLASSIC, str(RULES / "scenarios" / "epicinium-bombard-town.toml"),
+                  "--set", "firestorm_damage=-1")
+    assert "--set firestorm_damage: error: params.firestorm_damage: -1 breaks the constraint" in err
+
+
 def test_a_params_table_is_checked_at_its_key(capsys, tmp_path):
     text = (RULES / "scenarios" / "weewar-troopers-on-plains.toml").read_text()
     path = scenario(tmp_path, text + "\n[params]\nwound_opposite = -3\n")
