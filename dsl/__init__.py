@@ -20,7 +20,7 @@ __all__ = ["Diagnostic", "Limits", "RulesError", "Ruleset", "load", "loads"]
 def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT, from_file: bool = False) -> Ruleset:
     """Parse and check rules text; `extends` paths are relative to `path`."""
     loaded = load_module(text, path, limits, from_file)
-    rules = check(loaded.module, loaded.sources[path])
+    rules = check(loaded.module, loaded.sources[path], loaded.sources)
     rules.sources.update(loaded.sources)
     rules.bases = loaded.base_paths
     rules.limits = limits

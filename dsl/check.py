@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES, Signature
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
-from dsl.ruleset import FieldInfo, KindInfo, Ruleset, Typed
+from dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
 from dsl.types import (
     ANY,
     BASIC_TYPES,
@@ -67,13 +67,15 @@ class Scope:
 
 
 class Checker:
-    def __init__(self, module: n.Module, source: SourceFile):
+    def __init__(self, module: n.Module, source: SourceFile, bases: dict[str, SourceFile] | None = None):
         self.module = module
         self.source = source
         self.diagnostics: list[Diagnostic] = []
-        self.rules = Ruleset(module.path, module.title, {source.path: source})
+        # The texts of the files extended too: a declaration inherited from one is shown from it.
+        self.rules = Ruleset(module.path, module.title, {**(bases or {}), source.path: source})
         self._fn_in_progress: set[str] = set()
         self._in_example = False
+        self._requires: list[n.Require] = []  # at the top of the file: over the parameters
 
     # ---- reporting
 
@@ -96,6 +98,7 @@ class Checker:
             self.expect(typed.value, typed.type, Scope())
         for typed in self.rules.choices.values():
             self.check_choice(typed)
+        self.check_constraints()
         for decl in self.rules.modifiers.values():
             self.check_modifier(decl)
         for name in self.rules.fns:
@@ -121,6 +124,9 @@ class Checker:
                     self.error(decl.pos, f"a second example titled \"{decl.name}\"",
                                f"the first is at line {twin.pos.line}; give each example its own title")
                 examples.append(decl)
+                continue
+            if isinstance(decl, n.Require):
+                self._requires.append(decl)
                 continue
             if isinstance(decl, n.KindDecl):
                 if decl.name in BASIC_TYPES or decl.name in ("list", "none", "any"):
@@ -164,6 +170,7 @@ class Checker:
             elif isinstance(decl, n.StepDecl):
                 (self.rules.actions if decl.is_action else self.rules.steps)[decl.name] = decl
         self.rules.examples = tuple(examples)
+        self.rules.requires = tuple(self._requires)
         # Types can name kinds only now that every kind is known.
         for name, typed in self.rules.outcomes.items():
             decl = typed.decl
@@ -277,6 +284,65 @@ class Checker:
             return
         self.expect(typed.value, typed.type, Scope(), constant=True)
 
+    # ---- constraints
+
+    def check_constraints(self) -> None:
+        """Bounds and requires: of kinds over their fields, of the file over its parameters."""
+        for name, info in list(self.rules.kinds.items()):
+            scope = Scope({f.name: f.type for f in info.fields})
+            found = [self.bounds_constraint(f.name, f.type, f.decl.bounds, scope)
+                     for f in info.fields if f.decl.bounds is not None]
+            found += [self.require_constraint(r, scope) for r in info.decl.requires]
+            self.rules.kinds[name] = dataclasses.replace(info, constraints=tuple(found))
+        settings = {**self.rules.params, **self.rules.choices}
+        found = [self.bounds_constraint(t.name, t.type, t.decl.bounds, Scope())
+                 for t in settings.values() if isinstance(t.decl, n.ParamDecl) and t.decl.bounds is not None]
+        found += [self.require_constraint(r, Scope()) for r in self._requires]
+        self.rules.constraints = tuple(found)
+
+    def check_input_constraints(self, decl: n.StepDecl, scope: Scope) -> None:
+        """An action's conditions on its inputs; a step, fn or modifier takes no bounds."""
+        if not decl.is_action:
+            self.refuse_bounds(decl.params)
+            return
+        found = [self.bounds_constraint(p.name, scope.names[p.name], p.bounds, scope)
+                 for p in decl.params if p.bounds is not None]
+        found += [self.require_constraint(r, scope) for r in decl.requires]
+        self.rules.action_constraints[decl.name] = tuple(found)
+
+    def refuse_bounds(self, params: tuple[n.Param, ...]) -> None:
+        for param in params:
+            if param.bounds is not None:
+                self.error(param.bounds.pos, "only an action's inputs take bounds",
+                           "the arguments of a step, fn or modifier come from the rules: bound the fields "
+                           "of their kinds instead")
+
+    def bounds_constraint(self, name: str, type_: Type, bounds: n.Bounds, scope: Scope) -> Constraint:
+        if not type_.is_numeric or type_.optional:
+            self.error(bounds.pos, f"bounds need a number, and '{name}' is a {type_}",
+                       "write a require for any other condition")
+        test = n.InRange(bounds.pos, value=n.Name(bounds.pos, name=name), low=bounds.low, high=bounds.high)
+        for end in (bounds.low, bounds.high):
+            self.constraint_reads(end, scope)
+            self.expect(end, NUMBER, scope)
+        text = f"{name} in {self.rules.text_of(bounds.low)}..{self.rules.text_of(bounds.high)}"
+        return Constraint(test, bounds.pos, text, "", _reads(test, scope, self.rules))
+
+    def require_constraint(self, require: n.Require, scope: Scope) -> Constraint:
+        self.constraint_reads(require.test, scope)
+        self.expect(require.test, BOOL, scope)
+        return Constraint(require.test, require.pos, self.rules.text_of(require.test), require.message,
+                          _reads(require.test, scope, self.rules))
+
+    def constraint_reads(self, expr: n.Expr, scope: Scope) -> None:
+        """A constraint holds of a value, whatever a resolution does: no chance, no outcome."""
+        if _uses_chance(expr):
+            self.error(expr.pos, "a constraint cannot depend on chance", "it must hold or fail for a given value")
+        for name in free_names(expr):
+            if scope.lookup(name.name) is None and name.name in self.rules.outcomes:
+                self.error(name.pos, f"a constraint cannot read the outcome '{name.name}'",
+                           "it reads the fields or inputs it constrains, the parameters and the rows")
+
     def check_params(self, params: tuple[n.Param, ...]) -> Scope:
         scope = Scope()
         for param in params:
@@ -289,6 +355,7 @@ class Checker:
         return scope
 
     def check_modifier(self, decl: n.ModifierDecl) -> None:
+        self.refuse_bounds(decl.params)
         if not decl.params:
             self.error(decl.pos, f"modifier '{decl.name}' needs a parameter: the value it modifies")
             return
@@ -306,6 +373,7 @@ class Checker:
         if name in self._fn_in_progress:
             return ANY  # recursion: the outer inference decides
         decl = self.rules.fns[name]
+        self.refuse_bounds(decl.params)
         self._fn_in_progress.add(name)
         result = self.infer(decl.body, self.check_params(decl.params))
         self._fn_in_progress.discard(name)
@@ -314,6 +382,7 @@ class Checker:
 
     def check_step(self, decl: n.StepDecl) -> None:
         scope = self.check_params(decl.params)
+        self.check_input_constraints(decl, scope)
         body = scope.child()
         self.check_block(decl.body, body)
         if decl.is_action:
@@ -376,6 +445,7 @@ class Checker:
 
     def check_assign(self, stmt: n.Assign, scope: Scope) -> None:
         head, *path = stmt.target
+        self.rules.assigned_fields.update(path)
         target = scope.lookup(head)
         if target is None:
             if head in self.rules.outcomes:
@@ -647,6 +717,13 @@ class Checker:
             return NUMBER
         return INT if left.name == right.name == "int" else (ANY if "any" in (left.name, right.name) else NUMBER)
 
+    def infer_InRange(self, expr: n.InRange, scope: Scope) -> Type:
+        for part in (expr.value, expr.low, expr.high):
+            found = self.infer(part, scope)
+            if not found.is_numeric:
+                self.error(part.pos, f"'in low..high' compares numbers, not a {found}")
+        return BOOL
+
     def infer_Conditional(self, expr: n.Conditional, scope: Scope) -> Type:
         self.expect(expr.test, BOOL, scope)
         then = self.infer(expr.then, scope)
@@ -772,7 +849,7 @@ def _uses_chance(expr: n.Expr) -> bool:
         return True
     if isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].chance:
         return True
-    for child in _children(expr):
+    for child in children(expr):
         if _uses_chance(child):
             return True
     return False
@@ -794,11 +871,49 @@ def free_names(expr: n.Expr, bound: frozenset[str] = frozenset(),
             if part is not None:
                 yield from free_names(part, inner, skip)
         return
-    for child in _children(expr):
+    for child in children(expr):
         yield from free_names(child, bound, skip)
 
 
-def _children(expr: n.Expr) -> Iterable[n.Expr]:
+def chain(expr: n.Expr) -> tuple[str, ...] | None:
+    """`a.b.c` as ("a", "b", "c"); None for anything but names and fields."""
+    if isinstance(expr, n.Name):
+        return (expr.name,)
+    if isinstance(expr, n.Attr):
+        head = chain(expr.obj)
+        return None if head is None else head + (expr.name,)
+    return None
+
+
+def paths_read(expr: n.Expr, bound: frozenset[str] = frozenset()) -> Iterable[tuple[str, ...]]:
+    """The names and field paths an expression reads, outside what its comprehensions bind."""
+    names = chain(expr)
+    if names is not None:
+        if names[0] not in bound:
+            yield names
+        return
+    if isinstance(expr, n.Comprehension):
+        yield from paths_read(expr.source, bound)
+        for part in (expr.item, expr.condition):
+            if part is not None:
+                yield from paths_read(part, bound | {expr.var})
+        return
+    for child in children(expr):
+        yield from paths_read(child, bound)
+
+
+def _reads(expr: n.Expr, scope: Scope, rules: Ruleset) -> tuple[tuple[str, ...], ...]:
+    """The paths a constraint reads from what it constrains (or from the parameters), each once."""
+    found: list[tuple[str, ...]] = []
+    for path in paths_read(expr):
+        head = path[0]
+        if scope.lookup(head) is not None or head in rules.params or head in rules.choices:
+            if path not in found:
+                found.append(path)
+    return tuple(found)
+
+
+def children(expr: n.Expr) -> Iterable[n.Expr]:
     for field in dataclasses.fields(expr):
         value = getattr(expr, field.name)
         if isinstance(value, n.Expr):
@@ -811,8 +926,8 @@ def _children(expr: n.Expr) -> Iterable[n.Expr]:
                     yield item.value
 
 
-def check(module: n.Module, source: SourceFile) -> Ruleset:
-    return Checker(module, source).run()
+def check(module: n.Module, source: SourceFile, bases: dict[str, SourceFile] | None = None) -> Ruleset:
+    return Checker(module, source, bases).run()
 
 
 def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile, scope: dict[str, Type]) -> Type:

@@ -1,7 +1,9 @@
 """What one ruleset changes from another: declarations added, removed or changed.
 
 Declarations compare by structure, not by position, so moving a rule or
-re-indenting it is no change; a row's or kind's change is listed field by field.
+re-indenting it is no change; a row's or kind's change is listed field by field,
+and the requires of a kind or an action one by one. A require at the top of a
+file has no name: it is known by its condition.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dsl.ruleset import Ruleset
 @dataclass(frozen=True)
 class Change:
     what: str  # "added", "removed" or "changed"
-    category: str  # param, row, kind, modifier, fn, step, action, outcome
+    category: str  # param, row, kind, modifier, fn, step, action, outcome, require
     name: str
     where: n.Pos  # in the newer rules (the older one for a removal)
     details: tuple[str, ...] = ()
@@ -44,12 +46,18 @@ def declarations(rules: Ruleset) -> dict[tuple[str, str], n.Decl]:
     for group in groups:
         for name, decl in group.items():
             found[(describe(decl), name)] = decl
+    for require in rules.requires:  # nameless: known by what they require
+        found[("require", rules.text_of(require.test))] = require
     return found
 
 
 def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) -> tuple[str, ...]:
     if isinstance(old, (n.ParamDecl, n.ChoiceDecl, n.OutcomeDecl)) and type(old) is type(new):
         return _part_changes(old, new, before, after)
+    if isinstance(old, n.Require) and isinstance(new, n.Require):
+        return (f'message: "{old.message}" -> "{new.message}"',)
+    if isinstance(old, n.StepDecl) and isinstance(new, n.StepDecl):
+        return _require_changes(old.requires, new.requires, before, after)
     if isinstance(old, n.RowDecl) and isinstance(new, n.RowDecl):
         a = {f.name: f.value for f in old.fields}
         b = {f.name: f.value for f in new.fields}
@@ -66,21 +74,35 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
         now = _shown(b[name], after) if name in b else gone
         if was != now:
             details.append(f"{name}: {was} -> {now}")
+    if isinstance(old, n.KindDecl) and isinstance(new, n.KindDecl):
+        details += _require_changes(old.requires, new.requires, before, after)
     return tuple(details)
+
+
+def _require_changes(old: tuple[n.Require, ...], new: tuple[n.Require, ...], before: Ruleset,
+                     after: Ruleset) -> list[str]:
+    """A kind's or action's requires added, removed, or given other words."""
+    a = {before.text_of(r.test): r.message for r in old}
+    b = {after.text_of(r.test): r.message for r in new}
+    details = [f"require {text}: (removed)" for text in a if text not in b]
+    details += [f"require {text}: (added)" for text in b if text not in a]
+    details += [f'require {text}: "{a[text]}" -> "{b[text]}"' for text in b if text in a and a[text] != b[text]]
+    return details
 
 
 def _shown(node: n.Node, rules: Ruleset) -> str:
     """A row's field value as written, or a kind's field as its type and default."""
     if isinstance(node, n.FieldDecl):
+        bounds = "" if node.bounds is None else f" {rules.text_of(node.bounds)}"
         default = "" if node.default is None else f" = {rules.text_of(node.default)}"
-        return rules.text_of(node.type) + default
+        return rules.text_of(node.type) + bounds + default
     return rules.text_of(node)
 
 
 def _part_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) -> tuple[str, ...]:
     """The type and the value of a parameter, choice or outcome, where they differ."""
     details = []
-    for part in ("type", "value"):
+    for part in ("type", "bounds", "value") if isinstance(old, n.ParamDecl) else ("type", "value"):
         was, now = getattr(old, part), getattr(new, part)
         shown_was = "(unwritten)" if was is None else before.text_of(was)
         shown_now = "(unwritten)" if now is None else after.text_of(now)

@@ -4,7 +4,7 @@ A variant starts from the declarations of the files it extends, then applies
 its own: an `override` replaces the base declaration of the same name (a row
 or kind override changes only the fields it lists), and a new declaration
 must not silently shadow a base one. Examples are not inherited: they prove
-their own file.
+their own file. Requires are: a variant adds its own to its base's.
 
 `extends` paths are relative to the including file and must stay inside the
 rules tree (the folder of the file first loaded); cycles are reported.
@@ -106,6 +106,9 @@ def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...]
         for decl in base.module.decls:
             if isinstance(decl, n.ExampleDecl):
                 continue
+            if isinstance(decl, n.Require):  # nameless: a base's requires all hold in the variant too
+                merged.append(decl)
+                continue
             key = _key(decl)
             if key in origin:
                 raise RulesError([source.at(extends.pos, f"'{decl.name}' is declared both in {origin[key]} and in "
@@ -117,7 +120,7 @@ def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...]
     index = {_key(d): i for i, d in enumerate(merged)}
     for decl in module.decls:
         key = _key(decl)
-        if isinstance(decl, n.ExampleDecl):
+        if isinstance(decl, (n.ExampleDecl, n.Require)):
             merged.append(decl)
         elif decl.override:
             if key not in index:
@@ -175,5 +178,7 @@ def _apply(base: n.Decl, change: n.Decl, source: SourceFile) -> n.Decl:
     if isinstance(base, n.KindDecl) and isinstance(change, n.KindDecl):
         fields = {f.name: f for f in base.fields}
         fields.update({f.name: f for f in change.fields})
-        return replace(base, pos=change.pos, fields=tuple(fields.values()), override=True)
+        # A require has no name to override by: the variant's hold as well as the base's.
+        return replace(base, pos=change.pos, fields=tuple(fields.values()), requires=base.requires + change.requires,
+                       override=True)
     return change

@@ -119,6 +119,16 @@ class Binary(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class InRange(Expr):
+    """`value in low..high`: both ends included; `not in` when negated."""
+
+    value: Expr = None  # type: ignore[assignment]
+    low: Expr = None  # type: ignore[assignment]
+    high: Expr = None  # type: ignore[assignment]
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Conditional(Expr):
     test: Expr = None  # type: ignore[assignment]
     then: Expr = None  # type: ignore[assignment]
@@ -219,14 +229,32 @@ class Decl(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Bounds(Node):
+    """`in low..high` after a field's, parameter's or input's type: sugar for a require."""
+
+    low: Expr = None  # type: ignore[assignment]
+    high: Expr = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Require(Decl):
+    """`require test "message"`: in a kind, on an action, or at the top of a file (over the parameters)."""
+
+    test: Expr = None  # type: ignore[assignment]
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class FieldDecl(Decl):
     type: TypeExpr = None  # type: ignore[assignment]
     default: Expr | None = None
+    bounds: Bounds | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class KindDecl(Decl):
     fields: tuple[FieldDecl, ...] = ()
+    requires: tuple[Require, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +291,7 @@ class TableDecl(Decl):
 class ParamDecl(Decl):
     type: TypeExpr | None = None
     value: Expr = None  # type: ignore[assignment]
+    bounds: Bounds | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +311,7 @@ class OutcomeDecl(Decl):
 class Param(Decl):
     type: TypeExpr = None  # type: ignore[assignment]
     default: Expr | None = None
+    bounds: Bounds | None = None  # an action's inputs only
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +338,7 @@ class StepDecl(Decl):
     params: tuple[Param, ...] = ()
     body: tuple[Stmt, ...] = ()
     is_action: bool = False
+    requires: tuple[Require, ...] = ()  # an action's conditions on its inputs
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,10 +20,27 @@ class FieldInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Constraint:
+    """A condition a valid value meets: a `require`, or a field's, parameter's or input's bounds.
+
+    `reads` are the paths of names and fields the test reads, in the order
+    written (("filled",), ("track", "size")): an error names their values,
+    and the first one given in a scenario is where it points.
+    """
+
+    test: n.Expr
+    pos: n.Pos
+    text: str  # as the rules write it: "filled in 0..track.size"
+    message: str = ""  # the designer's own words, if any
+    reads: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class KindInfo:
     name: str
     fields: tuple[FieldInfo, ...]
     decl: n.KindDecl
+    constraints: tuple[Constraint, ...] = ()
 
     def field(self, name: str) -> FieldInfo | None:
         for info in self.fields:
@@ -66,6 +83,10 @@ class Ruleset:
     actions: dict[str, n.StepDecl] = field(default_factory=dict)
     action_locals: dict[str, dict[str, Type]] = field(default_factory=dict)
     examples: tuple[n.ExampleDecl, ...] = ()
+    constraints: tuple[Constraint, ...] = ()  # on the parameters and choices
+    requires: tuple[n.Require, ...] = ()  # as written at the top of the file (and of the files it extends)
+    action_constraints: dict[str, tuple[Constraint, ...]] = field(default_factory=dict)  # on an action's inputs
+    assigned_fields: set[str] = field(default_factory=set)  # every field name a statement assigns, of any kind
     bases: tuple[str, ...] = ()  # the files this one extends
     limits: Limits = DEFAULT
     # What a runtime derives from these rules once (compiled closures): not part of their meaning.

@@ -319,11 +319,21 @@ class ToNodes(Transformer):
         return _unquote(items[0])
 
     def kind_decl(self, meta, items):
-        return n.KindDecl(self._tpos(items[0]), name=str(items[0]), fields=tuple(items[1:]))
+        name, *parts = items
+        return n.KindDecl(self._tpos(name), name=str(name),
+                          fields=tuple(p for p in parts if isinstance(p, n.FieldDecl)),
+                          requires=tuple(p for p in parts if isinstance(p, n.Require)))
 
     def field_decl(self, meta, items):
-        name, type_, default = items
-        return n.FieldDecl(self._tpos(name), name=str(name), type=type_, default=default)
+        name, type_, bounds, default = items
+        return n.FieldDecl(self._tpos(name), name=str(name), type=type_, default=default, bounds=bounds)
+
+    def bounds(self, meta, items):
+        return n.Bounds(self._pos(meta), low=items[0], high=items[1])
+
+    def require_decl(self, meta, items):
+        test, message = items
+        return n.Require(self._pos(meta), test=test, message=_unquote(message) if message else "")
 
     def type_expr(self, meta, items):
         base, optional = items
@@ -368,8 +378,8 @@ class ToNodes(Transformer):
         return n.RowField(self._tpos(items[0]), name=str(items[0]), value=items[1])
 
     def param_decl(self, meta, items):
-        name, type_, value = items
-        return n.ParamDecl(self._tpos(name), name=str(name), type=type_, value=value)
+        name, type_, bounds, value = items
+        return n.ParamDecl(self._tpos(name), name=str(name), type=type_, value=value, bounds=bounds)
 
     def choice_decl(self, meta, items):
         name, type_, value, description = items
@@ -405,15 +415,16 @@ class ToNodes(Transformer):
         return n.StepDecl(self._tpos(name), name=str(name), params=params or (), body=body)
 
     def action_decl(self, meta, items):
-        name, params, body = items
-        return n.StepDecl(self._tpos(name), name=str(name), params=params or (), body=body, is_action=True)
+        name, params, *requires, body = items
+        return n.StepDecl(self._tpos(name), name=str(name), params=params or (), body=body, is_action=True,
+                          requires=tuple(requires))
 
     def params(self, meta, items):
         return tuple(items)
 
     def param(self, meta, items):
-        name, type_, default = items
-        return n.Param(self._tpos(name), name=str(name), type=type_, default=default)
+        name, type_, bounds, default = items
+        return n.Param(self._tpos(name), name=str(name), type=type_, default=default, bounds=bounds)
 
     def example_decl(self, meta, items):
         title_token, *parts = items
@@ -515,6 +526,12 @@ class ToNodes(Transformer):
     div_op = _binary("/")
     contains = _binary("in")
     not_contains = _binary("not in")
+
+    def in_range(self, meta, items):
+        return n.InRange(self._pos(meta), value=items[0], low=items[1], high=items[2])
+
+    def not_in_range(self, meta, items):
+        return n.InRange(self._pos(meta), value=items[0], low=items[1], high=items[2], negated=True)
 
     def compare(self, meta, items):
         left, op, right = items

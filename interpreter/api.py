@@ -20,6 +20,7 @@ from dsl.diagnostics import Diagnostic, did_you_mean
 from dsl.ruleset import Ruleset
 from interpreter.core import resolve
 from interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
+from interpreter.constraints import check_after, constrained_fields
 from interpreter.errors import RunError, ScenarioError
 from interpreter.program import InputProblem, Program
 from interpreter.runtime.keys import stable_key
@@ -249,12 +250,25 @@ class Run:
 
 
 def _resolve(prepared: Prepared, engine: ExactEngine, observe_all: bool = True) -> dict[State, Any]:
-    return _diagnosed(prepared, lambda: resolve.resolve(prepared.program, prepared.action, prepared.start, engine,
-                                                        observe_all))
+    program, action = prepared.program, prepared.action
+
+    def run() -> dict[State, Any]:
+        return resolve.resolve(program, action, prepared.start, engine, observe_all,
+                               lambda states: check_after(program, action, states, exact=True),
+                               constrained_fields(program.rules))
+
+    return _diagnosed(prepared, run)
 
 
 def _resolve_one(prepared: Prepared, engine: Engine) -> State:
-    return _diagnosed(prepared, lambda: resolve.resolve_one(prepared.program, prepared.action, prepared.start, engine))
+    program, action = prepared.program, prepared.action
+
+    def run() -> State:
+        state = resolve.resolve_one(program, action, prepared.start, engine)
+        check_after(program, action, {state: 1}, exact=False)
+        return state
+
+    return _diagnosed(prepared, run)
 
 
 def _diagnosed(prepared: Prepared, run: Callable[[], T]) -> T:

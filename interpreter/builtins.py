@@ -101,7 +101,10 @@ def _bodies(a: Args, env: Env, pos: n.Pos) -> Pool:
 
 
 def _volley(a: Args, env: Env, pos: n.Pos) -> Volley:
-    return Volley.make(_count(a, "count", pos, env), a.get("damage", 1), a.get("source"))
+    damage = a.get("damage", 1)
+    if damage < 0:
+        raise RunError(pos, f"a shot's damage cannot be negative ({show(damage)})", "a shot that does nothing does 0 damage")
+    return Volley.make(_count(a, "count", pos, env), damage, a.get("source"))
 
 
 def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:

@@ -26,7 +26,7 @@ from interpreter.api import show_plain
 from dsl.limits import DEFAULT as DEFAULT_LIMITS
 from dsl.limits import Limits
 from interpreter.errors import ScenarioError
-from interpreter.examples import run_examples
+from interpreter.examples import input_problems, run_examples
 from interpreter.plots import FORMATS as PICTURE_FORMATS
 from interpreter.plots import PlotUnavailable, picture_format, plot_distributions, plot_heatmap
 from interpreter.sweep import SweepError, default_metric, metric_expression, parse_vary
@@ -272,6 +272,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             rules = _rules(args, file)
         except RulesError as error:
             problems.extend(error.diagnostics)
+            continue
+        refused = input_problems(rules)  # rows, parameters or examples' inputs that break a constraint
+        if refused:
+            problems.extend(refused)
             continue
         if not args.json:
             _show(f"{file}: ok ({len(rules.actions)} actions, {len(rules.examples)} examples)")

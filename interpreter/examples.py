@@ -13,10 +13,13 @@ from fractions import Fraction
 from typing import Any
 
 from dsl import nodes as n
+from dsl.diagnostics import Diagnostic
 from dsl.ruleset import Ruleset
 from interpreter.aggregates import final_value, substitute_aggregates
-from interpreter.api import Prepared, Scenario, exact, forced, prepare, reads_only_outcomes, run_diagnostic
+from interpreter.api import (Prepared, Scenario, exact, forced, prepare, reads_only_outcomes, run_diagnostic,
+                             scenario_diagnostic)
 from interpreter.errors import RunError, ScenarioError
+from interpreter.program import InputProblem, Program
 from interpreter.state import State
 from interpreter.values import show
 
@@ -81,6 +84,28 @@ def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, An
             shown = ", ".join(f"{k} = {show(v)}" for k, v in state.outcomes.items())
             return f"expected {text} (line {expect.pos.line}) in every outcome, but not when {shown}"
     return ""
+
+
+def input_problems(rules: Ruleset) -> list[Diagnostic]:
+    """What no run could start from: rows or parameters that break a constraint, examples' bad inputs.
+
+    Nothing is resolved; `fracas check` reports these with the rules' own errors.
+    """
+    try:
+        Program(rules)
+    except InputProblem as problem:
+        return [scenario_diagnostic(rules, Scenario(None, {}, path=rules.path), problem)]
+    except RunError as error:
+        return [run_diagnostic(rules, error)]
+    problems: list[Diagnostic] = []
+    for example in rules.examples:
+        if example.run is None or example.run.func not in rules.actions:
+            continue
+        try:
+            prepare(rules, scenario_of(example, rules))
+        except ScenarioError as error:
+            problems.extend(error.diagnostics)
+    return problems
 
 
 def run_examples(rules: Ruleset) -> list[ExampleResult]:

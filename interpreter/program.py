@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -17,12 +18,17 @@ from typing import Any
 from dsl import nodes as n
 from dsl.check import type_from
 from dsl.diagnostics import Diagnostic, did_you_mean
-from dsl.ruleset import FieldInfo, Ruleset
+from dsl.ruleset import Constraint, FieldInfo, Ruleset
 from dsl.types import Type
+from interpreter.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
+                                     records_in, where_written)
 from interpreter.errors import RunError
 from interpreter.runtime.bodies import Pool, Volley
 from interpreter.state import Frozen, State
 from interpreter.values import Record, Ref, RowRef, Shape, normalize, show
+
+EMPTY = State((Frozen(),), Frozen(), Frozen())
+
 
 class InputProblem(Exception):
     """An input that does not fit the rules; `where` is a TOML key path or a source position."""
@@ -44,6 +50,7 @@ class Program:
         self.row_refs = {name: RowRef(decl.kind, name) for name, decl in rules.rows.items()}
         self.params: dict[str, Any] = {}
         self.rows: dict[str, Record] = {}
+        self.constraints_met: dict[Any, Any] = {}  # states and records interpreter.constraints has checked
         overrides = overrides or {}
         for name, typed in rules.params.items():
             if name in overrides:
@@ -60,6 +67,7 @@ class Program:
         for name, decl in rules.rows.items():
             given = {f.name: f.value for f in decl.fields}
             self.rows[name] = self._record(decl.kind, given, name, {}, constant=True)
+        self._check_constants(overrides, choices)
         self.tables: dict[str, dict[tuple[str, str], Any]] = {}
         self.table_defaults: dict[str, Any] = {}
         for name, table in rules.tables.items():
@@ -118,7 +126,7 @@ class Program:
 
     def _structure_expr(self, expr: n.Expr, type_: Type, where: str, world: dict[str, Record]) -> Any:
         if isinstance(expr, n.RecordLit) and type_.is_kind:
-            return self._record(type_.name, {f.name: f.value for f in expr.fields}, where, world)
+            return self._record(type_.name, {f.name: f.value for f in expr.fields}, where, world, at=expr.pos)
         if isinstance(expr, n.ListLit) and type_.name == "list" and type_.item is not None:
             return tuple(self.structure(item, type_.item, f"{where}[{i}]", world) for i, item in enumerate(expr.items))
         return self.constant(expr)
@@ -132,7 +140,7 @@ class Program:
         return ref
 
     def _record(self, kind_name: str, data: dict[str, Any], where: str, world: dict[str, Record],
-                constant: bool = False) -> Any:
+                constant: bool = False, at: n.Pos | None = None) -> Any:
         kind = self.rules.kinds[kind_name]
         for key in data:
             if kind.field(key) is None:
@@ -140,7 +148,9 @@ class Program:
                 raise InputProblem(_join(where, key), f"unknown field '{key}' of {kind_name}", hint)
         frame: dict[str, Any] = {}
         for info in kind.fields:
-            if info.name in data:
+            if info.name in data and constant:  # a row: a record written inside it is a constant too, not an entity
+                frame[info.name] = self.constant(data[info.name])
+            elif info.name in data:
                 frame[info.name] = self.structure(data[info.name], info.type, _join(where, info.name), world)
             elif info.default is not None:
                 frame[info.name] = self.constant(info.default, frame, world)
@@ -152,6 +162,7 @@ class Program:
         if constant:
             return record
         world[where] = record
+        self._check_record(record, data, where, world, at)
         return Ref(where)
 
     def inputs(self, action: n.StepDecl, given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Record]]:
@@ -173,7 +184,70 @@ class Program:
                 args[param.name] = None
             else:
                 raise InputProblem(param.name, f"action '{action.name}' needs input '{param.name}' ({type_})")
+        constraints = self.rules.action_constraints.get(action.name, ())
+        broken = first_broken(self, constraints, args, _world_state(world))
+        if broken is not None:
+            raise self._breach(broken, args, given, "", world, action.pos)
         return args, world
+
+    # ---- constraints on what is built
+
+    def _check_constants(self, overrides: dict[str, Any], choices: dict[str, Any]) -> None:
+        """The parameters and choices as set, then the rows, once every row is made (one may read another)."""
+        broken = first_broken(self, self.rules.constraints, {}, EMPTY)
+        if broken is not None:
+            given = {**overrides, **choices}
+            raise self._breach(broken, {}, given, "", {}, broken.pos,
+                               lambda name: f"{'choices' if name in choices else 'params'}.{name}")
+        for name, typed in [*self.rules.params.items(), *self.rules.choices.items()]:
+            if name not in overrides and name not in choices:
+                self._check_written(self.params[name], name, typed.value.pos)
+        for name, decl in self.rules.rows.items():
+            self._check_record(self.rows[name], {f.name: f.value for f in decl.fields}, name, {}, decl.pos)
+            for field in decl.fields:
+                self._check_written(self.rows[name].get(field.name), f"{name}.{field.name}", field.value.pos)
+
+    def _check_written(self, value: Any, where: str, at: n.Pos) -> None:
+        """The records a rules file writes as a value (a parameter's, a row field's), at that value."""
+        for path, record, _ in records_in(where, value, self.rules):
+            self._check_record(record, {}, path, {}, at)
+
+    def _check_record(self, record: Record, data: dict[str, Any], where: str, world: dict[str, Record],
+                      at: n.Pos | None = None) -> None:
+        kind = self.rules.kinds[record.shape.kind]
+        if not kind.constraints:
+            return
+        frame = dict(record.items())
+        broken = first_broken(self, kind.constraints, frame, _world_state(world))
+        if broken is not None:
+            raise self._breach(broken, frame, data, where, world, at)
+
+    def _breach(self, broken: Constraint, frame: dict[str, Any], data: dict[str, Any], where: str,
+                world: dict[str, Record], at: n.Pos | None,
+                key_of: Callable[[str], str] | None = None) -> InputProblem:
+        """The problem of a value that breaks a constraint, at the first key of the input it reads.
+
+        A TOML key (named by `key_of` from the first name, or joined to `where`)
+        when the input came from a file; the expression itself when it came
+        from an example's `run` line or a row; `at`, or `where`, when nothing
+        it reads was given.
+        """
+        state = _world_state(world)
+        found = readings(self, broken, frame, state)
+        hint = f"the constraint is at {where_written(broken)}" + (f"; here {described(found)}" if found else "")
+        for path, value in found:
+            keys, given = _given_at(data, path)
+            if not keys:
+                continue
+            head = key_of(str(keys[0])) if key_of else _join(where, str(keys[0]))
+            key = path_text((head, *keys[1:]))
+            message = f"{show(value)} {breach(broken)}" if len(keys) == len(path) and plain(value) else breach(broken)
+            if isinstance(given, n.Expr):
+                return InputProblem(given.pos, f"{key}: {message}", hint)
+            return InputProblem(key, message, hint)
+        if key_of:  # nothing given breaks it: the rules' own values do
+            return InputProblem(at or where, f"the parameters as written {breach(broken, 'break')}", hint)
+        return InputProblem(at or where, f"{where or 'the inputs'}: {breach(broken)}" if at else breach(broken), hint)
 
     # ---- running
 
@@ -275,6 +349,38 @@ class WrittenFloat(float):
         return self.text
 
     __repr__ = __str__
+
+
+def _world_state(world: dict[str, Record] | None) -> State:
+    return EMPTY if not world else State((Frozen(),), Frozen(world), Frozen())
+
+
+def _given_at(data: Any, path: Path) -> tuple[list[str | int], Any]:
+    """How far down a path the given input goes: the keys (and list indices) written, and the value at the last."""
+    keys: list[str | int] = []
+    value = data
+    for step in path:
+        parts = _parts_given(value)
+        if isinstance(parts, dict):
+            written = step in parts
+        else:
+            written = parts is not None and isinstance(step, int) and 0 <= step < len(parts)
+        if not written:
+            break
+        keys.append(step)
+        value = parts[step]  # type: ignore[index]
+    return keys, value
+
+
+def _parts_given(value: Any) -> dict[str, Any] | list[Any] | None:
+    """The fields of a table or record given as input, or the items of a list."""
+    if isinstance(value, (dict, list)):
+        return value
+    if isinstance(value, n.RecordLit):
+        return {f.name: f.value for f in value.fields}
+    if isinstance(value, n.ListLit):
+        return list(value.items)
+    return None
 
 
 def _defaults_to_none(info: FieldInfo) -> bool:

@@ -102,7 +102,7 @@ class Routine:
     order: list[int] = field(default_factory=list)  # each block's place in program order (loops go back)
     successors: list[list[int]] = field(default_factory=list)
     statics: dict[int, str] = field(default_factory=dict)  # slot -> the input entity it holds
-    projections: dict[bool, Any] = field(default_factory=dict)  # what the exact engine forgets where
+    projections: dict[Any, Any] = field(default_factory=dict)  # what the exact engine forgets where
 
 
 class Generator:
@@ -322,6 +322,10 @@ class Generator:
         if op in ("==", "!=", "in", "not in"):
             return f"({left} {op} {right})"
         return f"rt.fail({pos}, {f'unknown operator {op}'!r})"
+
+    def e_InRange(self, node: n.InRange, scope: Scope) -> str:
+        value, low, high = (self.expr(part, scope) for part in (node.value, node.low, node.high))
+        return f"rt.in_range({value}, {low}, {high}, {node.negated}, {self.const(node.pos)})"
 
     def e_Conditional(self, node: n.Conditional, scope: Scope) -> str:
         return (f"({self.expr(node.then, scope)} if {self.test(node.test, scope)} "
@@ -911,7 +915,7 @@ _BOOLEAN_OPS = {"and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "not in"}
 
 
 def _always_bool(node: n.Expr) -> bool:
-    return (isinstance(node, n.Bool) or (isinstance(node, n.Binary) and node.op in _BOOLEAN_OPS)
+    return (isinstance(node, (n.Bool, n.InRange)) or (isinstance(node, n.Binary) and node.op in _BOOLEAN_OPS)
             or (isinstance(node, n.Unary) and node.op == "not"))
 
 

@@ -189,17 +189,17 @@ def _check_depth(depth: int, site: CallSite, R: Run) -> None:
 
 
 def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run,
-            observe_all: bool = True) -> dict[Key, Any]:
+            observe_all: bool = True, fields: frozenset[str] = frozenset()) -> dict[Key, Any]:
     """Every final state with its probability, from states at the routine's first block (full frames).
 
     Each state waiting for a block keeps only what a later block reads
     (observe_all: the routine's own names and every entity's fields are read
-    at its end; otherwise only the outcomes are): its frame is the tuple of
+    at its end; otherwise only the outcomes and the named `fields`): its frame is the tuple of
     the block's live slots, and dead entity fields are none. Final states
     keep the frame's slots that are observed (`Projection.end`).
     """
     R.chooser = D.Chooser(engine)  # an expression's draw gives the whole distribution
-    projection = projection_of(routine, observe_all)
+    projection = projection_of(routine, observe_all, fields)
     rank = routine.order
     pending: dict[int, dict[Key, Any]] = {}
     for (frame, *rest), p in start.items():
@@ -240,15 +240,16 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     return final
 
 
-def projection_of(routine: Routine, observe_all: bool) -> liveness.Projection:
-    found = routine.projections.get(observe_all)
+def projection_of(routine: Routine, observe_all: bool, fields: frozenset[str] = frozenset()) -> liveness.Projection:
+    found = routine.projections.get((observe_all, fields))
     if found is None:
         if routine.decl.is_action:
             observed = liveness.Live(frozenset(routine.names.values()) if observe_all else frozenset(),
-                                     frozenset({(liveness.ANY, liveness.EVERY_FIELD)}) if observe_all else frozenset())
+                                     frozenset({(liveness.ANY, liveness.EVERY_FIELD)}) if observe_all
+                                     else frozenset((liveness.ANY, name) for name in fields))
         else:  # a step that calls itself: its frame ends with it, the world goes on
             observed = liveness.Live(frozenset(), frozenset({(liveness.ANY, liveness.EVERY_FIELD)}))
-        found = routine.projections[observe_all] = liveness.analyse(
+        found = routine.projections[(observe_all, fields)] = liveness.analyse(
             routine.blocks, routine.successors, routine.slots, routine.statics, observed)
     return found
 

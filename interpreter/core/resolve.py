@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -37,27 +38,35 @@ def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any) -> 
     return _final(routine, S.F, Frozen(S.W), Frozen(S.O), S.stopped)
 
 
-def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
-            observe_all: bool = True) -> dict[State, Any]:
+def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine, observe_all: bool = True,
+            check: Callable[[dict[State, Any]], None] | None = None,
+            checked_fields: frozenset[str] = frozenset()) -> dict[State, Any]:
     """Every final state with its exact probability.
 
     observe_all: the final states keep the action's names and the world; else
     only the outcomes (and why it stopped), so that far fewer states remain.
+    check: shown every final state before that, with the world's
+    `checked_fields` at least (the fields that constraints read).
     """
     routine = routine_of(program, action)
     key: Key = (tuple(_start(routine, start)), start.world, start.outcomes, None, (), 0)
     finals = run_all(routine, {key: Fraction(1)}, engine, Run(program, engine, generator_for(program.rules)),
-                     observe_all)
-    end = projection_of(routine, observe_all).end
-    out: dict[State, Any] = {}
+                     observe_all, checked_fields)
+    end = projection_of(routine, observe_all, checked_fields).end
+    full: dict[State, Any] = {}
     for (kept, world, outcomes, stopped, _, _), p in finals.items():
-        if observe_all:
-            frame = [None] * routine.slots
-            for index, value in zip(end, kept):
-                frame[index] = value
-            state = _final(routine, frame, world, outcomes, stopped)
-        else:
-            state = State((Frozen(),), Frozen(), outcomes, stopped)
+        frame = [None] * routine.slots
+        for index, value in zip(end, kept):
+            frame[index] = value
+        state = _final(routine, frame, world, outcomes, stopped)
+        full[state] = full.get(state, 0) + p
+    if check is not None:
+        check(full)
+    if observe_all:
+        return full
+    out: dict[State, Any] = {}
+    for state, p in full.items():
+        state = State((Frozen(),), Frozen(), state.outcomes, state.stopped)
         out[state] = out.get(state, 0) + p
     return out
 

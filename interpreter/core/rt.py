@@ -106,6 +106,12 @@ def ge(a: Any, b: Any, pos: n.Pos) -> bool:
     return a >= b
 
 
+def in_range(value: Any, low: Any, high: Any, negated: bool, pos: n.Pos) -> bool:
+    if value is None or low is None or high is None:
+        raise RunError(pos, "cannot compare none with 'in low..high'")
+    return (low <= value <= high) != negated
+
+
 def truth(value: Any, pos: n.Pos) -> bool:
     if value is True or value is False:
         return value

@@ -102,8 +102,13 @@ def epicinium_attack(name: str, title: str, inputs: dict[str, Any]) -> Case:
 
 
 def epicinium_squads(squads: int) -> Case:
-    """`squads` Gunner squads (9 shots each) at a Tank of twice their figures (3 hitpoints each) in a City."""
-    inputs = {"attackers": [{"type": "gunner"}] * squads, "target": {"type": "tank", "figures": 6 * squads},
+    """`squads` Gunner squads (9 shots each) at a tank-like unit of twice their figures (3 hitpoints each) in a City.
+
+    No unit of the game has that many figures, so its type is written in place (the rules' constraints refuse
+    a Tank of more than 3).
+    """
+    big = {"figures": 6 * squads, "hitpoints": 3, "mechanical": True}
+    inputs = {"attackers": [{"type": "gunner"}] * squads, "target": {"type": big, "figures": 6 * squads},
               "space": {"tile": "city"}}
     return epicinium_attack(f"exact-epicinium-{squads}-squads",
                             f"Epicinium: {squads} Gunner squads at a Tank of {6 * squads} figures in a City", inputs)

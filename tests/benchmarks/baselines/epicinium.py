@@ -50,7 +50,10 @@ def vulnerable(hitpoints: int, space: dict[str, Any], air: bool) -> int:
 
 def targeted_attack(attackers: list[dict[str, Any]], target: dict[str, Any], space: dict[str, Any]) -> dict:
     """The joint distribution of OUTCOMES."""
-    kind = UNITS[target["type"]]
+    given = target["type"]
+    kind = UNITS[given] if isinstance(given, str) else (
+        given["figures"], given["hitpoints"], given.get("shots", 0), given.get("damage", 0), given.get("air", False),
+        given.get("mechanical", False))  # a type written in place, as the scenario may
     if kind[4]:
         raise ValueError("this baseline has no air target")
     tile = TILES[space["tile"]]

@@ -1,0 +1,341 @@
+"""Constraints at run time: which one a value breaks, what it read, and the state an action leaves.
+
+The checker has made every bound and `require` a Constraint (dsl.ruleset).
+Here they are tested: against a value being built (the Program turns a
+failure into an InputProblem at the scenario's key), and against every
+state an action leaves, where a failure is the rules' own doing: a RunError
+at the constraint, with how likely it is in the exact engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from dsl import nodes as n
+from dsl.builtins import SIGNATURES
+from dsl.check import chain, children, paths_read
+from dsl.ruleset import Constraint, Ruleset
+from dsl.types import Type
+from interpreter.core.resolve import evaluate
+from interpreter.errors import RunError
+from interpreter.state import State
+from interpreter.values import Record, Ref, RowRef, show
+
+if TYPE_CHECKING:
+    from interpreter.program import Program
+
+
+def first_broken(program: Program, constraints: Iterable[Constraint], frame: dict[str, Any],
+                 state: State) -> Constraint | None:
+    """The first constraint that does not hold where `frame` names the values it reads."""
+    for constraint in constraints:
+        if _value(program, constraint.test, frame, state) is not True:
+            return constraint
+    return None
+
+
+def _value(program: Program, expr: n.Expr, frame: dict[str, Any], state: State) -> Any:
+    return evaluate(program, expr, frame, state.world, state.outcomes, chance="a constraint cannot depend on chance")
+
+
+def constrained_fields(rules: Ruleset) -> frozenset[str]:
+    """The names of every field a kind's constraint reads: what the states an action leaves must keep."""
+    found = rules.runtime_cache.get("constrained fields")
+    if found is None:
+        found = rules.runtime_cache["constrained fields"] = frozenset(
+            step for kind in rules.kinds.values() for constraint in kind.constraints
+            for path in constraint.reads for step in path if isinstance(step, str))
+    return found
+
+
+Path = tuple[str | int, ...]  # names, fields and list indices: ("attackers", 0, "figures")
+
+
+def readings(program: Program, constraint: Constraint, frame: dict[str, Any], state: State) -> list[tuple[Path, Any]]:
+    """Each path the constraint reads, with its value: (("track", "size"), 5).
+
+    When it requires a condition of every item of a list, the paths are the
+    ones the condition reads of the first item that fails it.
+    """
+    paths: tuple[Path, ...] = _failing_item(program, constraint, frame, state) or constraint.reads
+    return [(path, _value_at(program, path, frame, state)) for path in paths]
+
+
+def _failing_item(program: Program, constraint: Constraint, frame: dict[str, Any], state: State) -> list[Path] | None:
+    """For `all([condition for x in list])`: what the condition reads of the first x it fails, as list[i]...."""
+    test = constraint.test
+    if not (isinstance(test, n.Call) and test.func == "all" and len(test.args) == 1
+            and isinstance(test.args[0], n.Comprehension) and test.args[0].condition is None):
+        return None
+    each = test.args[0]
+    source = chain(each.source)
+    items = _value(program, each.source, frame, state)
+    if source is None or not isinstance(items, tuple):
+        return None
+    heads = {path[0] for path in constraint.reads}
+    for index, item in enumerate(items):
+        if _value(program, each.item, {**frame, each.var: item}, state) is True:
+            continue
+        read = list(paths_read(each.item))
+        found: list[Path] = [source + (index,) + path[1:] for path in read if path[0] == each.var]
+        found += [path for path in read if path[0] in heads and path not in found]
+        return found
+    return None
+
+
+def _value_at(program: Program, path: Path, frame: dict[str, Any], state: State) -> Any:
+    head, *rest = path
+    value = frame[head] if head in frame else program.params.get(str(head))
+    for step in rest:
+        if value is None:
+            return None
+        if isinstance(step, int):
+            value = value[step] if isinstance(value, tuple) and step < len(value) else None
+        else:
+            value = _field(program, value, step, state)
+    return value
+
+
+def _field(program: Program, value: Any, name: str, state: State) -> Any:
+    record = state.world[value.id] if isinstance(value, Ref) else (
+        program.rows[value.name] if isinstance(value, RowRef) else value)
+    if not isinstance(record, Record) or not record.has(name):
+        raise RunError(None, f"{show(value)} has no field '{name}'")
+    return record.get(name)
+
+
+def path_text(path: Path) -> str:
+    """("attackers", 0, "figures") -> "attackers[0].figures"."""
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text
+
+
+def described(found: list[tuple[Path, Any]]) -> str:
+    """"filled is 7 and track.size is 5": the values worth showing (not whole things of the scenario)."""
+    parts = [f"{path_text(path)} is {show(value)}" for path, value in found if plain(value)]
+    return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def plain(value: Any) -> bool:
+    """Whether a value says something shown alone: a number, a truth, a text, a row; not an entity or a list of them."""
+    if isinstance(value, tuple):
+        return all(plain(item) for item in value)
+    return not isinstance(value, (Ref, Record))
+
+
+def breach(constraint: Constraint, verb: str = "breaks") -> str:
+    """What a value does wrong, in the rules' words: "breaks the constraint 'filled in 0..track.size'"."""
+    words = f": {constraint.message}" if constraint.message else ""
+    return f"{verb} the constraint '{constraint.text}'{words}"
+
+
+def where_written(constraint: Constraint) -> str:
+    return f"{constraint.pos.path}:{constraint.pos.line}"
+
+
+# ---- after an action ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Breach:
+    subject: str  # where the record is: "target", "attackers[0].type", an outcome's name
+    kind: str
+    constraint: Constraint
+    found: tuple[tuple[Path, Any], ...]
+
+
+def check_after(program: Program, action: n.StepDecl, states: dict[State, Any], exact: bool) -> None:
+    """Every state an action leaves must meet the constraints of every record in it; else a RunError.
+
+    The error stands at the constraint that fails, names the record and its
+    values in the first state that breaks it, and, from the exact engine,
+    how likely the states that break it are.
+    """
+    if not any(kind.constraints for kind in program.rules.kinds.values()):
+        return
+    first: _Breach | None = None
+    first_state: State | None = None
+    weight: Any = 0
+    for state, p in states.items():
+        found = _breach_in(program, state)
+        if found is None:
+            continue
+        if first is None:
+            first, first_state = found, state
+        if (found.subject, found.constraint) == (first.subject, first.constraint):
+            weight += p
+    if first is None or first_state is None:
+        return
+    subject, shown_value = first.subject, ""
+    if first.found:
+        path, value = first.found[0]
+        subject = f"{first.subject}.{path_text(path)}"
+        shown_value = f" is {show(value)}" if plain(value) else ""
+    total = sum(states.values())
+    if not exact:
+        chance = ""
+    elif weight == total:
+        chance = ", in every outcome"
+    else:
+        chance = f", with probability {show(Fraction(weight) / Fraction(total))}"
+    outcomes = ", ".join(f"{k} = {show(v)}" for k, v in first_state.outcomes.items())
+    hint = f"a rule of {action.name} left this {first.kind} so"
+    if len(first.found) > 1:
+        hint += f" ({described(list(first.found))})"
+    if outcomes:
+        hint += f"; in the final state where {outcomes}"
+    raise RunError(first.constraint.pos, f"after {action.name}, {subject}{shown_value}: it {breach(first.constraint)}{chance}",
+                   hint)
+
+
+def _breach_in(program: Program, state: State) -> _Breach | None:
+    """The first record of a state that breaks a constraint; the samples of a run mostly end in states seen before."""
+    met = program.constraints_met
+    outcomes = state.outcomes
+    seen = ("state", state.world, tuple(outcomes.get(name) for name in _layout(program.rules)[""]))
+    if seen not in met:
+        if len(met) >= _MEMO:
+            met.clear()
+        met[seen] = _first_breach(program, state)
+    return met[seen]
+
+
+def _first_breach(program: Program, state: State) -> _Breach | None:
+    rules = program.rules
+    changing, layout = _changing(rules), _layout(rules)
+    met = program.constraints_met
+    keys = _Keys(state.world, layout)
+    for subject, record, entity in _records(state, layout):
+        # A thing of the scenario met every constraint when it was built; only those a statement could break
+        # need checking again. A record a rule wrote anew meets none yet.
+        constraints = changing[record.shape.kind] if entity else rules.kinds[record.shape.kind].constraints
+        if not constraints:
+            continue
+        key = keys.of(record)
+        if key is not None and key in met:
+            broken = met[key]
+        else:
+            broken = first_broken(program, constraints, dict(record.items()), state)
+            if key is not None:
+                if len(met) >= _MEMO:
+                    met.clear()
+                met[key] = broken
+        if broken is not None:
+            found = tuple(readings(program, broken, dict(record.items()), state))
+            return _Breach(subject, record.shape.kind, broken, found)
+    return None
+
+
+_MEMO = 100_000  # states and records remembered as checked, per program
+
+
+def _layout(rules: Ruleset) -> dict[str, tuple[int, ...]]:
+    """By kind (and "" for the outcomes), the places of the fields whose type may hold a record, an
+    entity or a list: the only ones worth looking into for records inside records."""
+    found = rules.runtime_cache.get("constraint layout")
+    if found is None:
+        def structured(t: Type) -> bool:
+            return t.is_kind or t.name in ("list", "any")
+
+        found = {name: tuple(i for i, f in enumerate(kind.fields) if structured(f.type))
+                 for name, kind in rules.kinds.items()}
+        found[""] = tuple(name for name, typed in rules.outcomes.items() if structured(typed.type))
+        rules.runtime_cache["constraint layout"] = found
+    return found
+
+
+class _Keys:
+    """What a constraint can read of a record: its values and the entities they refer to, at any depth
+    (rows and parameters do not change). Records with equal keys meet the same constraints."""
+
+    def __init__(self, world: Any, layout: dict[str, tuple[int, ...]]):
+        self.world = world
+        self.layout = layout
+        self.done: dict[str, Any] = {}  # entity id -> its key
+        self.open: set[str] = set()
+
+    def of(self, record: Record) -> Any:
+        refs: list[Any] = []
+        if not self._refs(record, refs):
+            return None
+        return (record, tuple(refs)) if refs else record
+
+    def _refs(self, record: Record, found: list[Any]) -> bool:
+        """The keys of the entities a record refers to, into `found`; False if entities refer to each other."""
+        values = record.values
+        return all(self._refs_in(values[i], found) for i in self.layout[record.shape.kind])
+
+    def _refs_in(self, value: Any, found: list[Any]) -> bool:
+        kind = type(value)
+        if kind is Ref:
+            key = self._entity(value.id)
+            found.append(key)
+            return key is not None
+        if kind is tuple:
+            return all(self._refs_in(item, found) for item in value)
+        if kind is Record:
+            return self._refs(value, found)
+        return True
+
+    def _entity(self, id: str) -> Any:
+        if id in self.done:
+            return self.done[id]
+        if id in self.open:  # a cycle: no key, checked every time
+            return None
+        self.open.add(id)
+        key = self.of(self.world[id])
+        self.open.discard(id)
+        self.done[id] = key
+        return key
+
+
+def _records(state: State, layout: dict[str, tuple[int, ...]]) -> Iterator[tuple[str, Record, bool]]:
+    """Every record a state holds, and whether it is a thing of the scenario: the entities, records a rule
+    wrote into them, and outcomes that are records."""
+    for id, record in state.world.items():
+        yield id, record, True
+        for i in layout[record.shape.kind]:
+            yield from _inside(f"{id}.{record.shape.names[i]}", record.values[i], layout)
+    for name in layout[""]:
+        yield from _inside(name, state.outcomes.get(name), layout)
+
+
+def _inside(where: str, value: Any, layout: dict[str, tuple[int, ...]]) -> Iterator[tuple[str, Record, bool]]:
+    kind = type(value)
+    if kind is Record:
+        yield where, value, False
+        for i in layout[value.shape.kind]:
+            yield from _inside(f"{where}.{value.shape.names[i]}", value.values[i], layout)
+    elif kind is tuple:
+        for index, item in enumerate(value):
+            if type(item) in (Record, tuple):
+                yield from _inside(f"{where}[{index}]", item, layout)
+
+
+def records_in(where: str, value: Any, rules: Ruleset) -> Iterator[tuple[str, Record, bool]]:
+    """The records inside a value (itself included), each with its path from `where`."""
+    return _inside(where, value, _layout(rules))
+
+
+def _changing(rules: Ruleset) -> dict[str, tuple[Constraint, ...]]:
+    """By kind, the constraints a statement could break: those that read a field some statement assigns,
+    or call a function or modifier (which may read anything)."""
+    found = rules.runtime_cache.get("changing constraints")
+    if found is None:
+        found = rules.runtime_cache["changing constraints"] = {
+            name: tuple(c for c in kind.constraints if _may_change(c.test, rules.assigned_fields))
+            for name, kind in rules.kinds.items()}
+    return found
+
+
+def _may_change(expr: n.Expr, assigned: set[str]) -> bool:
+    if isinstance(expr, (n.Attr, n.Name)) and expr.name in assigned:
+        return True
+    if isinstance(expr, n.Call) and expr.func not in SIGNATURES:
+        return True
+    return any(_may_change(child, assigned) for child in children(expr))
