@@ -45,3 +45,13 @@ def test_a_raised_work_limit_lets_a_long_loop_finish():
     rules = dsl.loads(HEADER + "action go() { for i in range(3000) { x += 1 } }\n", "long.rules", Limits(work=10_000))
     assert exact(rules, Scenario("go", {})).marginal("x") == {3000: 1}
     assert sample(rules, Scenario("go", {}), seed=1).outcomes["x"] == 3000
+
+
+@pytest.mark.parametrize("engine", ["sampled", "exact"])
+def test_ten_thousand_shots_at_bodies_that_cannot_die_change_nothing_and_end(engine):
+    rules = dsl.loads(HEADER + "action go() {\n  let pool = bodies(3, none)\n  pool = fire(volley(10000), pool)\n"
+                      "  x = living(pool)\n}\n", "immortal.rules")
+    if engine == "exact":
+        assert exact(rules, Scenario("go", {})).marginal("x") == {3: 1}
+    else:
+        assert sample(rules, Scenario("go", {}), seed=1).outcomes["x"] == 3
