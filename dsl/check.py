@@ -27,20 +27,11 @@ from dsl.types import (
     Type,
     fits,
     list_of,
+    type_from,
     unify,
 )
 
 EXAMPLE_NAMES = {"stopped": TEXT}  # extra names an `expect` may read
-
-
-def type_from(expr: n.TypeExpr, kinds: Iterable[str]) -> Type:
-    """The Type a written type names (unknown names become `any`; the checker reports them)."""
-    if expr.name == "list":
-        assert expr.item is not None
-        return Type("list", type_from(expr.item, kinds), expr.optional)
-    if expr.name in BASIC_TYPES or expr.name in kinds:
-        return Type(expr.name, optional=expr.optional)
-    return ANY
 
 
 class Scope:
@@ -187,16 +178,13 @@ class Checker:
             self.rules.choices[name] = Typed(name, self.resolve_type(decl.type), decl.value, decl)
 
     def resolve_type(self, expr: n.TypeExpr) -> Type:
-        if expr.name == "list":
-            assert expr.item is not None
-            return Type("list", self.resolve_type(expr.item), expr.optional)
-        if expr.name in BASIC_TYPES or expr.name in self.rules.kinds:
-            return Type(expr.name, optional=expr.optional)
+        return type_from(expr, self.rules.kinds, self._unknown_type)
+
+    def _unknown_type(self, expr: n.TypeExpr) -> None:
         hint = did_you_mean(expr.name, list(BASIC_TYPES) + list(self.rules.kinds))
         if not hint:
             hint = "a type is one of " + ", ".join(BASIC_TYPES) + ", a kind, or 'list of T'"
         self.error(expr.pos, f"unknown type '{expr.name}'", hint)
-        return ANY
 
     def check_kinds(self) -> None:
         for name, info in list(self.rules.kinds.items()):

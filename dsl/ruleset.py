@@ -8,7 +8,7 @@ from typing import Any
 from dsl import nodes as n
 from dsl.diagnostics import SourceFile
 from dsl.limits import DEFAULT, Limits
-from dsl.types import Type
+from dsl.types import Type, type_from
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +109,6 @@ class Ruleset:
         return line[pos.column - 1 :].strip() + " ..."
 
     def param_types(self, decl: n.StepDecl | n.FnDecl | n.ModifierDecl) -> dict[str, Type]:
-        from dsl.check import type_from  # the checker owns type resolution
-
         return {p.name: type_from(p.type, self.kinds) for p in decl.params}
 
     @property

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 BASIC_TYPES = ("int", "number", "bool", "text", "pool", "volley")
 NUMERIC = ("int", "number")
@@ -83,3 +85,19 @@ def unify(a: Type, b: Type) -> Type | None:
         item = unify(a.item, b.item)
         return None if item is None else list_of(item)
     return Type(a.name, a.item, a.optional or b.optional)
+
+
+def type_from(expr: Any, kinds: Iterable[str], unknown: Callable[[Any], None] | None = None) -> Type:
+    """The Type a written type (a TypeExpr) names: the one place types are resolved.
+
+    A name that is neither basic nor a kind becomes `any`, after `unknown` is
+    told of it (the checker reports it there; at run time it has been already).
+    """
+    if expr.name == "list":
+        assert expr.item is not None
+        return Type("list", type_from(expr.item, kinds, unknown), expr.optional)
+    if expr.name in BASIC_TYPES or expr.name in kinds:
+        return Type(expr.name, optional=expr.optional)
+    if unknown is not None:
+        unknown(expr)
+    return ANY

@@ -16,12 +16,12 @@ from fractions import Fraction
 from typing import Any
 
 from dsl import nodes as n
-from dsl.check import type_from
 from dsl.diagnostics import Diagnostic, did_you_mean
 from dsl.ruleset import Constraint, FieldInfo, Ruleset
-from dsl.types import Type
+from dsl.types import Type, type_from
 from interpreter.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
                                      records_in, where_written)
+from interpreter.core.resolve import evaluate
 from interpreter.errors import RunError
 from interpreter.runtime.bodies import Pool, Volley
 from interpreter.state import Frozen, State
@@ -81,8 +81,6 @@ class Program:
     def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None,
                  world: dict[str, Record] | None = None) -> Any:
         """A value that needs no chance: a parameter, a row field, a default (which may read the entities made so far)."""
-        from interpreter.core.resolve import evaluate
-
         return evaluate(self, expr, frame or {}, world or {})
 
     def outcome_defaults(self) -> Frozen:
