@@ -28,7 +28,7 @@ def fracas_odds(case: cases.Case) -> dict[tuple, Fraction]:
         rules = dsl.loads(case.rules_text)
     else:
         rules = _LOADED.setdefault(case.rules_file, dsl.load(cases.ROOT / case.rules_file))
-    odds = exact(rules, Scenario(case.action, case.inputs, choices=case.choices))
+    odds = exact(rules, Scenario(case.action, case.inputs, params=case.params, choices=case.choices))
     return cases.project(odds.joint(), case.outcomes)
 
 

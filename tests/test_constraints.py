@@ -173,7 +173,7 @@ def test_two_stations_of_one_name_are_refused(capsys, tmp_path):
 # ---- Weewar and Exalted -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("health, message", [(11, "health in 0..10"), (0, "a destroyed unit cannot be attacked")])
+@pytest.mark.parametrize("health, message", [(11, "health in 0..full_health"), (0, "a destroyed unit cannot be attacked")])
 def test_weewar_health_runs_from_1_to_10_in_an_exchange(capsys, tmp_path, health, message):
     path = scenario(tmp_path, 'action = "exchange"\n[attacker]\ntype = "tank"\nplace = { q = 1, r = 0 }\n'
                               f'[defender]\ntype = "trooper"\nhealth = {health}\nplace = {{ q = 0, r = 0 }}\n')

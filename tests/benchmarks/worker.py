@@ -46,7 +46,7 @@ def fracas(case: Case) -> dict:
     from interpreter import Scenario, exact
 
     rules = dsl.loads(case.rules_text) if case.rules_text is not None else dsl.load(ROOT / case.rules_file)
-    scenario = Scenario(case.action, case.inputs, choices=case.choices)
+    scenario = Scenario(case.action, case.inputs, params=case.params, choices=case.choices)
     start = time.perf_counter()
     odds = exact(rules, scenario, outcomes_only=True)
     joint = odds.joint()

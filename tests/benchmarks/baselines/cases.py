@@ -38,6 +38,7 @@ class Case:
     rules_file: str | None = None  # under ROOT
     rules_text: str | None = None
     choices: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 def shipped_scenario(name: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -79,13 +80,16 @@ def exalted_each_way(dice_each_way: int) -> Case:
 
 
 def weewar_exchange(scenario: str, health: int) -> Case:
-    """A shipped exchange with both units at `health`: six draws per health point each way."""
+    """A shipped exchange with both units at `health`: six draws per health point each way.
+
+    Past the game's 10 health points, the rules' `full_health` is raised to let them.
+    """
     action, inputs, choices = shipped_scenario(scenario)
     inputs["attacker"]["health"] = inputs["defender"]["health"] = health
     return Case(f"exact-weewar-health-{health}", f"Weewar exchange ({scenario}), health {health} each",
                 action, inputs, weewar.OUTCOMES,
                 lambda: weewar.exchange(inputs["attacker"], inputs["defender"], inputs.get("neighbours", ())),
-                rules_file="rules/weewar.rules", choices=choices)
+                rules_file="rules/weewar.rules", choices=choices, params={"full_health": max(10, health)})
 
 
 def weewar_at_health(health: int) -> Case:
