@@ -98,12 +98,12 @@ def _check_tree(tree: lark.Tree, source: SourceFile, limits: Limits) -> None:
         for child in node.children:
             if isinstance(child, lark.Tree):
                 stack.append((child, depth + 1))
-            elif isinstance(child, Token) and child.type in ("NUMBER", "DICE"):
+            elif isinstance(child, Token) and child.type in ("NUMBER", "DICE", "PERCENT"):
                 _check_digits(child, source, limits)
 
 
 def _check_digits(token: Token, source: SourceFile, limits: Limits) -> None:
-    longest = max(len(part) for part in token.replace(".", "d").split("d"))
+    longest = max(len(part) for part in token.rstrip("%").replace(".", "d").split("d"))
     if longest > limits.digits:
         pos = n.Pos(token.line, token.column, token.end_line, token.end_column, source.path)
         raise RulesError([source.at(pos, f"a number of {longest} digits is over the limit of {limits.digits}",
@@ -117,6 +117,7 @@ _PUNCTUATION_NAMES = {
     "NUMBER": "a number",
     "STRING": "a quoted text",
     "DICE": "dice such as 2d6",
+    "PERCENT": "a percentage such as 60%",
     "COMPARE": "a comparison",
     "ASSIGN_OP": "'=', '+=', '-=' or '*='",
     "OPTIONAL": "'?'",
@@ -252,6 +253,8 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
         hint = _expected(set(error.allowed or ()))
         if char == "'":
             hint = "texts are written in double quotes: \"like this\""
+        elif char == "%":
+            hint = "a percentage is written right after its number, with no space: 60%; % means nothing else"
         return Diagnostic(source.path, line, column, message, hint, source.line(line))
     if isinstance(error, UnexpectedEOF):
         lines = source.text.splitlines() or [""]
@@ -548,7 +551,10 @@ class ToNodes(Transformer):
 
     def number(self, meta, items):
         text = str(items[0])
-        value: int | Fraction = Fraction(text) if "." in text else int(text)
+        if text.endswith("%"):  # a PERCENT token: 60% is exactly 60/100
+            value: int | Fraction = Fraction(text[:-1]) / 100
+        else:
+            value = Fraction(text) if "." in text else int(text)
         if isinstance(value, Fraction) and value.denominator == 1:
             value = int(value)
         return n.Number(self._pos(meta), value=value)

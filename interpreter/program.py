@@ -285,7 +285,7 @@ def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-# Numbers given as text: whole, decimal or a fraction. No exponent: "1e99999999" would take minutes to make exact.
+# Numbers given as text: whole, decimal, a fraction or a percentage. No exponent: "1e99999999" would take minutes to make exact.
 _EXACT_TEXT = re.compile(r"[+-]?(\d+/\d+|\d+\.?\d*|\.\d+)")
 
 
@@ -302,11 +302,16 @@ def _number(value: Any, where: str) -> int | Fraction | None:
                                "TOML reads nan, inf and numbers past 1e308 as floats that are not numbers; "
                                'write a whole number, a decimal or a fraction in quotes ("1/3")')
         return normalize(Fraction(repr(value)))  # 0.05 in TOML means exactly 1/20
-    if isinstance(value, str) and _EXACT_TEXT.fullmatch(value.strip()):
+    text = value.strip() if isinstance(value, str) else ""
+    percent = text.endswith("%")  # "60%", as the rules write it
+    if percent:
+        text = text[:-1]
+    if text and _EXACT_TEXT.fullmatch(text) and not (percent and "/" in text):
         try:
-            return normalize(Fraction(value.strip()))
+            number = Fraction(text)
         except (ValueError, ZeroDivisionError):  # a zero denominator, or past Python's limit of digits
             return None
+        return normalize(number / 100 if percent else number)
     return None
 
 
