@@ -7,16 +7,20 @@ builds the Ruleset the interpreter runs.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES, Signature
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
+from dsl.rewrite import Replacements, replace_nodes
 from dsl.ruleset import FieldInfo, KindInfo, Ruleset, Typed
 from dsl.types import (
     ANY,
     BASIC_TYPES,
     BOOL,
+    DICE,
     INT,
     NONE,
     NUMBER,
@@ -74,6 +78,8 @@ class Checker:
         self.rules = Ruleset(module.path, module.title, {source.path: source})
         self._fn_in_progress: set[str] = set()
         self._in_example = False
+        self.described: Replacements = {}  # dice literals that describe a roll rather than make one
+        self._taken_away: set[int] = set()  # `1d6 - 1d4` where a dice value is wanted, reported once
 
     # ---- reporting
 
@@ -107,6 +113,7 @@ class Checker:
         if self.diagnostics:
             self.diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
             raise RulesError(self.diagnostics)
+        replace_nodes(self.rules, self.described)
         return self.rules
 
     # ---- declarations
@@ -395,10 +402,15 @@ class Checker:
                 return
         for name in path:
             target = self.field_type(target, name, stmt.pos)
-        if stmt.op == "=" or (stmt.op == "+=" and target.name == "list"):
+        if stmt.op == "=" or (stmt.op == "+=" and target.name in ("list", "dice")):
             self.expect(stmt.value, target, scope)
             return
         value = self.infer(stmt.value, scope)
+        if stmt.op == "-=" and target.name == "dice" and value.name in ("int", "any"):
+            return
+        if value.name == "dice" and stmt.op != "=":
+            self.error(stmt.pos, f"'{stmt.op}' needs numbers, not {target} and dice", self.roll_hint(stmt.value))
+            return
         if stmt.op in ("-=", "*=") and not (target.is_numeric and value.is_numeric):
             self.error(stmt.pos, f"'{stmt.op}' needs numbers, not {target} and {value}")
         elif stmt.op == "+=" and self.plus_type(target, value) is None:
@@ -468,18 +480,47 @@ class Checker:
             for item in expr.items:
                 self.expect(item, expected.item, scope, constant)
             return expected
-        if constant and _uses_chance(expr):
-            self.error(expr.pos, "a constant cannot depend on chance",
-                       "roll dice in a step, not in a row, parameter or default")
         actual = self.infer(expr, scope)
-        if not fits(actual, expected):
+        fitting = fits(actual, expected)
+        if fitting and expected.name == "dice" and self.describe_dice(expr):
+            actual = DICE.maybe() if actual.optional else DICE
+        if constant and _uses_chance(expr, self.described):
+            hint = "roll dice in a step, not in a row, parameter or default"
+            if expected.name == "any" and _dice_spine(expr):
+                hint += "; to keep a roll for later, give it the type dice, as in 'name: dice = 1d6'"
+            self.error(expr.pos, "a constant cannot depend on chance", hint)
+        if not fitting:
             hint = ""
             if actual.name == "number" and expected.name == "int":
                 hint = "this may be a fraction: round it explicitly with floor, ceil or round"
             elif actual.name == "none":
                 hint = f"only an optional type ('{expected}?') accepts none"
+            elif actual.name == "dice":
+                hint = self.roll_hint(expr)
             self.error(expr.pos, f"expected {expected}, found {actual}", hint)
         return actual
+
+    def describe_dice(self, expr: n.Expr) -> bool:
+        """The dice literals of a dice value describe a roll: those it adds up, and either branch of an if.
+
+        Whether it has any. Elsewhere, `1d6` is a roll made where it is written.
+        """
+        found = False
+        for node in _dice_spine(expr, literals_only=False):
+            if isinstance(node, n.Dice):
+                numbers = (n.Number(node.pos, value=node.count), n.Number(node.pos, value=node.sides))
+                self.described[id(node)] = (node, n.Call(node.pos, func="dice", args=numbers))
+                found = True
+            elif _dice_spine(node.right) and id(node) not in self._taken_away:
+                self._taken_away.add(id(node))
+                self.error(node.pos, "dice cannot be taken away",
+                           "a dice value adds dice, and adds or takes away a number: 2d6 + 1d4 - 1")
+                self.describe_dice(node.right)  # one mistake, one message: not also a roll in a constant
+        return found
+
+    def roll_hint(self, expr: n.Expr) -> str:
+        return (f"a value of type dice describes a roll; roll it where the rules roll it: "
+                f"roll({self.rules.text_of(expr)})")
 
     def check_given_fields(self, kind: KindInfo, fields: list[tuple[str, n.Expr, n.Pos]], scope: Scope,
                            constant: bool) -> set[str]:
@@ -524,6 +565,8 @@ class Checker:
         return info.type
 
     def plus_type(self, a: Type, b: Type) -> Type | None:
+        if "dice" in (a.name, b.name) and fits(a, DICE) and fits(b, DICE):
+            return DICE  # more dice, or a number more: still a roll to make
         if a.is_numeric and b.is_numeric:
             return INT if a.name == b.name == "int" else (ANY if "any" in (a.name, b.name) else NUMBER)
         for same in (POOL, VOLLEY, TEXT):
@@ -573,8 +616,8 @@ class Checker:
             elif expr.name in self.rules.fns or expr.name in SIGNATURES:
                 self.error(expr.pos, f"'{expr.name}' is a function: call it with (...)")
             else:
-                self.error(expr.pos, f"unknown name '{expr.name}'",
-                           did_you_mean(expr.name, self.visible_names(scope)))
+                self.error(expr.pos, f"unknown name '{expr.name}'", _dice_hint(expr.name)
+                           or did_you_mean(expr.name, self.visible_names(scope)))
             return ANY
         return found
 
@@ -607,7 +650,8 @@ class Checker:
             return BOOL
         operand = self.infer(expr.operand, scope)
         if not operand.is_numeric:
-            self.error(expr.pos, f"cannot negate a {operand}")
+            self.error(expr.pos, f"cannot negate a {operand}",
+                       self.roll_hint(expr.operand) if operand.name == "dice" else "")
             return ANY
         return operand.required()
 
@@ -627,25 +671,46 @@ class Checker:
                 self.error(expr.right.pos, f"'{op}' needs a list on its right, not a {right}")
             return BOOL
         if op in ("==", "!="):
-            if unify(left, right) is None:
+            both = unify(left, right)
+            if both is None:
                 self.error(expr.pos, f"comparing a {left} with a {right} is always {op == '!='}".lower())
+            elif both.name == "dice":  # two descriptions compared: `sword.damage == 1d6 + 1`
+                self.describe_dice(expr.left)
+                self.describe_dice(expr.right)
             return BOOL
         if op in ("<", "<=", ">", ">="):
             if not (left.is_numeric and right.is_numeric):
-                self.error(expr.pos, f"'{op}' compares numbers, not {left} and {right}")
+                self.error(expr.pos, f"'{op}' compares numbers, not {left} and {right}",
+                           self.dice_hint(expr, left, right))
             return BOOL
         if op == "+":
             result = self.plus_type(left, right)
             if result is None:
-                self.error(expr.pos, f"cannot add {left} and {right}")
+                self.error(expr.pos, f"cannot add {left} and {right}", self.dice_hint(expr, left, right))
                 return ANY
+            if result.name == "dice":
+                self.describe_dice(expr)
             return result
+        if op == "-" and left.name == "dice" and right.name in ("int", "any"):
+            self.describe_dice(expr)
+            return DICE
+        if op == "-" and right.name == "dice" and fits(left, DICE):
+            self.error(expr.pos, "dice cannot be taken away",
+                       "a dice value adds dice, and adds or takes away a number: 2d6 + 1d4 - 1")
+            return ANY
         if not (left.is_numeric and right.is_numeric):
-            self.error(expr.pos, f"'{op}' needs numbers, not {left} and {right}")
+            self.error(expr.pos, f"'{op}' needs numbers, not {left} and {right}", self.dice_hint(expr, left, right))
             return ANY
         if op == "/":
             return NUMBER
         return INT if left.name == right.name == "int" else (ANY if "any" in (left.name, right.name) else NUMBER)
+
+    def dice_hint(self, expr: n.Binary, left: Type, right: Type) -> str:
+        """Where a number is wanted and a dice value given: how to roll it."""
+        for side, found in ((expr.left, left), (expr.right, right)):
+            if found.name == "dice":
+                return self.roll_hint(side)
+        return ""
 
     def infer_Conditional(self, expr: n.Conditional, scope: Scope) -> Type:
         self.expect(expr.test, BOOL, scope)
@@ -728,6 +793,10 @@ class Checker:
             self.error(call.pos, f"'{call.func}' needs {', '.join(repr(m) for m in missing)}")
 
     def check_builtin(self, call: n.Call, sig: Signature, scope: Scope) -> Type:
+        if sig.name == "roll" and len(call.args) == 1 and not call.keywords:
+            given = self.expect(call.args[0], DICE, scope)  # roll(d): a dice value, rolled here
+            if given.name in ("dice", "any"):
+                return INT
         if sig.aggregate and not self._in_example:
             self.error(call.pos, f"'{sig.name}' reads a whole distribution: it belongs in an example's 'expect'")
             return ANY
@@ -767,15 +836,41 @@ class Checker:
         return sig.returns(ordered) if callable(sig.returns) else sig.returns
 
 
-def _uses_chance(expr: n.Expr) -> bool:
+def _uses_chance(expr: n.Expr, described: Replacements) -> bool:
     if isinstance(expr, n.Dice):
-        return True
+        return id(expr) not in described
     if isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].chance:
         return True
     for child in _children(expr):
-        if _uses_chance(child):
+        if _uses_chance(child, described):
             return True
     return False
+
+
+def _dice_hint(name: str) -> str:
+    """`d6` or `D6` written for one die: the hint that says how dice are written."""
+    found = re.fullmatch(r"[dD]([0-9]+)", name)
+    return f"did you mean 1d{found.group(1)}?" if found else ""
+
+
+def _dice_spine(expr: n.Expr, literals_only: bool = True) -> list[Any]:
+    """The dice literals a value is the sum of: through +, the left of -, and the branches of an if.
+
+    literals_only=False: the subtractions met on the way too.
+    """
+    found: list[Any] = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, n.Dice):
+            found.append(node)
+        elif isinstance(node, n.Binary) and node.op in ("+", "-"):
+            stack.extend((node.left, node.right) if node.op == "+" else (node.left,))
+            if node.op == "-" and not literals_only:
+                found.append(node)
+        elif isinstance(node, n.Conditional):
+            stack.extend((node.then, node.otherwise))
+    return found
 
 
 def free_names(expr: n.Expr, bound: frozenset[str] = frozenset(),
@@ -825,6 +920,8 @@ def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile, scope: d
     checker.rules = dataclasses.replace(rules, sources={**rules.sources, source.path: source})
     checker._in_example = True  # prob, mean, always, never and possible are allowed, as in `expect`
     found = checker.expect(expr, ANY, Scope({**scope, **EXAMPLE_NAMES}))
+    for literal, _ in checker.described.values():  # the expression is used as written: no literal can describe
+        checker.error(literal.pos, "a dice value here is written dice(count, sides)", "as in dice(1, 6) + 1")
     if checker.diagnostics:
         raise RulesError(sorted(checker.diagnostics, key=lambda d: (d.line, d.column)))
     return found

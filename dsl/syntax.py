@@ -181,6 +181,8 @@ def _glued_number(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
             if re.fullmatch(r"[0-9.]+[eE][0-9]*", written):
                 message, hint = (f"'{written}': numbers are not written with an exponent",
                                  "write the number in full (1000000), or as a fraction (1/1000)")
+            elif re.fullmatch(r"[0-9]+D[0-9]+", written):
+                message, hint = f"'{written}': dice are written with a small d", f"write {written.lower()}"
             else:
                 message, hint = (f"the number {number} runs into the name '{name}'",
                                  "put a space or an operator between them, as in 3 * x")

@@ -21,6 +21,7 @@ from dsl.ruleset import FieldInfo, Ruleset
 from dsl.types import Type
 from interpreter.errors import RunError
 from interpreter.runtime.bodies import Pool, Volley
+from interpreter.runtime.chance import DiceValue, parse_dice
 from interpreter.state import Frozen, State
 from interpreter.values import Record, Ref, RowRef, Shape, normalize, show
 
@@ -108,6 +109,13 @@ class Program:
         elif name == "text":
             if isinstance(value, str):
                 return value
+        elif name == "dice":
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value  # a fixed number: a dice value with no dice
+            if isinstance(value, str) and parse_dice(value) is not None:
+                return parse_dice(value)
+            raise InputProblem(where, f"expected dice, found {_toml_kind(value)}",
+                               'write dice as the rules do, in quotes: "2d6 + 1"')
         elif name in ("int", "number"):
             number = _number(value, where)
             if number is not None and (name == "number" or isinstance(number, int)):
@@ -205,6 +213,8 @@ class Program:
             return self._plain_number(value, at)
         if isinstance(value, (bool, str)):
             return value
+        if isinstance(value, DiceValue):
+            return show(value)  # as a scenario gives it: "2d6 + 1"
         kind = "pool" if isinstance(value, Pool) else "volley" if isinstance(value, Volley) else type(value).__name__
         return self._unwritable(show(value), at, f"a {kind} cannot be written to a state file",
                                 f"a state file holds what a scenario can give; keep the {kind} in a local (let) "
