@@ -14,6 +14,7 @@ from typing import Any
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES, Signature
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
+from dsl.narrowing import Changes, Path, always_leaves, changes, path_of, proven
 from dsl.rewrite import Replacements, replace_nodes
 from dsl.ruleset import FieldInfo, KindInfo, Ruleset, Typed
 from dsl.types import (
@@ -48,11 +49,44 @@ def type_from(expr: n.TypeExpr, kinds: Iterable[str]) -> Type:
 
 
 class Scope:
-    """Local names visible at one point of a step, with their types."""
+    """Local names visible at one point of a step, with their types, and the places known not to be none."""
 
     def __init__(self, names: dict[str, Type] | None = None, parent: Scope | None = None):
         self.names = dict(names or {})
         self.parent = parent
+        self.facts: dict[Path, bool] = {}  # a place known not none (True), or no longer known (False)
+
+    def known(self, path: Path | None) -> bool:
+        scope: Scope | None = self
+        while path is not None and scope is not None:
+            if path in scope.facts:
+                return scope.facts[path]
+            scope = scope.parent
+        return False
+
+    def learn(self, paths: Iterable[Path]) -> None:
+        self.facts.update(dict.fromkeys(paths, True))
+
+    def narrowed(self, paths: frozenset[Path]) -> Scope:
+        """A scope where `paths` are known not none (this one, if there are none)."""
+        if not paths:
+            return self
+        inner = self.child()
+        inner.learn(paths)
+        return inner
+
+    def forget(self, change: Changes) -> None:
+        """What a change may have made none again is no longer known: a place assigned and the fields read
+        from it; after a call of a step, every field and every outcome (a local is the caller's own)."""
+        scope: Scope | None = self
+        seen: set[Path] = set()
+        while scope is not None:
+            seen.update(scope.facts)
+            scope = scope.parent
+        for path in seen:
+            assigned = any(path[: len(place)] == place for place in change.places)
+            if assigned or (change.calls and (len(path) > 1 or self.lookup(path[0]) is None)):
+                self.facts[path] = False
 
     def lookup(self, name: str) -> Type | None:
         scope: Scope | None = self
@@ -303,9 +337,10 @@ class Checker:
         if not scope.names[decl.params[0].name].is_numeric:
             self.error(decl.params[0].pos, "a modifier changes a number: its first parameter must be int or number")
         for term in decl.terms:
-            self.expect(term.amount, NUMBER, scope)
             if term.when is not None:
                 self.expect(term.when, BOOL, scope)
+            # A term's amount is read only when its condition holds.
+            self.expect(term.amount, NUMBER, scope.narrowed(proven(term.when, True)) if term.when else scope)
 
     def fn_type(self, name: str) -> Type:
         if name in self.rules.fn_types:
@@ -342,33 +377,53 @@ class Checker:
                            "choose another name")
             if stmt.type is not None:
                 declared = self.resolve_type(stmt.type)
-                self.expect(stmt.value, declared, scope)
+                value = self.expect(stmt.value, declared, scope)
                 scope.names[stmt.name] = declared
             else:
-                scope.names[stmt.name] = self.infer(stmt.value, scope)
+                value = scope.names[stmt.name] = self.infer(stmt.value, scope)
+            scope.facts[(stmt.name,)] = not value.optional and value.name != "none"
         elif isinstance(stmt, n.Assign):
             self.check_assign(stmt, scope)
         elif isinstance(stmt, n.If):
-            self.expect(stmt.test, BOOL, scope)
-            self.check_block(stmt.then, scope.child())
-            self.check_block(stmt.otherwise, scope.child())
+            self.check_if(stmt, scope)
         elif isinstance(stmt, n.For):
-            source = self.infer(stmt.source, scope)
+            source = self.require(stmt.source, self.infer(stmt.source, scope))
             item = ANY
             if source.name == "list":
                 item = source.item or ANY
             elif source.name != "any":
                 self.error(stmt.source.pos, f"a for loop runs over a list, not a {source}")
+            # What the body changes on one pass is not known on the next one, nor after the loop.
+            changed = changes(stmt.body)
             inner = scope.child()
+            inner.forget(changed)
             inner.names[stmt.var] = item
             self.check_block(stmt.body, inner)
+            scope.forget(changed)
         elif isinstance(stmt, n.CallStmt):
             self.check_call_stmt(stmt.call, scope)
+            scope.forget(Changes(calls=True))
         elif isinstance(stmt, n.Event):
             for arg in stmt.args:
                 self.infer(arg, scope)
             for kw in stmt.keywords:
                 self.infer(kw.value, scope)
+
+    def check_if(self, stmt: n.If, scope: Scope) -> None:
+        self.expect(stmt.test, BOOL, scope)
+        branches = ((stmt.then, True), (stmt.otherwise, False))
+        for body, holds in branches:
+            inner = scope.child()
+            inner.learn(proven(stmt.test, holds))
+            self.check_block(body, inner)
+        # After `if x == none { return }`, the rest of the block knows x is not none.
+        leaves = {holds: always_leaves(body) for body, holds in branches}
+        for holds in (True, False):
+            if leaves[holds] and not leaves[not holds]:
+                scope.learn(proven(stmt.test, not holds))
+        for body, holds in branches:
+            if not leaves[holds]:
+                scope.forget(changes(body))
 
     def check_call_stmt(self, call: n.Call, scope: Scope) -> None:
         step = self.rules.steps.get(call.func) or self.rules.actions.get(call.func)
@@ -400,12 +455,27 @@ class Checker:
                            did_you_mean(head, scope.all_names() | set(self.rules.outcomes))
                            or f"declare it first with 'let {head} = ...'")
                 return
+        place: Path = (head,)
         for name in path:
-            target = self.field_type(target, name, stmt.pos)
-        if stmt.op == "=" or (stmt.op == "+=" and target.name in ("list", "dice")):
+            if target.optional and not scope.known(place):
+                self.maybe_none(".".join(place), stmt.pos)
+            target = self.field_type(target.required(), name, stmt.pos)
+            place += (name,)
+        if stmt.op == "=":
+            value = self.expect(stmt.value, target, scope)
+            scope.forget(Changes(frozenset({stmt.target})))
+            if not value.optional and value.name != "none":
+                scope.learn([stmt.target])
+            return
+        if target.optional and scope.known(place):
+            target = target.required()
+        elif target.optional:
+            self.maybe_none(".".join(place), stmt.pos)
+            return
+        if stmt.op == "+=" and target.name in ("list", "dice"):
             self.expect(stmt.value, target, scope)
             return
-        value = self.infer(stmt.value, scope)
+        value = self.require(stmt.value, self.infer(stmt.value, scope))
         if stmt.op == "-=" and target.name == "dice" and value.name in ("int", "any"):
             return
         if value.name == "dice" and stmt.op != "=":
@@ -489,7 +559,9 @@ class Checker:
             if expected.name == "any" and _dice_spine(expr):
                 hint += "; to keep a roll for later, give it the type dice, as in 'name: dice = 1d6'"
             self.error(expr.pos, "a constant cannot depend on chance", hint)
-        if not fitting:
+        if not fitting and fits(actual.required(), expected):
+            self.require(expr, actual)
+        elif not fitting:
             hint = ""
             if actual.name == "number" and expected.name == "int":
                 hint = "this may be a fraction: round it explicitly with floor, ceil or round"
@@ -499,6 +571,18 @@ class Checker:
                 hint = self.roll_hint(expr)
             self.error(expr.pos, f"expected {expected}, found {actual}", hint)
         return actual
+
+    def require(self, expr: n.Expr, found: Type) -> Type:
+        """A value used as what it holds, never none: an optional one must have been checked first."""
+        if found.optional and found.name not in ("none", "any"):
+            self.maybe_none(self.rules.text_of(expr), expr.pos)
+            return found.required()
+        return found
+
+    def maybe_none(self, text: str, pos: n.Pos) -> None:
+        self.error(pos, f"'{text}' may be none here",
+                   f"check it first: inside 'if {text} != none {{ ... }}', after '{text} != none and', "
+                   f"or after 'if {text} == none {{ return }}'")
 
     def describe_dice(self, expr: n.Expr) -> bool:
         """The dice literals of a dice value describe a roll: those it adds up, and either branch of an if.
@@ -619,10 +703,11 @@ class Checker:
                 self.error(expr.pos, f"unknown name '{expr.name}'", _dice_hint(expr.name)
                            or did_you_mean(expr.name, self.visible_names(scope)))
             return ANY
-        return found
+        return found.required() if found.optional and scope.known((expr.name,)) else found
 
     def infer_Attr(self, expr: n.Attr, scope: Scope) -> Type:
-        return self.field_type(self.infer(expr.obj, scope), expr.name, expr.pos)
+        found = self.field_type(self.require(expr.obj, self.infer(expr.obj, scope)), expr.name, expr.pos)
+        return found.required() if found.optional and scope.known(path_of(expr)) else found
 
     def infer_Index(self, expr: n.Index, scope: Scope) -> Type:
         if isinstance(expr.obj, n.Name) and expr.obj.name in self.rules.tables and scope.lookup(expr.obj.name) is None:
@@ -636,7 +721,7 @@ class Checker:
             return self.rules.table_types.get(table.name, ANY)
         if expr.more:
             self.error(expr.more[0].pos, "a list takes one index")
-        obj = self.infer(expr.obj, scope)
+        obj = self.require(expr.obj, self.infer(expr.obj, scope))
         self.expect(expr.index, INT, scope)
         if obj.name == "list":
             return obj.item or ANY
@@ -648,7 +733,7 @@ class Checker:
         if expr.op == "not":
             self.expect(expr.operand, BOOL, scope)
             return BOOL
-        operand = self.infer(expr.operand, scope)
+        operand = self.require(expr.operand, self.infer(expr.operand, scope))
         if not operand.is_numeric:
             self.error(expr.pos, f"cannot negate a {operand}",
                        self.roll_hint(expr.operand) if operand.name == "dice" else "")
@@ -659,10 +744,13 @@ class Checker:
         op = expr.op
         if op in ("and", "or"):
             self.expect(expr.left, BOOL, scope)
-            self.expect(expr.right, BOOL, scope)
+            # The right is read only when the left did not decide: `x != none and x > 3`.
+            self.expect(expr.right, BOOL, scope.narrowed(proven(expr.left, op == "and")))
             return BOOL
         left = self.infer(expr.left, scope)
         right = self.infer(expr.right, scope)
+        if op not in ("==", "!="):  # comparing with none is how an optional value is checked
+            left, right = self.require(expr.left, left), self.require(expr.right, right)
         if op in ("in", "not in"):
             if right.name == "list":
                 if right.item and unify(left, right.item) is None:
@@ -714,8 +802,8 @@ class Checker:
 
     def infer_Conditional(self, expr: n.Conditional, scope: Scope) -> Type:
         self.expect(expr.test, BOOL, scope)
-        then = self.infer(expr.then, scope)
-        otherwise = self.infer(expr.otherwise, scope)
+        then = self.infer(expr.then, scope.narrowed(proven(expr.test, True)))
+        otherwise = self.infer(expr.otherwise, scope.narrowed(proven(expr.test, False)))
         result = unify(then, otherwise)
         if result is None:
             self.error(expr.pos, f"the two branches give a {then} and a {otherwise}")
@@ -734,7 +822,7 @@ class Checker:
         return list_of(item)
 
     def infer_Comprehension(self, expr: n.Comprehension, scope: Scope) -> Type:
-        source = self.infer(expr.source, scope)
+        source = self.require(expr.source, self.infer(expr.source, scope))
         inner = scope.child()
         if source.name == "list":
             inner.names[expr.var] = source.item or ANY
@@ -744,6 +832,7 @@ class Checker:
             inner.names[expr.var] = ANY
         if expr.condition is not None:
             self.expect(expr.condition, BOOL, inner)
+            inner = inner.narrowed(proven(expr.condition, True))  # [x for x in xs if x != none]
         return list_of(self.infer(expr.item, inner))
 
     def infer_RecordLit(self, expr: n.RecordLit, scope: Scope) -> Type:
@@ -803,7 +892,7 @@ class Checker:
         if sig.variadic:
             if call.keywords:
                 self.error(call.keywords[0].pos, f"'{sig.name}' takes no named arguments")
-            types = [self.infer(a, scope) for a in call.args]
+            types = [self.require(a, self.infer(a, scope)) for a in call.args]
             if not types:
                 self.error(call.pos, f"'{sig.name}' needs at least one number")
             elif len(types) == 1 and types[0].name == "list":

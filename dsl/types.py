@@ -55,6 +55,8 @@ def fits(actual: Type, expected: Type) -> bool:
         return True
     if actual.name == "none":
         return expected.optional
+    if actual.optional and not expected.optional:
+        return False  # it may be none: only where the rules have checked that it is not
     if actual.name == "int" and expected.name in ("number", "dice"):
         return True  # a number is a dice value with no dice: it always rolls itself
     if actual.name != expected.name:
