@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from dsl import missing
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES, Signature
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
@@ -432,7 +433,8 @@ class Checker:
                 self.error(call.pos, f"the value of '{call.func}(...)' is not used",
                            "store it with 'let name = ...' or assign it to a field")
             else:
-                self.error(call.pos, f"unknown step '{call.func}'", did_you_mean(call.func, self.rules.steps))
+                self.error(call.pos, f"unknown step '{call.func}'",
+                           missing.FUNCTIONS.get(call.func) or did_you_mean(call.func, self.rules.steps))
             return
         self.check_arguments(call, self.rules.param_types(step), step.params, scope)
 
@@ -701,7 +703,7 @@ class Checker:
                 self.error(expr.pos, f"'{expr.name}' is a function: call it with (...)")
             else:
                 self.error(expr.pos, f"unknown name '{expr.name}'", _dice_hint(expr.name)
-                           or did_you_mean(expr.name, self.visible_names(scope)))
+                           or missing.NAMES.get(expr.name) or did_you_mean(expr.name, self.visible_names(scope)))
             return ANY
         return found.required() if found.optional and scope.known((expr.name,)) else found
 
@@ -858,7 +860,7 @@ class Checker:
             return ANY
         known = set(self.rules.fns) | set(self.rules.modifiers) | {
             s.name for s in SIGNATURES.values() if self._in_example or not s.aggregate}
-        self.error(call.pos, f"unknown function '{name}'", did_you_mean(name, known))
+        self.error(call.pos, f"unknown function '{name}'", missing.FUNCTIONS.get(name) or did_you_mean(name, known))
         return ANY
 
     def check_arguments(self, call: n.Call, types: dict[str, Type], params: tuple[n.Param, ...],

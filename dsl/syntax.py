@@ -18,6 +18,7 @@ import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from dsl import missing
 from dsl import nodes as n
 from dsl.cache import cache_folder
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile
@@ -148,8 +149,8 @@ def _expected(names: set[str]) -> str:
 
 def _syntax_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic:
     tokens = _tokens_before(source.text, _error_offset(source.text, error))
-    return (_glued_number(source, tokens) or _unclosed_block(source, tokens, error)
-            or _parser_diagnostic(source, error))
+    return (_glued_number(source, tokens) or _missing_construct(source, tokens, error)
+            or _unclosed_block(source, tokens, error) or _parser_diagnostic(source, error))
 
 
 def _error_offset(text: str, error: UnexpectedInput) -> int:
@@ -188,6 +189,53 @@ def _glued_number(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
                                  "put a space or an operator between them, as in 3 * x")
             return Diagnostic(source.path, number.line, number.column, message, hint, source.line(number.line),
                               len(written))
+    return None
+
+
+_STATEMENT_WORDS = {"LET", "IF", "FOR", "STOP", "EVENT"}
+
+
+def _missing_construct(source: SourceFile, tokens: list[Token], error: UnexpectedInput) -> Diagnostic | None:
+    """A construct of another language (while, elif, &&, `return x`...): named, with what to write today."""
+    def at(token: Token | None, found: missing.Missing, line: int = 0, column: int = 0, width: int = 1) -> Diagnostic:
+        line, column = (token.line, token.column) if token is not None else (line, column)
+        if token is not None:
+            width = len(str(token))
+        return Diagnostic(source.path, line, column, found.message, found.hint, source.line(line), width)
+
+    if isinstance(error, UnexpectedCharacters):
+        char = source.text[error.pos_in_stream : error.pos_in_stream + 1]
+        found = missing.CHARACTERS.get(char)
+        if found is None:
+            return None
+        doubled = source.text[error.pos_in_stream : error.pos_in_stream + 2] == char * 2
+        return at(None, found, error.line, error.column, 2 if doubled else 1)
+    if not isinstance(error, UnexpectedToken) or not tokens:
+        return None
+    depth = _count(tokens, "LBRACE") - _count(tokens, "RBRACE")
+    wrong = tokens[-1] if error.token.type != "$END" else None
+    before = tokens[:-1] if wrong is not None else tokens
+    if wrong is not None and wrong.type == "COLON":
+        line = [t for t in before if t.line == wrong.line and t.type not in ("LBRACE", "RBRACE")]
+        if line and line[0].type in ("IF", "ELSE", "FOR"):
+            return at(wrong, missing.COLON_BLOCK)
+    candidates = [wrong] if wrong is not None else []
+    candidates += before[-1:]
+    if before:
+        first = [t for t in before if t.line == before[-1].line and t.type not in ("LBRACE", "RBRACE")]
+        candidates += first[:1]
+    for candidate in candidates:
+        word = str(candidate)
+        if candidate.type == "NAME" and word in missing.WORDS:
+            return at(candidate, missing.WORDS[word])
+        if depth <= 0 and candidate.type == "RETURN":
+            return at(candidate, missing.RETURN_OUTSIDE_A_STEP)
+        if depth <= 0 and candidate.type in _STATEMENT_WORDS:
+            return at(candidate, missing.STATEMENT_OUTSIDE_A_STEP)
+        if candidate.type == "RETURN":
+            following = tokens[tokens.index(candidate) + 1 :]
+            if following and following[0].line == candidate.line and following[0].type not in ("STRING", "RBRACE"):
+                return at(candidate, missing.RETURN_WITH_A_VALUE)
     return None
 
 
