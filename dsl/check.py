@@ -149,6 +149,10 @@ class Checker:
             self.diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
             raise RulesError(self.diagnostics)
         replace_nodes(self.rules, self.described)
+        if not self.module.decls:
+            self.rules.warnings += (Diagnostic(self.source.path, 0, 0, "this rules file declares nothing",
+                                               "declare kinds, rows, parameters, outcomes and the actions that "
+                                               "change them; grammars/language.md shows each", severity="warning"),)
         return self.rules
 
     # ---- declarations

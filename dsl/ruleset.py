@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dsl import nodes as n
-from dsl.diagnostics import SourceFile
+from dsl.diagnostics import Diagnostic, SourceFile
 from dsl.limits import DEFAULT, Limits
 from dsl.types import Type
 
@@ -67,6 +67,7 @@ class Ruleset:
     action_locals: dict[str, dict[str, Type]] = field(default_factory=dict)
     examples: tuple[n.ExampleDecl, ...] = ()
     bases: tuple[str, ...] = ()  # the files this one extends
+    warnings: tuple[Diagnostic, ...] = ()  # what `fracas check` says without refusing the rules
     limits: Limits = DEFAULT
     # What a runtime derives from these rules once (compiled closures): not part of their meaning.
     # Not an argument of __init__, so a ruleset made by dataclasses.replace starts with its own.
