@@ -936,7 +936,7 @@ def _uses_chance(expr: n.Expr, described: Replacements) -> bool:
         return id(expr) not in described
     if isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].chance:
         return True
-    for child in _children(expr):
+    for child in children(expr):
         if _uses_chance(child, described):
             return True
     return False
@@ -984,11 +984,12 @@ def free_names(expr: n.Expr, bound: frozenset[str] = frozenset(),
             if part is not None:
                 yield from free_names(part, inner, skip)
         return
-    for child in _children(expr):
+    for child in children(expr):
         yield from free_names(child, bound, skip)
 
 
-def _children(expr: n.Expr) -> Iterable[n.Expr]:
+def children(expr: n.Expr) -> Iterable[n.Expr]:
+    """The expressions directly inside one, in the order written."""
     for field in dataclasses.fields(expr):
         value = getattr(expr, field.name)
         if isinstance(value, n.Expr):

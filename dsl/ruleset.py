@@ -88,6 +88,17 @@ class Ruleset:
             return line[pos.column - 1 : pos.end_column - 1]
         return line[pos.column - 1 :].strip() + " ..."
 
+    def full_text_of(self, node: n.Node) -> str:
+        """The source text a node was written as, all of it: its lines joined by a space, comments left out."""
+        pos = node.pos
+        source = self.source(pos)
+        if pos.end_line <= pos.line:
+            return self.text_of(node)
+        lines = [source.line(number) for number in range(pos.line, pos.end_line + 1)]
+        lines[-1] = lines[-1][: pos.end_column - 1]
+        lines[0] = lines[0][pos.column - 1 :]
+        return " ".join(part for part in (_without_comment(line).strip() for line in lines) if part)
+
     def param_types(self, decl: n.StepDecl | n.FnDecl | n.ModifierDecl) -> dict[str, Type]:
         from dsl.check import type_from  # the checker owns type resolution
 
@@ -96,3 +107,13 @@ class Ruleset:
     @property
     def default_action(self) -> str | None:
         return next(iter(self.actions), None)
+
+
+def _without_comment(line: str) -> str:
+    quoted = False
+    for index, char in enumerate(line):
+        if char == '"' and (index == 0 or line[index - 1] != "\\"):
+            quoted = not quoted
+        elif char == "#" and not quoted:
+            return line[:index]
+    return line
