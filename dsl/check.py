@@ -755,7 +755,9 @@ class Checker:
             return BOOL
         left = self.infer(expr.left, scope)
         right = self.infer(expr.right, scope)
-        if op not in ("==", "!="):  # comparing with none is how an optional value is checked
+        if op in ("in", "not in"):  # none may be looked for in a list, but the list must be there
+            right = self.require(expr.right, right)
+        elif op not in ("==", "!="):  # comparing with none is how an optional value is checked
             left, right = self.require(expr.left, left), self.require(expr.right, right)
         if op in ("in", "not in"):
             if right.name == "list":

@@ -22,10 +22,10 @@ class Missing:
 BOUNDED_LOOP = ("repeat a bounded number of times and test the condition each time: "
                 "for i in range(N) { if CONDITION { ... } }")
 
-# Words of other languages, as the parser meets them where a statement or declaration starts.
+# Words of other languages, as the parser meets them where a statement or declaration starts. Only
+# words no rules would name a thing by: a field called `def` (defence) must not be told about `fn`.
 WORDS: dict[str, Missing] = {
     "while": Missing("fracas has no 'while' loop", BOUNDED_LOOP),
-    "until": Missing("fracas has no 'until' loop", BOUNDED_LOOP),
     "break": Missing("fracas has no 'break'",
                      "guard the rest of the loop with an 'if', or put the loop in a step and leave it with 'return'"),
     "continue": Missing("fracas has no 'continue'", "guard the rest of the loop's body with an 'if'"),
@@ -34,9 +34,7 @@ WORDS: dict[str, Missing] = {
     "elseif": Missing("fracas writes 'else if', not 'elseif'", "} else if CONDITION { ... }"),
     "switch": Missing("fracas has no 'switch'", "write if ... { } else if ... { } else { }, or look the value up in a table"),
     "function": Missing("fracas declares a function with 'fn'", "fn name(x: int) = x * 2, or a step for statements"),
-    "def": Missing("fracas declares a function with 'fn'", "fn name(x: int) = x * 2, or a step for statements"),
     "var": Missing("fracas declares a local with 'let'", "let name = value"),
-    "const": Missing("fracas declares a constant with 'param'", "param name = value"),
 }
 
 RETURN_WITH_A_VALUE = Missing("'return' gives no value: it ends the current step",

@@ -197,45 +197,46 @@ _STATEMENT_WORDS = {"LET", "IF", "FOR", "STOP", "EVENT"}
 
 def _missing_construct(source: SourceFile, tokens: list[Token], error: UnexpectedInput) -> Diagnostic | None:
     """A construct of another language (while, elif, &&, `return x`...): named, with what to write today."""
-    def at(token: Token | None, found: missing.Missing, line: int = 0, column: int = 0, width: int = 1) -> Diagnostic:
-        line, column = (token.line, token.column) if token is not None else (line, column)
-        if token is not None:
-            width = len(str(token))
-        return Diagnostic(source.path, line, column, found.message, found.hint, source.line(line), width)
-
     if isinstance(error, UnexpectedCharacters):
-        char = source.text[error.pos_in_stream : error.pos_in_stream + 1]
-        found = missing.CHARACTERS.get(char)
-        if found is None:
+        offset = error.pos_in_stream
+        char = source.text[offset : offset + 1]
+        if char not in missing.CHARACTERS:
             return None
-        doubled = source.text[error.pos_in_stream : error.pos_in_stream + 2] == char * 2
-        return at(None, found, error.line, error.column, 2 if doubled else 1)
+        found = missing.CHARACTERS[char]
+        width = 2 if source.text[offset : offset + 2] == char * 2 else 1
+        return Diagnostic(source.path, error.line, error.column, found.message, found.hint, source.line(error.line),
+                          width)
     if not isinstance(error, UnexpectedToken) or not tokens:
         return None
+
+    def at(token: Token, found: missing.Missing) -> Diagnostic:
+        return Diagnostic(source.path, token.line, token.column, found.message, found.hint, source.line(token.line),
+                          len(str(token)))
+
+    def starts_statement(index: int) -> bool:
+        before = tokens[index - 1] if index else None
+        return before is None or before.type in ("LBRACE", "RBRACE") or before.line < tokens[index].line
+
     depth = _count(tokens, "LBRACE") - _count(tokens, "RBRACE")
-    wrong = tokens[-1] if error.token.type != "$END" else None
-    before = tokens[:-1] if wrong is not None else tokens
-    if wrong is not None and wrong.type == "COLON":
-        line = [t for t in before if t.line == wrong.line and t.type not in ("LBRACE", "RBRACE")]
+    last = len(tokens) - 1
+    wrong = last if error.token.type != "$END" else None
+    if wrong is not None and tokens[wrong].type == "COLON":  # Python's `if x:`
+        line = [t for t in tokens[:wrong] if t.line == tokens[wrong].line and t.type not in ("LBRACE", "RBRACE")]
         if line and line[0].type in ("IF", "ELSE", "FOR"):
-            return at(wrong, missing.COLON_BLOCK)
-    candidates = [wrong] if wrong is not None else []
-    candidates += before[-1:]
-    if before:
-        first = [t for t in before if t.line == before[-1].line and t.type not in ("LBRACE", "RBRACE")]
-        candidates += first[:1]
-    for candidate in candidates:
-        word = str(candidate)
-        if candidate.type == "NAME" and word in missing.WORDS:
-            return at(candidate, missing.WORDS[word])
-        if depth <= 0 and candidate.type == "RETURN":
-            return at(candidate, missing.RETURN_OUTSIDE_A_STEP)
-        if depth <= 0 and candidate.type in _STATEMENT_WORDS:
-            return at(candidate, missing.STATEMENT_OUTSIDE_A_STEP)
-        if candidate.type == "RETURN":
-            following = tokens[tokens.index(candidate) + 1 :]
-            if following and following[0].line == candidate.line and following[0].type not in ("STRING", "RBRACE"):
-                return at(candidate, missing.RETURN_WITH_A_VALUE)
+            return at(tokens[wrong], missing.COLON_BLOCK)
+    # The word the parser could not go on from is the one it failed at, or one of the two before.
+    for index in range(last, max(-1, last - 3), -1):
+        token, word = tokens[index], str(tokens[index])
+        if token.type == "NAME" and word in missing.WORDS and starts_statement(index):
+            return at(token, missing.WORDS[word])
+        if token.type == "RETURN" and depth <= 0:
+            return at(token, missing.RETURN_OUTSIDE_A_STEP)
+        if token.type in _STATEMENT_WORDS and depth <= 0 and starts_statement(index):
+            return at(token, missing.STATEMENT_OUTSIDE_A_STEP)
+        following = tokens[index + 1] if index < last else None
+        if (token.type == "RETURN" and following is not None and following.line == token.line
+                and following.type not in ("STRING", "RBRACE")):
+            return at(token, missing.RETURN_WITH_A_VALUE)
     return None
 
 
