@@ -166,3 +166,9 @@ def test_a_variant_that_changes_a_weapon_s_dice_shows_in_a_diff():
     variant = RULES.replace("damage 1d6 + 1", "damage 1d8 + 1")
     (change,) = compare(rules(), rules(variant))
     assert (change.name, change.details) == ("sword", ("damage: 1d6 + 1 -> 1d8 + 1",))
+
+
+def test_sampled_dice_values_match_the_exact_odds():
+    from test_agreement import assert_sampling_matches_exact
+
+    assert_sampling_matches_exact(rules(), Scenario("hit", {"w": "axe"}, {"extra": "1d4"}))

@@ -107,3 +107,7 @@ def test_an_optional_value_passed_where_a_thing_is_wanted_must_be_checked():
 def test_a_modifier_term_reads_its_amount_only_when_its_condition_holds():
     text = HEADER + "modifier m(v: int, extra: int? = none) { add extra when extra != none }\n"
     dsl.loads(text, "o.rules")
+
+
+def test_none_may_be_looked_for_in_a_list():
+    assert problems("if x in [1, 2] { result = 1 }") == []
