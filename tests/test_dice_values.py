@@ -172,3 +172,26 @@ def test_sampled_dice_values_match_the_exact_odds():
     from test_agreement import assert_sampling_matches_exact
 
     assert_sampling_matches_exact(rules(), Scenario("hit", {"w": "axe"}, {"extra": "1d4"}))
+
+
+def test_a_state_written_with_dice_reads_back_as_the_same_dice(tmp_path, capsys):
+    from interpreter.cli import main
+
+    rules_file, scenario = tmp_path / "d.rules", tmp_path / "s.toml"
+    rules_file.write_text(RULES)
+    scenario.write_text('action = "hit"\n[w]\ndamage = "2d6 + 1d4 - 1"\n')
+    assert main(["run", str(rules_file), str(scenario), "--write-state", str(tmp_path / "state.toml")]) == 0
+    assert 'damage = "2d6 + 1d4 - 1"' in (tmp_path / "state.toml").read_text()
+    capsys.readouterr()
+    assert main(["run", str(rules_file), str(tmp_path / "state.toml"), "--toml"]) == 0
+    assert 'damage = "2d6 + 1d4 - 1"' in capsys.readouterr().out
+
+
+def test_a_metric_writes_a_dice_value_with_dice():
+    from interpreter.sweep import metric_expression
+
+    with pytest.raises(RulesError) as caught:
+        metric_expression("prob(w.damage == 1d6)", rules(), "hit")
+    assert [(d.message, d.hint) for d in caught.value.diagnostics] == [
+        ("a dice value here is written dice(count, sides)", "as in dice(1, 6) + 1")]
+    metric_expression("prob(w.damage == dice(1, 6) + 1)", rules(), "hit")

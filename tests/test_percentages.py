@@ -62,3 +62,11 @@ def test_a_percentage_into_an_int_asks_for_rounding():
     with pytest.raises(RulesError) as caught:
         dsl.loads("param p: int = 50%\n", "p.rules")
     assert caught.value.diagnostics[0].message == "expected int, found number"
+
+
+def test_a_diff_shows_a_percentage_as_written_and_the_same_value_written_otherwise_as_no_change():
+    from dsl.diff import compare
+
+    (change,) = compare(dsl.loads(RULES, "a.rules"), dsl.loads(RULES.replace("60%", "65%"), "b.rules"))
+    assert change.details == ("value: 60% -> 65%",)
+    assert compare(dsl.loads(RULES, "a.rules"), dsl.loads(RULES.replace("60%", "0.6"), "b.rules")) == []
