@@ -392,7 +392,7 @@ class Checker:
         elif isinstance(stmt, n.If):
             self.check_if(stmt, scope)
         elif isinstance(stmt, n.For):
-            source = self.require(stmt.source, self.infer(stmt.source, scope))
+            source = self.not_none(stmt.source, self.infer(stmt.source, scope))
             item = ANY
             if source.name == "list":
                 item = source.item or ANY
@@ -481,7 +481,7 @@ class Checker:
         if stmt.op == "+=" and target.name in ("list", "dice"):
             self.expect(stmt.value, target, scope)
             return
-        value = self.require(stmt.value, self.infer(stmt.value, scope))
+        value = self.not_none(stmt.value, self.infer(stmt.value, scope))
         if stmt.op == "-=" and target.name == "dice" and value.name in ("int", "any"):
             return
         if value.name == "dice" and stmt.op != "=":
@@ -566,7 +566,7 @@ class Checker:
                 hint += "; to keep a roll for later, give it the type dice, as in 'name: dice = 1d6'"
             self.error(expr.pos, "a constant cannot depend on chance", hint)
         if not fitting and fits(actual.required(), expected):
-            self.require(expr, actual)
+            self.not_none(expr, actual)
         elif not fitting:
             hint = ""
             if actual.name == "number" and expected.name == "int":
@@ -578,7 +578,7 @@ class Checker:
             self.error(expr.pos, f"expected {expected}, found {actual}", hint)
         return actual
 
-    def require(self, expr: n.Expr, found: Type) -> Type:
+    def not_none(self, expr: n.Expr, found: Type) -> Type:
         """A value used as what it holds, never none: an optional one must have been checked first."""
         if found.optional and found.name not in ("none", "any"):
             self.maybe_none(self.rules.text_of(expr), expr.pos)
@@ -712,7 +712,7 @@ class Checker:
         return found.required() if found.optional and scope.known((expr.name,)) else found
 
     def infer_Attr(self, expr: n.Attr, scope: Scope) -> Type:
-        found = self.field_type(self.require(expr.obj, self.infer(expr.obj, scope)), expr.name, expr.pos)
+        found = self.field_type(self.not_none(expr.obj, self.infer(expr.obj, scope)), expr.name, expr.pos)
         return found.required() if found.optional and scope.known(path_of(expr)) else found
 
     def infer_Index(self, expr: n.Index, scope: Scope) -> Type:
@@ -727,7 +727,7 @@ class Checker:
             return self.rules.table_types.get(table.name, ANY)
         if expr.more:
             self.error(expr.more[0].pos, "a list takes one index")
-        obj = self.require(expr.obj, self.infer(expr.obj, scope))
+        obj = self.not_none(expr.obj, self.infer(expr.obj, scope))
         self.expect(expr.index, INT, scope)
         if obj.name == "list":
             return obj.item or ANY
@@ -739,7 +739,7 @@ class Checker:
         if expr.op == "not":
             self.expect(expr.operand, BOOL, scope)
             return BOOL
-        operand = self.require(expr.operand, self.infer(expr.operand, scope))
+        operand = self.not_none(expr.operand, self.infer(expr.operand, scope))
         if not operand.is_numeric:
             self.error(expr.pos, f"cannot negate a {operand}",
                        self.roll_hint(expr.operand) if operand.name == "dice" else "")
@@ -756,9 +756,9 @@ class Checker:
         left = self.infer(expr.left, scope)
         right = self.infer(expr.right, scope)
         if op in ("in", "not in"):  # none may be looked for in a list, but the list must be there
-            right = self.require(expr.right, right)
+            right = self.not_none(expr.right, right)
         elif op not in ("==", "!="):  # comparing with none is how an optional value is checked
-            left, right = self.require(expr.left, left), self.require(expr.right, right)
+            left, right = self.not_none(expr.left, left), self.not_none(expr.right, right)
         if op in ("in", "not in"):
             if right.name == "list":
                 if right.item and unify(left, right.item) is None:
@@ -830,7 +830,7 @@ class Checker:
         return list_of(item)
 
     def infer_Comprehension(self, expr: n.Comprehension, scope: Scope) -> Type:
-        source = self.require(expr.source, self.infer(expr.source, scope))
+        source = self.not_none(expr.source, self.infer(expr.source, scope))
         inner = scope.child()
         if source.name == "list":
             inner.names[expr.var] = source.item or ANY
@@ -900,7 +900,7 @@ class Checker:
         if sig.variadic:
             if call.keywords:
                 self.error(call.keywords[0].pos, f"'{sig.name}' takes no named arguments")
-            types = [self.require(a, self.infer(a, scope)) for a in call.args]
+            types = [self.not_none(a, self.infer(a, scope)) for a in call.args]
             if not types:
                 self.error(call.pos, f"'{sig.name}' needs at least one number")
             elif len(types) == 1 and types[0].name == "list":
