@@ -56,7 +56,7 @@ def explain(rules: Ruleset, prepared: Prepared, state: State, expect: n.Expr,
         value, readable = values(node)
         text = rules.full_text_of(node)
         shown = shown_value(value) if readable else f"(cannot be read: {value})"
-        if not _plain_literal(node):
+        if not _plain_literal(node) and shown != text:  # a row's name, say, reads as its value
             rows.append((depth, text, shown))
         if readable:
             stack.extend((child, depth + 1) for child in reversed(_parts_read(node, values)))
@@ -69,6 +69,7 @@ class _Values:
 
     def __init__(self, prepared: Prepared, state: State, known: dict[int, Any]):
         self.prepared, self.state, self.known = prepared, state, known
+        self.rules = prepared.program.rules
         self.found: dict[int, tuple[Any, bool]] = {}
 
     def __call__(self, node: n.Expr) -> tuple[Any, bool]:
@@ -94,6 +95,8 @@ def _parts_read(node: n.Expr, values: _Values) -> list[n.Expr]:
         return []  # a constant, such as 1/6 * 1/4: its value says all
     if isinstance(node, n.Comprehension):
         return [node.source]  # the rest reads the comprehension's own name
+    if isinstance(node, n.Index) and isinstance(node.obj, n.Name) and node.obj.name in values.rules.tables:
+        return [node.index, *node.more]  # a table is looked up, not read
     if isinstance(node, n.Binary) and node.op in ("and", "or"):
         decided = values(node.left)[0] is (node.op == "or")  # false and ..., true or ...: the right is never read
         return [node.left] if decided else [node.left, node.right]

@@ -183,3 +183,15 @@ def test_the_failure_the_language_reference_shows_is_what_fracas_prints():
     rules += 'example "X-02 three hits" { run shoot() expect hits == 3 or hits == 0 }\n'
     results = run_examples(dsl.loads(rules, "x.rules"))
     assert [r.line for r in results if not r.passed] == [shown]
+
+
+def test_a_table_is_looked_up_not_read_and_a_row_reads_as_its_name():
+    text = ("enum a { x y }\nenum b { u v }\ntable t(a, b): int default 0 { [u v] x 1 2 }\n"
+            "kind thing { kind_of: a = x }\noutcome r: int = 0\naction go(th: thing = {}) { r = t[th.kind_of, v] }\n"
+            'example "G-01 table" { run go() expect r == t[th.kind_of, u] + 5 }\n')
+    (result,) = run_examples(dsl.loads(text, "g.rules"))
+    assert result.message == ("expect r == t[th.kind_of, u] + 5 (line 7) is false:\n"
+                              "  r                       2\n"
+                              "  t[th.kind_of, u] + 5    6\n"
+                              "    t[th.kind_of, u]      1\n"
+                              "      th.kind_of          x")
