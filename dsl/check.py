@@ -483,6 +483,8 @@ class Checker:
             return
         value = self.not_none(stmt.value, self.infer(stmt.value, scope))
         if stmt.op == "-=" and target.name == "dice" and value.name in ("int", "any"):
+            if _dice_spine(stmt.value):
+                self.dice_taken_away(stmt.pos)
             return
         if value.name == "dice" and stmt.op != "=":
             self.error(stmt.pos, f"'{stmt.op}' needs numbers, not {target} and dice", self.roll_hint(stmt.value))
@@ -603,10 +605,13 @@ class Checker:
                 found = True
             elif _dice_spine(node.right) and id(node) not in self._taken_away:
                 self._taken_away.add(id(node))
-                self.error(node.pos, "dice cannot be taken away",
-                           "a dice value adds dice, and adds or takes away a number: 2d6 + 1d4 - 1")
+                self.dice_taken_away(node.pos)
                 self.describe_dice(node.right)  # one mistake, one message: not also a roll in a constant
         return found
+
+    def dice_taken_away(self, pos: n.Pos) -> None:
+        self.error(pos, "dice cannot be taken away", "a dice value adds dice, and adds or takes away a number: "
+                   "2d6 + 1d4 - 1")
 
     def roll_hint(self, expr: n.Expr) -> str:
         return (f"a value of type dice describes a roll; roll it where the rules roll it: "
@@ -791,8 +796,7 @@ class Checker:
             self.describe_dice(expr)
             return DICE
         if op == "-" and right.name == "dice" and fits(left, DICE):
-            self.error(expr.pos, "dice cannot be taken away",
-                       "a dice value adds dice, and adds or takes away a number: 2d6 + 1d4 - 1")
+            self.dice_taken_away(expr.pos)
             return ANY
         if not (left.is_numeric and right.is_numeric):
             self.error(expr.pos, f"'{op}' needs numbers, not {left} and {right}", self.dice_hint(expr, left, right))

@@ -195,3 +195,9 @@ def test_a_metric_writes_a_dice_value_with_dice():
     assert [(d.message, d.hint) for d in caught.value.diagnostics] == [
         ("a dice value here is written dice(count, sides)", "as in dice(1, 6) + 1")]
     metric_expression("prob(w.damage == dice(1, 6) + 1)", rules(), "hit")
+
+
+def test_dice_cannot_be_taken_away_from_a_local_either():
+    text = "outcome r: int = 0\naction go() { let d: dice = 2d6\n d -= 1d4\n r = roll(d) }\n"
+    assert problems(text) == [
+        ("dice cannot be taken away", "a dice value adds dice, and adds or takes away a number: 2d6 + 1d4 - 1")]
