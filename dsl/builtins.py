@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dsl.types import ANY, BOOL, INT, NUMBER, POOL, TEXT, VOLLEY, Type, list_of
+from dsl.types import ANY, BOOL, DICE, INT, NUMBER, POOL, TEXT, VOLLEY, Type, list_of
 
 ReturnRule = Type | Callable[[list[Type]], Type]
 
@@ -74,7 +74,10 @@ SIGNATURES: dict[str, Signature] = {
         Signature("damage_taken", (("pool", POOL),) + FILTERS, 1, INT, "damage the bodies took"),
         Signature("hitpoints_of", (("pool", POOL),) + FILTERS, 1, INT,
                   "total hitpoints of the bodies (bodies that cannot die count none)"),
-        Signature("roll", (("count", INT), ("sides", INT)), 2, INT, "the sum of dice", chance=True),
+        Signature("roll", (("count", INT), ("sides", INT)), 2, INT,
+                  "the sum of count dice of sides faces; roll(d) rolls a value of type dice", chance=True),
+        Signature("dice", (("count", INT), ("sides", INT)), 2, DICE,
+                  "count dice of sides faces as a value of type dice, rolled later with roll(d)"),
         Signature("chance", (("p", NUMBER),), 1, BOOL, "true with probability p", chance=True),
         Signature("trials", (("count", INT), ("p", NUMBER)), 2, INT,
                   "successes among independent trials at p", chance=True),

@@ -7,16 +7,22 @@ builds the Ruleset the interpreter runs.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from dsl import missing
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES, Signature
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
+from dsl.narrowing import Changes, Path, always_leaves, changes, path_of, proven
+from dsl.rewrite import Replacements, replace_nodes
 from dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
 from dsl.types import (
     ANY,
     BASIC_TYPES,
     BOOL,
+    DICE,
     INT,
     NONE,
     NUMBER,
@@ -35,11 +41,44 @@ EXAMPLE_NAMES = {"stopped": TEXT}  # extra names an `expect` may read
 
 
 class Scope:
-    """Local names visible at one point of a step, with their types."""
+    """Local names visible at one point of a step, with their types, and the places known not to be none."""
 
     def __init__(self, names: dict[str, Type] | None = None, parent: Scope | None = None):
         self.names = dict(names or {})
         self.parent = parent
+        self.facts: dict[Path, bool] = {}  # a place known not none (True), or no longer known (False)
+
+    def known(self, path: Path | None) -> bool:
+        scope: Scope | None = self
+        while path is not None and scope is not None:
+            if path in scope.facts:
+                return scope.facts[path]
+            scope = scope.parent
+        return False
+
+    def learn(self, paths: Iterable[Path]) -> None:
+        self.facts.update(dict.fromkeys(paths, True))
+
+    def narrowed(self, paths: frozenset[Path]) -> Scope:
+        """A scope where `paths` are known not none (this one, if there are none)."""
+        if not paths:
+            return self
+        inner = self.child()
+        inner.learn(paths)
+        return inner
+
+    def forget(self, change: Changes) -> None:
+        """What a change may have made none again is no longer known: a place assigned and the fields read
+        from it; after a call of a step, every field and every outcome (a local is the caller's own)."""
+        scope: Scope | None = self
+        seen: set[Path] = set()
+        while scope is not None:
+            seen.update(scope.facts)
+            scope = scope.parent
+        for path in seen:
+            assigned = any(path[: len(place)] == place for place in change.places)
+            if assigned or (change.calls and (len(path) > 1 or self.lookup(path[0]) is None)):
+                self.facts[path] = False
 
     def lookup(self, name: str) -> Type | None:
         scope: Scope | None = self
@@ -67,6 +106,8 @@ class Checker:
         self._fn_in_progress: set[str] = set()
         self._in_example = False
         self._requires: list[n.Require] = []  # at the top of the file: over the parameters
+        self.described: Replacements = {}  # dice literals that describe a roll rather than make one
+        self._taken_away: set[int] = set()  # `1d6 - 1d4` where a dice value is wanted, reported once
 
     # ---- reporting
 
@@ -101,6 +142,11 @@ class Checker:
         if self.diagnostics:
             self.diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
             raise RulesError(self.diagnostics)
+        replace_nodes(self.rules, self.described)
+        if not self.module.decls:
+            self.rules.warnings += (Diagnostic(self.source.path, 0, 0, "this rules file declares nothing",
+                                               "declare kinds, rows, parameters, outcomes and the actions that "
+                                               "change them; grammars/language.md shows each", severity="warning"),)
         return self.rules
 
     # ---- declarations
@@ -324,7 +370,7 @@ class Checker:
 
     def constraint_reads(self, expr: n.Expr, scope: Scope) -> None:
         """A constraint holds of a value, whatever a resolution does: no chance, no outcome."""
-        if _uses_chance(expr):
+        if _uses_chance(expr, self.described):
             self.error(expr.pos, "a constraint cannot depend on chance", "it must hold or fail for a given value")
         for name in free_names(expr):
             if scope.lookup(name.name) is None and name.name in self.rules.outcomes:
@@ -351,9 +397,10 @@ class Checker:
         if not scope.names[decl.params[0].name].is_numeric:
             self.error(decl.params[0].pos, "a modifier changes a number: its first parameter must be int or number")
         for term in decl.terms:
-            self.expect(term.amount, NUMBER, scope)
             if term.when is not None:
                 self.expect(term.when, BOOL, scope)
+            # A term's amount is read only when its condition holds.
+            self.expect(term.amount, NUMBER, scope.narrowed(proven(term.when, True)) if term.when else scope)
 
     def fn_type(self, name: str) -> Type:
         if name in self.rules.fn_types:
@@ -392,33 +439,53 @@ class Checker:
                            "choose another name")
             if stmt.type is not None:
                 declared = self.resolve_type(stmt.type)
-                self.expect(stmt.value, declared, scope)
+                value = self.expect(stmt.value, declared, scope)
                 scope.names[stmt.name] = declared
             else:
-                scope.names[stmt.name] = self.infer(stmt.value, scope)
+                value = scope.names[stmt.name] = self.infer(stmt.value, scope)
+            scope.facts[(stmt.name,)] = not value.optional and value.name != "none"
         elif isinstance(stmt, n.Assign):
             self.check_assign(stmt, scope)
         elif isinstance(stmt, n.If):
-            self.expect(stmt.test, BOOL, scope)
-            self.check_block(stmt.then, scope.child())
-            self.check_block(stmt.otherwise, scope.child())
+            self.check_if(stmt, scope)
         elif isinstance(stmt, n.For):
-            source = self.infer(stmt.source, scope)
+            source = self.not_none(stmt.source, self.infer(stmt.source, scope))
             item = ANY
             if source.name == "list":
                 item = source.item or ANY
             elif source.name != "any":
                 self.error(stmt.source.pos, f"a for loop runs over a list, not a {source}")
+            # What the body changes on one pass is not known on the next one, nor after the loop.
+            changed = changes(stmt.body)
             inner = scope.child()
+            inner.forget(changed)
             inner.names[stmt.var] = item
             self.check_block(stmt.body, inner)
+            scope.forget(changed)
         elif isinstance(stmt, n.CallStmt):
             self.check_call_stmt(stmt.call, scope)
+            scope.forget(Changes(calls=True))
         elif isinstance(stmt, n.Event):
             for arg in stmt.args:
                 self.infer(arg, scope)
             for kw in stmt.keywords:
                 self.infer(kw.value, scope)
+
+    def check_if(self, stmt: n.If, scope: Scope) -> None:
+        self.expect(stmt.test, BOOL, scope)
+        branches = ((stmt.then, True), (stmt.otherwise, False))
+        for body, holds in branches:
+            inner = scope.child()
+            inner.learn(proven(stmt.test, holds))
+            self.check_block(body, inner)
+        # After `if x == none { return }`, the rest of the block knows x is not none.
+        leaves = {holds: always_leaves(body) for body, holds in branches}
+        for holds in (True, False):
+            if leaves[holds] and not leaves[not holds]:
+                scope.learn(proven(stmt.test, not holds))
+        for body, holds in branches:
+            if not leaves[holds]:
+                scope.forget(changes(body))
 
     def check_call_stmt(self, call: n.Call, scope: Scope) -> None:
         step = self.rules.steps.get(call.func) or self.rules.actions.get(call.func)
@@ -427,7 +494,8 @@ class Checker:
                 self.error(call.pos, f"the value of '{call.func}(...)' is not used",
                            "store it with 'let name = ...' or assign it to a field")
             else:
-                self.error(call.pos, f"unknown step '{call.func}'", did_you_mean(call.func, self.rules.steps))
+                self.error(call.pos, f"unknown step '{call.func}'",
+                           missing.FUNCTIONS.get(call.func) or did_you_mean(call.func, self.rules.steps))
             return
         self.check_arguments(call, self.rules.param_types(step), step.params, scope)
 
@@ -451,12 +519,34 @@ class Checker:
                            did_you_mean(head, scope.all_names() | set(self.rules.outcomes))
                            or f"declare it first with 'let {head} = ...'")
                 return
+        place: Path = (head,)
         for name in path:
-            target = self.field_type(target, name, stmt.pos)
-        if stmt.op == "=" or (stmt.op == "+=" and target.name == "list"):
+            if target.optional and not scope.known(place):
+                self.maybe_none(".".join(place), stmt.pos)
+            target = self.field_type(target.required(), name, stmt.pos)
+            place += (name,)
+        if stmt.op == "=":
+            value = self.expect(stmt.value, target, scope)
+            scope.forget(Changes(frozenset({stmt.target})))
+            if not value.optional and value.name != "none":
+                scope.learn([stmt.target])
+            return
+        if target.optional and scope.known(place):
+            target = target.required()
+        elif target.optional:
+            self.maybe_none(".".join(place), stmt.pos)
+            return
+        if stmt.op == "+=" and target.name in ("list", "dice"):
             self.expect(stmt.value, target, scope)
             return
-        value = self.infer(stmt.value, scope)
+        value = self.not_none(stmt.value, self.infer(stmt.value, scope))
+        if stmt.op == "-=" and target.name == "dice" and value.name in ("int", "any"):
+            if _dice_spine(stmt.value):
+                self.dice_taken_away(stmt.pos)
+            return
+        if value.name == "dice" and stmt.op != "=":
+            self.error(stmt.pos, f"'{stmt.op}' needs numbers, not {target} and dice", self.roll_hint(stmt.value))
+            return
         if stmt.op in ("-=", "*=") and not (target.is_numeric and value.is_numeric):
             self.error(stmt.pos, f"'{stmt.op}' needs numbers, not {target} and {value}")
         elif stmt.op == "+=" and self.plus_type(target, value) is None:
@@ -526,18 +616,64 @@ class Checker:
             for item in expr.items:
                 self.expect(item, expected.item, scope, constant)
             return expected
-        if constant and _uses_chance(expr):
-            self.error(expr.pos, "a constant cannot depend on chance",
-                       "roll dice in a step, not in a row, parameter or default")
         actual = self.infer(expr, scope)
-        if not fits(actual, expected):
+        fitting = fits(actual, expected)
+        if fitting and expected.name == "dice" and self.describe_dice(expr):
+            actual = DICE.maybe() if actual.optional else DICE
+        if constant and _uses_chance(expr, self.described):
+            hint = "roll dice in a step, not in a row, parameter or default"
+            if expected.name == "any" and _dice_spine(expr):
+                hint += "; to keep a roll for later, give it the type dice, as in 'name: dice = 1d6'"
+            self.error(expr.pos, "a constant cannot depend on chance", hint)
+        if not fitting and fits(actual.required(), expected):
+            self.not_none(expr, actual)
+        elif not fitting:
             hint = ""
             if actual.name == "number" and expected.name == "int":
                 hint = "this may be a fraction: round it explicitly with floor, ceil or round"
             elif actual.name == "none":
                 hint = f"only an optional type ('{expected}?') accepts none"
+            elif actual.name == "dice":
+                hint = self.roll_hint(expr)
             self.error(expr.pos, f"expected {expected}, found {actual}", hint)
         return actual
+
+    def not_none(self, expr: n.Expr, found: Type) -> Type:
+        """A value used as what it holds, never none: an optional one must have been checked first."""
+        if found.optional and found.name not in ("none", "any"):
+            self.maybe_none(self.rules.text_of(expr), expr.pos)
+            return found.required()
+        return found
+
+    def maybe_none(self, text: str, pos: n.Pos) -> None:
+        self.error(pos, f"'{text}' may be none here",
+                   f"check it first: inside 'if {text} != none {{ ... }}', after '{text} != none and', "
+                   f"or after 'if {text} == none {{ return }}'")
+
+    def describe_dice(self, expr: n.Expr) -> bool:
+        """The dice literals of a dice value describe a roll: those it adds up, and either branch of an if.
+
+        Whether it has any. Elsewhere, `1d6` is a roll made where it is written.
+        """
+        found = False
+        for node in _dice_spine(expr, literals_only=False):
+            if isinstance(node, n.Dice):
+                numbers = (n.Number(node.pos, value=node.count), n.Number(node.pos, value=node.sides))
+                self.described[id(node)] = (node, n.Call(node.pos, func="dice", args=numbers))
+                found = True
+            elif _dice_spine(node.right) and id(node) not in self._taken_away:
+                self._taken_away.add(id(node))
+                self.dice_taken_away(node.pos)
+                self.describe_dice(node.right)  # one mistake, one message: not also a roll in a constant
+        return found
+
+    def dice_taken_away(self, pos: n.Pos) -> None:
+        self.error(pos, "dice cannot be taken away", "a dice value adds dice, and adds or takes away a number: "
+                   "2d6 + 1d4 - 1")
+
+    def roll_hint(self, expr: n.Expr) -> str:
+        return (f"a value of type dice describes a roll; roll it where the rules roll it: "
+                f"roll({self.rules.text_of(expr)})")
 
     def check_given_fields(self, kind: KindInfo, fields: list[tuple[str, n.Expr, n.Pos]], scope: Scope,
                            constant: bool) -> set[str]:
@@ -582,6 +718,8 @@ class Checker:
         return info.type
 
     def plus_type(self, a: Type, b: Type) -> Type | None:
+        if "dice" in (a.name, b.name) and fits(a, DICE) and fits(b, DICE):
+            return DICE  # more dice, or a number more: still a roll to make
         if a.is_numeric and b.is_numeric:
             return INT if a.name == b.name == "int" else (ANY if "any" in (a.name, b.name) else NUMBER)
         for same in (POOL, VOLLEY, TEXT):
@@ -631,13 +769,14 @@ class Checker:
             elif expr.name in self.rules.fns or expr.name in SIGNATURES:
                 self.error(expr.pos, f"'{expr.name}' is a function: call it with (...)")
             else:
-                self.error(expr.pos, f"unknown name '{expr.name}'",
-                           did_you_mean(expr.name, self.visible_names(scope)))
+                self.error(expr.pos, f"unknown name '{expr.name}'", _dice_hint(expr.name)
+                           or missing.NAMES.get(expr.name) or did_you_mean(expr.name, self.visible_names(scope)))
             return ANY
-        return found
+        return found.required() if found.optional and scope.known((expr.name,)) else found
 
     def infer_Attr(self, expr: n.Attr, scope: Scope) -> Type:
-        return self.field_type(self.infer(expr.obj, scope), expr.name, expr.pos)
+        found = self.field_type(self.not_none(expr.obj, self.infer(expr.obj, scope)), expr.name, expr.pos)
+        return found.required() if found.optional and scope.known(path_of(expr)) else found
 
     def infer_Index(self, expr: n.Index, scope: Scope) -> Type:
         if isinstance(expr.obj, n.Name) and expr.obj.name in self.rules.tables and scope.lookup(expr.obj.name) is None:
@@ -651,7 +790,7 @@ class Checker:
             return self.rules.table_types.get(table.name, ANY)
         if expr.more:
             self.error(expr.more[0].pos, "a list takes one index")
-        obj = self.infer(expr.obj, scope)
+        obj = self.not_none(expr.obj, self.infer(expr.obj, scope))
         self.expect(expr.index, INT, scope)
         if obj.name == "list":
             return obj.item or ANY
@@ -663,9 +802,10 @@ class Checker:
         if expr.op == "not":
             self.expect(expr.operand, BOOL, scope)
             return BOOL
-        operand = self.infer(expr.operand, scope)
+        operand = self.not_none(expr.operand, self.infer(expr.operand, scope))
         if not operand.is_numeric:
-            self.error(expr.pos, f"cannot negate a {operand}")
+            self.error(expr.pos, f"cannot negate a {operand}",
+                       self.roll_hint(expr.operand) if operand.name == "dice" else "")
             return ANY
         return operand.required()
 
@@ -673,10 +813,15 @@ class Checker:
         op = expr.op
         if op in ("and", "or"):
             self.expect(expr.left, BOOL, scope)
-            self.expect(expr.right, BOOL, scope)
+            # The right is read only when the left did not decide: `x != none and x > 3`.
+            self.expect(expr.right, BOOL, scope.narrowed(proven(expr.left, op == "and")))
             return BOOL
         left = self.infer(expr.left, scope)
         right = self.infer(expr.right, scope)
+        if op in ("in", "not in"):  # none may be looked for in a list, but the list must be there
+            right = self.not_none(expr.right, right)
+        elif op not in ("==", "!="):  # comparing with none is how an optional value is checked
+            left, right = self.not_none(expr.left, left), self.not_none(expr.right, right)
         if op in ("in", "not in"):
             if right.name == "list":
                 if right.item and unify(left, right.item) is None:
@@ -685,21 +830,34 @@ class Checker:
                 self.error(expr.right.pos, f"'{op}' needs a list on its right, not a {right}")
             return BOOL
         if op in ("==", "!="):
-            if unify(left, right) is None:
+            both = unify(left, right)
+            if both is None:
                 self.error(expr.pos, f"comparing a {left} with a {right} is always {op == '!='}".lower())
+            elif both.name == "dice":  # two descriptions compared: `sword.damage == 1d6 + 1`
+                self.describe_dice(expr.left)
+                self.describe_dice(expr.right)
             return BOOL
         if op in ("<", "<=", ">", ">="):
             if not (left.is_numeric and right.is_numeric):
-                self.error(expr.pos, f"'{op}' compares numbers, not {left} and {right}")
+                self.error(expr.pos, f"'{op}' compares numbers, not {left} and {right}",
+                           self.dice_hint(expr, left, right))
             return BOOL
         if op == "+":
             result = self.plus_type(left, right)
             if result is None:
-                self.error(expr.pos, f"cannot add {left} and {right}")
+                self.error(expr.pos, f"cannot add {left} and {right}", self.dice_hint(expr, left, right))
                 return ANY
+            if result.name == "dice":
+                self.describe_dice(expr)
             return result
+        if op == "-" and left.name == "dice" and right.name in ("int", "any"):
+            self.describe_dice(expr)
+            return DICE
+        if op == "-" and right.name == "dice" and fits(left, DICE):
+            self.dice_taken_away(expr.pos)
+            return ANY
         if not (left.is_numeric and right.is_numeric):
-            self.error(expr.pos, f"'{op}' needs numbers, not {left} and {right}")
+            self.error(expr.pos, f"'{op}' needs numbers, not {left} and {right}", self.dice_hint(expr, left, right))
             return ANY
         if op == "/":
             return NUMBER
@@ -712,10 +870,17 @@ class Checker:
                 self.error(part.pos, f"'in low..high' compares numbers, not a {found}")
         return BOOL
 
+    def dice_hint(self, expr: n.Binary, left: Type, right: Type) -> str:
+        """Where a number is wanted and a dice value given: how to roll it."""
+        for side, found in ((expr.left, left), (expr.right, right)):
+            if found.name == "dice":
+                return self.roll_hint(side)
+        return ""
+
     def infer_Conditional(self, expr: n.Conditional, scope: Scope) -> Type:
         self.expect(expr.test, BOOL, scope)
-        then = self.infer(expr.then, scope)
-        otherwise = self.infer(expr.otherwise, scope)
+        then = self.infer(expr.then, scope.narrowed(proven(expr.test, True)))
+        otherwise = self.infer(expr.otherwise, scope.narrowed(proven(expr.test, False)))
         result = unify(then, otherwise)
         if result is None:
             self.error(expr.pos, f"the two branches give a {then} and a {otherwise}")
@@ -734,7 +899,7 @@ class Checker:
         return list_of(item)
 
     def infer_Comprehension(self, expr: n.Comprehension, scope: Scope) -> Type:
-        source = self.infer(expr.source, scope)
+        source = self.not_none(expr.source, self.infer(expr.source, scope))
         inner = scope.child()
         if source.name == "list":
             inner.names[expr.var] = source.item or ANY
@@ -744,6 +909,7 @@ class Checker:
             inner.names[expr.var] = ANY
         if expr.condition is not None:
             self.expect(expr.condition, BOOL, inner)
+            inner = inner.narrowed(proven(expr.condition, True))  # [x for x in xs if x != none]
         return list_of(self.infer(expr.item, inner))
 
     def infer_RecordLit(self, expr: n.RecordLit, scope: Scope) -> Type:
@@ -769,7 +935,7 @@ class Checker:
             return ANY
         known = set(self.rules.fns) | set(self.rules.modifiers) | {
             s.name for s in SIGNATURES.values() if self._in_example or not s.aggregate}
-        self.error(call.pos, f"unknown function '{name}'", did_you_mean(name, known))
+        self.error(call.pos, f"unknown function '{name}'", missing.FUNCTIONS.get(name) or did_you_mean(name, known))
         return ANY
 
     def check_arguments(self, call: n.Call, types: dict[str, Type], params: tuple[n.Param, ...],
@@ -793,13 +959,17 @@ class Checker:
             self.error(call.pos, f"'{call.func}' needs {', '.join(repr(m) for m in missing)}")
 
     def check_builtin(self, call: n.Call, sig: Signature, scope: Scope) -> Type:
+        if sig.name == "roll" and len(call.args) == 1 and not call.keywords:
+            given = self.expect(call.args[0], DICE, scope)  # roll(d): a dice value, rolled here
+            if given.name in ("dice", "any"):
+                return INT
         if sig.aggregate and not self._in_example:
             self.error(call.pos, f"'{sig.name}' reads a whole distribution: it belongs in an example's 'expect'")
             return ANY
         if sig.variadic:
             if call.keywords:
                 self.error(call.keywords[0].pos, f"'{sig.name}' takes no named arguments")
-            types = [self.infer(a, scope) for a in call.args]
+            types = [self.not_none(a, self.infer(a, scope)) for a in call.args]
             if not types:
                 self.error(call.pos, f"'{sig.name}' needs at least one number")
             elif len(types) == 1 and types[0].name == "list":
@@ -832,15 +1002,41 @@ class Checker:
         return sig.returns(ordered) if callable(sig.returns) else sig.returns
 
 
-def _uses_chance(expr: n.Expr) -> bool:
+def _uses_chance(expr: n.Expr, described: Replacements) -> bool:
     if isinstance(expr, n.Dice):
-        return True
+        return id(expr) not in described
     if isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].chance:
         return True
     for child in children(expr):
-        if _uses_chance(child):
+        if _uses_chance(child, described):
             return True
     return False
+
+
+def _dice_hint(name: str) -> str:
+    """`d6` or `D6` written for one die: the hint that says how dice are written."""
+    found = re.fullmatch(r"[dD]([0-9]+)", name)
+    return f"did you mean 1d{found.group(1)}?" if found else ""
+
+
+def _dice_spine(expr: n.Expr, literals_only: bool = True) -> list[Any]:
+    """The dice literals a value is the sum of: through +, the left of -, and the branches of an if.
+
+    literals_only=False: the subtractions met on the way too.
+    """
+    found: list[Any] = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, n.Dice):
+            found.append(node)
+        elif isinstance(node, n.Binary) and node.op in ("+", "-"):
+            stack.extend((node.left, node.right) if node.op == "+" else (node.left,))
+            if node.op == "-" and not literals_only:
+                found.append(node)
+        elif isinstance(node, n.Conditional):
+            stack.extend((node.then, node.otherwise))
+    return found
 
 
 def free_names(expr: n.Expr, bound: frozenset[str] = frozenset(),
@@ -902,6 +1098,7 @@ def _reads(expr: n.Expr, scope: Scope, rules: Ruleset) -> tuple[tuple[str, ...],
 
 
 def children(expr: n.Expr) -> Iterable[n.Expr]:
+    """The expressions directly inside one, in the order written."""
     for field in dataclasses.fields(expr):
         value = getattr(expr, field.name)
         if isinstance(value, n.Expr):
@@ -928,6 +1125,8 @@ def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile, scope: d
     checker.rules = dataclasses.replace(rules, sources={**rules.sources, source.path: source})
     checker._in_example = True  # prob, mean, always, never and possible are allowed, as in `expect`
     found = checker.expect(expr, ANY, Scope({**scope, **EXAMPLE_NAMES}))
+    for literal, _ in checker.described.values():  # the expression is used as written: no literal can describe
+        checker.error(literal.pos, "a dice value here is written dice(count, sides)", "as in dice(1, 6) + 1")
     if checker.diagnostics:
         raise RulesError(sorted(checker.diagnostics, key=lambda d: (d.line, d.column)))
     return found

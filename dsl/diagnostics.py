@@ -24,6 +24,7 @@ class Diagnostic:
     hint: str = ""
     source_line: str = ""
     width: int = 1  # how many characters the caret underlines
+    severity: str = "error"  # or "warning": said, but nothing stops
 
     @property
     def where(self) -> str:
@@ -35,7 +36,7 @@ class Diagnostic:
 
     def format(self) -> str:
         """For a terminal: what came from the inputs has its control characters escaped (see printable)."""
-        out = [printable(f"{self.where}: error: {self.message}", lines=False)]
+        out = [printable(f"{self.where}: {self.severity}: {self.message}", lines=False)]
         if self.line and self.source_line:
             text, column = _window(self.source_line.rstrip("\n"), self.column)
             gutter = f"{self.line:>5} | "
@@ -56,6 +57,7 @@ class Diagnostic:
             "column": self.column,
             "message": self.message,
             "hint": self.hint,
+            "severity": self.severity,
         }
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dsl import nodes as n
-from dsl.diagnostics import SourceFile
+from dsl.diagnostics import Diagnostic, SourceFile
 from dsl.limits import DEFAULT, Limits
 from dsl.types import Type, type_from
 
@@ -88,6 +88,7 @@ class Ruleset:
     action_constraints: dict[str, tuple[Constraint, ...]] = field(default_factory=dict)  # on an action's inputs
     assigned_fields: set[str] = field(default_factory=set)  # every field name a statement assigns, of any kind
     bases: tuple[str, ...] = ()  # the files this one extends
+    warnings: tuple[Diagnostic, ...] = ()  # what `fracas check` says without refusing the rules
     limits: Limits = DEFAULT
     # What a runtime derives from these rules once (compiled closures): not part of their meaning.
     # Not an argument of __init__, so a ruleset made by dataclasses.replace starts with its own.
@@ -108,9 +109,30 @@ class Ruleset:
             return line[pos.column - 1 : pos.end_column - 1]
         return line[pos.column - 1 :].strip() + " ..."
 
+    def full_text_of(self, node: n.Node) -> str:
+        """The source text a node was written as, all of it: its lines joined by a space, comments left out."""
+        pos = node.pos
+        source = self.source(pos)
+        if pos.end_line <= pos.line:
+            return self.text_of(node)
+        lines = [source.line(number) for number in range(pos.line, pos.end_line + 1)]
+        lines[-1] = lines[-1][: pos.end_column - 1]
+        lines[0] = lines[0][pos.column - 1 :]
+        return " ".join(part for part in (_without_comment(line).strip() for line in lines) if part)
+
     def param_types(self, decl: n.StepDecl | n.FnDecl | n.ModifierDecl) -> dict[str, Type]:
         return {p.name: type_from(p.type, self.kinds) for p in decl.params}
 
     @property
     def default_action(self) -> str | None:
         return next(iter(self.actions), None)
+
+
+def _without_comment(line: str) -> str:
+    quoted = False
+    for index, char in enumerate(line):
+        if char == '"' and (index == 0 or line[index - 1] != "\\"):
+            quoted = not quoted
+        elif char == "#" and not quoted:
+            return line[:index]
+    return line

@@ -18,6 +18,7 @@ import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from dsl import missing
 from dsl import nodes as n
 from dsl.cache import cache_folder
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile
@@ -98,12 +99,12 @@ def _check_tree(tree: lark.Tree, source: SourceFile, limits: Limits) -> None:
         for child in node.children:
             if isinstance(child, lark.Tree):
                 stack.append((child, depth + 1))
-            elif isinstance(child, Token) and child.type in ("NUMBER", "DICE"):
+            elif isinstance(child, Token) and child.type in ("NUMBER", "DICE", "PERCENT"):
                 _check_digits(child, source, limits)
 
 
 def _check_digits(token: Token, source: SourceFile, limits: Limits) -> None:
-    longest = max(len(part) for part in token.replace(".", "d").split("d"))
+    longest = max(len(part) for part in token.rstrip("%").replace(".", "d").split("d"))
     if longest > limits.digits:
         pos = n.Pos(token.line, token.column, token.end_line, token.end_column, source.path)
         raise RulesError([source.at(pos, f"a number of {longest} digits is over the limit of {limits.digits}",
@@ -117,6 +118,7 @@ _PUNCTUATION_NAMES = {
     "NUMBER": "a number",
     "STRING": "a quoted text",
     "DICE": "dice such as 2d6",
+    "PERCENT": "a percentage such as 60%",
     "COMPARE": "a comparison",
     "ASSIGN_OP": "'=', '+=', '-=' or '*='",
     "OPTIONAL": "'?'",
@@ -147,8 +149,8 @@ def _expected(names: set[str]) -> str:
 
 def _syntax_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic:
     tokens = _tokens_before(source.text, _error_offset(source.text, error))
-    return (_glued_number(source, tokens) or _unclosed_block(source, tokens, error)
-            or _parser_diagnostic(source, error))
+    return (_glued_number(source, tokens) or _missing_construct(source, tokens, error)
+            or _unclosed_block(source, tokens, error) or _parser_diagnostic(source, error))
 
 
 def _error_offset(text: str, error: UnexpectedInput) -> int:
@@ -180,11 +182,61 @@ def _glued_number(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
             if re.fullmatch(r"[0-9.]+[eE][0-9]*", written):
                 message, hint = (f"'{written}': numbers are not written with an exponent",
                                  "write the number in full (1000000), or as a fraction (1/1000)")
+            elif re.fullmatch(r"[0-9]+D[0-9]+", written):
+                message, hint = f"'{written}': dice are written with a small d", f"write {written.lower()}"
             else:
                 message, hint = (f"the number {number} runs into the name '{name}'",
                                  "put a space or an operator between them, as in 3 * x")
             return Diagnostic(source.path, number.line, number.column, message, hint, source.line(number.line),
                               len(written))
+    return None
+
+
+_STATEMENT_WORDS = {"LET", "IF", "FOR", "STOP", "EVENT"}
+
+
+def _missing_construct(source: SourceFile, tokens: list[Token], error: UnexpectedInput) -> Diagnostic | None:
+    """A construct of another language (while, elif, &&, `return x`...): named, with what to write today."""
+    if isinstance(error, UnexpectedCharacters):
+        offset = error.pos_in_stream
+        char = source.text[offset : offset + 1]
+        if char not in missing.CHARACTERS:
+            return None
+        found = missing.CHARACTERS[char]
+        width = 2 if source.text[offset : offset + 2] == char * 2 else 1
+        return Diagnostic(source.path, error.line, error.column, found.message, found.hint, source.line(error.line),
+                          width)
+    if not isinstance(error, UnexpectedToken) or not tokens:
+        return None
+
+    def at(token: Token, found: missing.Missing) -> Diagnostic:
+        return Diagnostic(source.path, token.line, token.column, found.message, found.hint, source.line(token.line),
+                          len(str(token)))
+
+    def starts_statement(index: int) -> bool:
+        before = tokens[index - 1] if index else None
+        return before is None or before.type in ("LBRACE", "RBRACE") or before.line < tokens[index].line
+
+    depth = _count(tokens, "LBRACE") - _count(tokens, "RBRACE")
+    last = len(tokens) - 1
+    wrong = last if error.token.type != "$END" else None
+    if wrong is not None and tokens[wrong].type == "COLON":  # Python's `if x:`
+        line = [t for t in tokens[:wrong] if t.line == tokens[wrong].line and t.type not in ("LBRACE", "RBRACE")]
+        if line and line[0].type in ("IF", "ELSE", "FOR"):
+            return at(tokens[wrong], missing.COLON_BLOCK)
+    # The word the parser could not go on from is the one it failed at, or one of the two before.
+    for index in range(last, max(-1, last - 3), -1):
+        token, word = tokens[index], str(tokens[index])
+        if token.type == "NAME" and word in missing.WORDS and starts_statement(index):
+            return at(token, missing.WORDS[word])
+        if token.type == "RETURN" and depth <= 0:
+            return at(token, missing.RETURN_OUTSIDE_A_STEP)
+        if token.type in _STATEMENT_WORDS and depth <= 0 and starts_statement(index):
+            return at(token, missing.STATEMENT_OUTSIDE_A_STEP)
+        following = tokens[index + 1] if index < last else None
+        if (token.type == "RETURN" and following is not None and following.line == token.line
+                and following.type not in ("STRING", "RBRACE")):
+            return at(token, missing.RETURN_WITH_A_VALUE)
     return None
 
 
@@ -252,6 +304,8 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
         hint = _expected(set(error.allowed or ()))
         if char == "'":
             hint = "texts are written in double quotes: \"like this\""
+        elif char == "%":
+            hint = "a percentage is written right after its number, with no space: 60%; % means nothing else"
         return Diagnostic(source.path, line, column, message, hint, source.line(line))
     if isinstance(error, UnexpectedEOF):
         lines = source.text.splitlines() or [""]
@@ -565,7 +619,10 @@ class ToNodes(Transformer):
 
     def number(self, meta, items):
         text = str(items[0])
-        value: int | Fraction = Fraction(text) if "." in text else int(text)
+        if text.endswith("%"):  # a PERCENT token: 60% is exactly 60/100
+            value: int | Fraction = Fraction(text[:-1]) / 100
+        else:
+            value = Fraction(text) if "." in text else int(text)
         if isinstance(value, Fraction) and value.denominator == 1:
             value = int(value)
         return n.Number(self._pos(meta), value=value)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-BASIC_TYPES = ("int", "number", "bool", "text", "pool", "volley")
+BASIC_TYPES = ("int", "number", "bool", "text", "dice", "pool", "volley")
 NUMERIC = ("int", "number")
 
 
@@ -39,6 +39,7 @@ INT = Type("int")
 NUMBER = Type("number")
 BOOL = Type("bool")
 TEXT = Type("text")
+DICE = Type("dice")  # a roll described, not made: `roll(d)` makes it
 POOL = Type("pool")
 VOLLEY = Type("volley")
 NONE = Type("none")
@@ -56,8 +57,10 @@ def fits(actual: Type, expected: Type) -> bool:
         return True
     if actual.name == "none":
         return expected.optional
-    if actual.name == "int" and expected.name == "number":
-        return True
+    if actual.optional and not expected.optional:
+        return False  # it may be none: only where the rules have checked that it is not
+    if actual.name == "int" and expected.name in ("number", "dice"):
+        return True  # a number is a dice value with no dice: it always rolls itself
     if actual.name != expected.name:
         return False
     if actual.name == "list":
@@ -76,8 +79,9 @@ def unify(a: Type, b: Type) -> Type | None:
         return b.maybe()
     if b.name == "none":
         return a.maybe()
-    if {a.name, b.name} == {"int", "number"}:
-        return Type("number", optional=a.optional or b.optional)
+    for wider in ("number", "dice"):
+        if {a.name, b.name} == {"int", wider}:
+            return Type(wider, optional=a.optional or b.optional)
     if a.name != b.name:
         return None
     if a.name == "list":

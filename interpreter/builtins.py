@@ -15,7 +15,7 @@ from dsl import nodes as n
 from dsl.limits import Limits
 from interpreter.errors import RunError
 from interpreter.runtime.bodies import ANY, Pool, Volley
-from interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Tally, Uniform
+from interpreter.runtime.chance import Bernoulli, Binomial, Dice, DiceValue, Fire, SuccessPool, Tally, Uniform, dice_value
 from interpreter.values import normalize, show
 
 Args = dict[str, Any]
@@ -136,8 +136,26 @@ def _tally(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:
 
 
 def _roll(a: Args, env: Env, pos: n.Pos) -> int:
+    if "sides" not in a:  # roll(d): a value of type dice, its dice drawn here
+        return _roll_value(a["count"], env, pos)
     count = _count(a, "count", pos, env)
     return _draw(env, Dice(count, _sides(a, env, pos)), pos) if count else 0
+
+
+def _roll_value(value: DiceValue | int, env: Env, pos: n.Pos) -> int:
+    if not isinstance(value, DiceValue):
+        return value  # a dice value without dice: a fixed number
+    limits = env.program.rules.limits
+    for sides in {sides for _, sides in value.groups}:
+        problem = dice_problem(value.count, sides, limits)
+        if problem:
+            raise RunError(pos, f"rolling {show(value)}: {problem}", limits.hint("count"))
+    return _draw(env, value, pos)
+
+
+def _dice(a: Args, env: Env, pos: n.Pos) -> DiceValue | int:
+    count = _count(a, "count", pos, env)
+    return dice_value(count, _sides(a, env, pos))
 
 
 def _pick(a: Args, env: Env, pos: n.Pos) -> Any:
@@ -197,6 +215,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "damage_taken": lambda a, env, pos: _pool(a, pos).damage_taken(**_filters(a)),
     "hitpoints_of": lambda a, env, pos: sum(b.hitpoints or 0 for b in _pool(a, pos).select(**_filters(a))),
     "roll": _roll,
+    "dice": _dice,
     "chance": lambda a, env, pos: _draw(env, Bernoulli(_probability(a, pos)), pos),
     "trials": lambda a, env, pos: _draw(env, Binomial(_count(a, "count", pos, env), _probability(a, pos)), pos),
     "pick": _pick,

@@ -214,13 +214,16 @@ def _show(text: str, end: str = "\n", error: bool = False) -> None:
 
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic], as_json: bool = False) -> None:
+    errors = sum(1 for d in diagnostics if d.severity == "error")
     if as_json:
-        print(json.dumps({"ok": False, "diagnostics": [d.as_dict() for d in diagnostics]}, indent=2))
+        print(json.dumps({"ok": not errors, "diagnostics": [d.as_dict() for d in diagnostics]}, indent=2))
         return
     for diagnostic in diagnostics:
         print(diagnostic.format(), file=sys.stderr)
-    count = len(diagnostics)
-    print(f"{count} error{'s' if count != 1 else ''}", file=sys.stderr)
+    warnings = len(diagnostics) - errors
+    counts = [f"{count} {what}{'s' if count != 1 else ''}"
+              for count, what in ((errors, "error"), (warnings, "warning")) if count or what == "error"]
+    print(", ".join(counts) if errors or not warnings else counts[-1], file=sys.stderr)
 
 
 def _assignments(flag: str, assignments: list[str]) -> dict[str, Any]:
@@ -273,18 +276,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         except RulesError as error:
             problems.extend(error.diagnostics)
             continue
+        problems.extend(rules.warnings)
         refused = input_problems(rules)  # rows, parameters or examples' inputs that break a constraint
         if refused:
             problems.extend(refused)
             continue
         if not args.json:
             _show(f"{file}: ok ({len(rules.actions)} actions, {len(rules.examples)} examples)")
-    if problems:
+    if problems or args.json:
         _print_diagnostics(problems, args.json)
-        return EXIT_USAGE
-    if args.json:
-        print(json.dumps({"ok": True, "diagnostics": []}))
-    return EXIT_OK
+    return EXIT_USAGE if any(d.severity == "error" for d in problems) else EXIT_OK
 
 
 def _output(flag: str, name: str | None, args: argparse.Namespace, rules: list[dsl.Ruleset]) -> Path | None:
@@ -575,6 +576,8 @@ def cmd_test(args: argparse.Namespace) -> int:
             continue
         if len(files) > 1:
             _show(f"# {file}")
+        for warning in rules.warnings:
+            print(warning.format(), file=sys.stderr)
         for result in run_examples(rules):
             _show(result.line)
             if result.passed:

@@ -8,6 +8,7 @@ in every outcome.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -19,9 +20,9 @@ from interpreter.aggregates import final_value, substitute_aggregates
 from interpreter.api import (Prepared, Scenario, exact, forced, prepare, reads_only_outcomes, run_diagnostic,
                              scenario_diagnostic)
 from interpreter.errors import RunError, ScenarioError
+from interpreter.failures import explain, shown_value
 from interpreter.program import InputProblem, Program
 from interpreter.state import State
-from interpreter.values import show
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class ExampleResult:
         ident = self.example.example_id or "-"
         title = self.example.name[len(self.example.example_id):].strip() if self.example.example_id else self.example.name
         status = "PASS" if self.passed else "FAIL"
+        if "\n" in self.message:  # the parts of failed expectations, each under its own line
+            return f"{status} {ident} {title}\n" + textwrap.indent(self.message, "  ")
         return f"{status} {ident} {title}" + ("" if self.passed else f": {self.message}")
 
 
@@ -65,25 +68,33 @@ def run_example(rules: Ruleset, example: n.ExampleDecl) -> ExampleResult:
     except RunError as error:
         return ExampleResult(example, False, run_diagnostic(rules, error).brief())
     failed = [f for f in failures if f]
-    return ExampleResult(example, not failed, "; ".join(failed))
+    return ExampleResult(example, not failed, "\n".join(failed))
 
 
 def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, Any], expect: n.Expr) -> str:
-    """'' when the expectation holds, else what was expected and what was found."""
+    """'' when the expectation holds, else why not: the expectation and the value of each of its parts."""
     values: list[tuple[n.Call, Any]] = []
     substituted = substitute_aggregates(expect, prepared, states, values)
-    text = rules.text_of(expect)
+    head = f"expect {rules.full_text_of(expect)} (line {expect.pos.line})"
     if values:
         first = next(iter(states))
         if final_value(substituted, prepared, first, once=True) is True:
             return ""
-        found = ", ".join(f"{rules.text_of(call)} is {show(value)}" for call, value in values)
-        return f"expected {text} (line {expect.pos.line}), but {found}"
-    for state in states:
-        if final_value(expect, prepared, state) is not True:
-            shown = ", ".join(f"{k} = {show(v)}" for k, v in state.outcomes.items())
-            return f"expected {text} (line {expect.pos.line}) in every outcome, but not when {shown}"
-    return ""
+        known = {id(call): value for call, value in values}
+        return _block(f"{head} is false:", explain(rules, prepared, first, expect, known))
+    failing = {state: p for state, p in states.items() if final_value(expect, prepared, state) is not True}
+    if not failing:
+        return ""
+    likeliest = max(failing, key=lambda state: failing[state])  # the first of the likeliest, as states are ordered
+    if len(states) == 1:
+        return _block(f"{head} is false:", explain(rules, prepared, likeliest, expect))
+    p = Fraction(sum(failing.values())) / sum(states.values())
+    return _block(f"{head} is false with probability {shown_value(p)}; the likeliest outcome where it is false:",
+                  explain(rules, prepared, likeliest, expect))
+
+
+def _block(head: str, lines: list[str]) -> str:
+    return "\n".join([head] + ["  " + line for line in lines])
 
 
 def input_problems(rules: Ruleset) -> list[Diagnostic]:

@@ -24,6 +24,7 @@ from interpreter.constraints import (Path, breach, described, first_broken, path
 from interpreter.core.resolve import evaluate
 from interpreter.errors import RunError
 from interpreter.runtime.bodies import Pool, Volley
+from interpreter.runtime.chance import DiceValue, parse_dice
 from interpreter.state import Frozen, State
 from interpreter.values import Record, Ref, RowRef, Shape, normalize, show
 
@@ -114,6 +115,13 @@ class Program:
         elif name == "text":
             if isinstance(value, str):
                 return value
+        elif name == "dice":
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value  # a fixed number: a dice value with no dice
+            if isinstance(value, str) and parse_dice(value) is not None:
+                return parse_dice(value)
+            raise InputProblem(where, f"expected dice, found {_toml_kind(value)}",
+                               'write dice as the rules do, in quotes: "2d6 + 1"')
         elif name in ("int", "number"):
             number = _number(value, where)
             if number is not None and (name == "number" or isinstance(number, int)):
@@ -277,6 +285,8 @@ class Program:
             return self._plain_number(value, at)
         if isinstance(value, (bool, str)):
             return value
+        if isinstance(value, DiceValue):
+            return show(value)  # as a scenario gives it: "2d6 + 1"
         kind = "pool" if isinstance(value, Pool) else "volley" if isinstance(value, Volley) else type(value).__name__
         return self._unwritable(show(value), at, f"a {kind} cannot be written to a state file",
                                 f"a state file holds what a scenario can give; keep the {kind} in a local (let) "
@@ -389,7 +399,7 @@ def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-# Numbers given as text: whole, decimal or a fraction. No exponent: "1e99999999" would take minutes to make exact.
+# Numbers given as text: whole, decimal, a fraction or a percentage. No exponent: "1e99999999" would take minutes to make exact.
 _EXACT_TEXT = re.compile(r"[+-]?(\d+/\d+|\d+\.?\d*|\.\d+)")
 
 
@@ -406,11 +416,16 @@ def _number(value: Any, where: str) -> int | Fraction | None:
                                "TOML reads nan, inf and numbers past 1e308 as floats that are not numbers; "
                                'write a whole number, a decimal or a fraction in quotes ("1/3")')
         return normalize(Fraction(repr(value)))  # 0.05 in TOML means exactly 1/20
-    if isinstance(value, str) and _EXACT_TEXT.fullmatch(value.strip()):
+    text = value.strip() if isinstance(value, str) else ""
+    percent = text.endswith("%")  # "60%", as the rules write it
+    if percent:
+        text = text[:-1]
+    if text and _EXACT_TEXT.fullmatch(text) and not (percent and "/" in text):
         try:
-            return normalize(Fraction(value.strip()))
+            number = Fraction(text)
         except (ValueError, ZeroDivisionError):  # a zero denominator, or past Python's limit of digits
             return None
+        return normalize(number / 100 if percent else number)
     return None
 
 

@@ -7,6 +7,7 @@ load is one failing item showing its diagnostics.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,8 @@ class ExampleItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ExampleFailed):
-            return printable(f"{self.path}:{self.example.pos.line}: example {self.example.name!r} failed\n  {excinfo.value}")
+            why = textwrap.indent(str(excinfo.value), "  ")
+            return printable(f"{self.path}:{self.example.pos.line}: example {self.example.name!r} failed\n{why}")
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:

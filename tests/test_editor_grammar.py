@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from dsl.builtins import SIGNATURES
+from dsl.types import BASIC_TYPES
 
 GRAMMARS = Path(__file__).resolve().parent.parent / "grammars"
 
@@ -32,6 +33,10 @@ def test_the_editor_grammar_highlights_every_keyword_of_the_language():
 
 def test_the_editor_grammar_highlights_every_builtin():
     assert alternatives(textmate()["repository"]["builtin"]["match"]) == set(SIGNATURES)
+
+
+def test_the_editor_grammar_highlights_every_basic_type():
+    assert alternatives(textmate()["repository"]["type"]["match"]) == set(BASIC_TYPES)
 
 
 def test_the_editor_grammar_patterns_are_valid_regular_expressions():

@@ -7,6 +7,10 @@ cannot be carried out names its file, line and column.
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
+from pathlib import Path
+
 import pytest
 
 import dsl
@@ -15,6 +19,7 @@ from interpreter.cli import main
 from interpreter.api import Scenario, forced
 from interpreter.errors import ScenarioError
 from interpreter.examples import run_examples
+from interpreter.failures import shown_value
 
 ONE_DIE = """outcome result: int = 0
 action go() { result = 1d6 }
@@ -89,3 +94,104 @@ def test_the_api_refuses_forced_rolls_left_unused_too():
     with pytest.raises(ScenarioError) as caught:
         forced(dsl.loads(ONE_DIE, "t.rules"), Scenario("go", {}), [6, 1])
     assert [d.brief() for d in caught.value.diagnostics] == ["t.rules: 1 forced roll was not used: 1"]
+
+
+# ---- why an expectation failed: every part and its value, as pytest shows an assert ----
+
+DICE_AND_TRIALS = """outcome lost: int = 0
+outcome hits: int = 0
+action go() { lost = 1d2  hits = trials(3, 1/2) }
+"""
+
+
+def why(expectation: str, rolls: str = "") -> str:
+    text = DICE_AND_TRIALS + f'example "W-01 why" {{\n    run go()\n    {rolls}\n    expect {expectation}\n}}\n'
+    (result,) = run_examples(dsl.loads(text, "w.rules"))
+    assert not result.passed
+    return result.message
+
+
+def test_a_failed_expectation_shows_how_likely_it_fails_and_its_parts_in_the_likeliest_outcome():
+    assert why("lost == 2 or hits > 2") == (
+        "expect lost == 2 or hits > 2 (line 7) is false with probability 7/16 (0.4375); "
+        "the likeliest outcome where it is false:\n"
+        "  lost == 2    false\n"
+        "    lost       1\n"
+        "  hits > 2     false\n"
+        "    hits       1")
+
+
+def test_under_forced_rolls_there_is_one_outcome_and_no_probability_to_give():
+    assert why("lost == 2", rolls="rolls [1, 3]") == "expect lost == 2 (line 7) is false:\n  lost    1"
+
+
+def test_the_right_of_an_and_whose_left_is_false_was_never_read_and_is_not_shown():
+    assert why("lost == 2 and hits == 3", rolls="rolls [1, 3]") == (
+        "expect lost == 2 and hits == 3 (line 7) is false:\n  lost == 2    false\n    lost       1")
+
+
+def test_only_the_branch_taken_is_shown():
+    assert why("(if lost == 1 then hits else lost) == 0", rolls="rolls [1, 3]") == (
+        "expect (if lost == 1 then hits else lost) == 0 (line 7) is false:\n"
+        "  if lost == 1 then hits else lost    3\n"
+        "    lost == 1                         true\n"
+        "      lost                            1\n"
+        "    hits                              3")
+
+
+def test_a_probability_is_shown_as_a_fraction_and_a_decimal_on_both_sides():
+    assert why("prob(hits == 3) == 1/6 * 1/4") == (
+        "expect prob(hits == 3) == 1/6 * 1/4 (line 7) is false:\n"
+        "  prob(hits == 3)    1/8 (0.125)\n"
+        "  1/6 * 1/4          1/24 (0.0416667)")
+
+
+def test_an_expectation_written_on_several_lines_is_shown_whole_without_its_comments():
+    message = why("lost >= 1 and   # every die shows at least 1\n        hits < 3", rolls="rolls [1, 3]")
+    assert message.splitlines()[0] == "expect lost >= 1 and hits < 3 (line 7) is false:"
+    assert "..." not in message
+
+
+def test_what_a_comprehension_reads_item_by_item_is_not_shown():
+    assert why("sum([h * 2 for h in [hits, lost]]) == 0", rolls="rolls [1, 3]") == (
+        "expect sum([h * 2 for h in [hits, lost]]) == 0 (line 7) is false:\n"
+        "  sum([h * 2 for h in [hits, lost]])    8\n"
+        "    [h * 2 for h in [hits, lost]]       [6, 2]\n"
+        "      [hits, lost]                      [3, 1]\n"
+        "        hits                            3\n"
+        "        lost                            1")
+
+
+def test_each_failed_expectation_of_an_example_is_explained():
+    text = DICE_AND_TRIALS + 'example "W-02 two" { run go() rolls [1, 3] expect lost == 2 expect hits == 0 }\n'
+    (result,) = run_examples(dsl.loads(text, "w.rules"))
+    assert result.line == ("FAIL W-02 two\n"
+                           "  expect lost == 2 (line 4) is false:\n    lost    1\n"
+                           "  expect hits == 0 (line 4) is false:\n    hits    3")
+
+
+@pytest.mark.parametrize("value, shown", [(Fraction(1, 3), "1/3 (0.333333)"), (Fraction(1, 10**7), "1/10000000 (0.0000001)")])
+def test_a_fraction_is_shown_with_its_decimal_form(value, shown):
+    assert shown_value(value) == shown
+
+
+def test_the_failure_the_language_reference_shows_is_what_fracas_prints():
+    reference = (Path(__file__).resolve().parent.parent / "grammars" / "language.md").read_text()
+    shown = re.search(r"```\n(FAIL X-02 .*?)\n```", reference, flags=re.S).group(1)
+    rules = re.search(r"```fracas\n(outcome hits: int = 0\naction shoot\(\) \{ hits = trials.*?)```", reference,
+                      flags=re.S).group(1)
+    rules += 'example "X-02 three hits" { run shoot() expect hits == 3 or hits == 0 }\n'
+    results = run_examples(dsl.loads(rules, "x.rules"))
+    assert [r.line for r in results if not r.passed] == [shown]
+
+
+def test_a_table_is_looked_up_not_read_and_a_row_reads_as_its_name():
+    text = ("enum a { x y }\nenum b { u v }\ntable t(a, b): int default 0 { [u v] x 1 2 }\n"
+            "kind thing { kind_of: a = x }\noutcome r: int = 0\naction go(th: thing = {}) { r = t[th.kind_of, v] }\n"
+            'example "G-01 table" { run go() expect r == t[th.kind_of, u] + 5 }\n')
+    (result,) = run_examples(dsl.loads(text, "g.rules"))
+    assert result.message == ("expect r == t[th.kind_of, u] + 5 (line 7) is false:\n"
+                              "  r                       2\n"
+                              "  t[th.kind_of, u] + 5    6\n"
+                              "    t[th.kind_of, u]      1\n"
+                              "      th.kind_of          x")

@@ -205,11 +205,11 @@ def test_a_probability_outside_0_and_1_is_a_located_error():
     assert "between 0 and 1" in caught.value.diagnostics[0].message
 
 
-def test_a_field_of_none_is_a_located_error_with_a_hint():
-    rules = dsl.loads(HEADER + "action go(other: die? = none) { result = other.sides }\n", "t.rules")
-    with pytest.raises(ScenarioError) as caught:
-        exact(rules, Scenario("go", {}))
-    assert "none" in caught.value.diagnostics[0].message and "!= none" in caught.value.diagnostics[0].hint
+def test_a_field_of_what_may_be_none_is_a_checker_error_with_the_check_to_write():
+    with pytest.raises(dsl.RulesError) as caught:
+        dsl.loads(HEADER + "action go(other: die? = none) { result = other.sides }\n", "t.rules")
+    (problem,) = caught.value.diagnostics
+    assert problem.message == "'other' may be none here" and "if other != none" in problem.hint
 
 
 def test_modifiers_apply_their_terms_in_order_within_bounds():

@@ -5,6 +5,7 @@ from interpreter.runtime.chance import (
     Bernoulli,
     Binomial,
     Dice,
+    DiceValue,
     Fire,
     ForcedRollError,
     Hit,
@@ -16,6 +17,6 @@ from interpreter.runtime.chance import (
 from interpreter.runtime.keys import stable_key
 
 __all__ = [
-    "ANY", "Bernoulli", "Binomial", "Body", "Dice", "Fire", "ForcedRollError", "Hit", "Pool", "Shot",
+    "ANY", "Bernoulli", "Binomial", "Body", "Dice", "DiceValue", "Fire", "ForcedRollError", "Hit", "Pool", "Shot",
     "StateLimitError", "SuccessPool", "Uniform", "Volley", "merge", "stable_key",
 ]

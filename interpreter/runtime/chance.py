@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -117,6 +118,114 @@ def _dice_distribution(count: int, sides: int) -> Distribution:
         ways = [running[min(t + 1, len(ways))] - running[max(0, t - sides + 1)] for t in range(span)]
     total = sides**count
     return merge((count + t, Fraction(w, total)) for t, w in enumerate(ways))
+
+
+@dataclass(frozen=True, slots=True)
+class DiceValue:
+    """A value of the type `dice`: groups of dice and a number added, described and rolled later.
+
+    `1d6 + 1` in a field of type dice is this, not a roll: `roll(d)` rolls it,
+    and then it is a chance primitive like any other. Groups keep the order they
+    are written in (forced rolls give faces in that order); a group next to one
+    of the same sides joins it, so `1d6 + 1d6` is `2d6`. A value with no dice
+    is a plain int, never a DiceValue (see `dice_value`).
+    """
+
+    groups: tuple[tuple[int, int], ...]  # (count, sides), each count at least 1
+    plus: int = 0
+
+    def __add__(self, other: object) -> DiceValue:
+        if isinstance(other, DiceValue):
+            return DiceValue(_joined(self.groups + other.groups), self.plus + other.plus)
+        if isinstance(other, int) and not isinstance(other, bool):
+            return DiceValue(self.groups, self.plus + other)
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __sub__(self, other: object) -> DiceValue:
+        if isinstance(other, int) and not isinstance(other, bool):
+            return DiceValue(self.groups, self.plus - other)
+        return NotImplemented
+
+    @property
+    def count(self) -> int:
+        return sum(count for count, _ in self.groups)
+
+    def sample(self, rng: random.Random) -> int:
+        return self.plus + sum(Dice(count, sides).sample(rng) for count, sides in self.groups)
+
+    def forced(self, script: Iterator[int]) -> int:
+        return self.plus + sum(Dice(count, sides).forced(script) for count, sides in self.groups)
+
+    def distribution(self) -> Distribution:
+        return _dice_value_distribution(self.groups, self.plus)
+
+    def describe(self) -> str:
+        text = " + ".join(f"{count}d{sides}" for count, sides in self.groups)
+        if self.plus:
+            text += f" {'+' if self.plus > 0 else '-'} {abs(self.plus)}"
+        return text
+
+    def stable_key(self) -> tuple:
+        return ("dice", self.groups, self.plus)
+
+    __repr__ = describe
+
+
+def dice_value(count: int, sides: int) -> DiceValue | int:
+    """`count` dice of `sides` faces as a value of type dice: no dice at all is the number 0."""
+    return DiceValue(((count, sides),)) if count else 0
+
+
+def _joined(groups: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for count, sides in groups:
+        if out and out[-1][1] == sides:
+            out[-1] = (out[-1][0] + count, sides)
+        else:
+            out.append((count, sides))
+    return tuple(out)
+
+
+_DICE_TEXT = re.compile(r"\s*([0-9]+)(?:d([0-9]+))?\s*")
+
+
+def parse_dice(text: str) -> DiceValue | int | None:
+    """A dice value written as text, as in a rules file ("2d6 + 1d4 - 1"); None if it is not one."""
+    total: DiceValue | int = 0
+    sign = 1
+    rest = text
+    while True:
+        found = _DICE_TEXT.match(rest)
+        if found is None:
+            return None
+        count, sides = int(found.group(1)), found.group(2)
+        if sides is None:
+            total = total + sign * count
+        elif sign < 0 or int(sides) < 1:
+            return None  # dice are added, never taken away
+        else:
+            total = total + dice_value(count, int(sides))
+        rest = rest[found.end():]
+        if not rest:
+            return total
+        if rest[0] not in "+-":
+            return None
+        sign = 1 if rest[0] == "+" else -1
+        rest = rest[1:]
+
+
+@functools.lru_cache(maxsize=1024)
+def _dice_value_distribution(groups: tuple[tuple[int, int], ...], plus: int) -> Distribution:
+    weights: dict[int, Fraction] = {plus: Fraction(1)}
+    for count, sides in groups:
+        following: dict[int, Fraction] = {}
+        for total, p in weights.items():
+            for value, q in _dice_distribution(count, sides).items():
+                following[total + value] = following.get(total + value, 0) + p * q
+        weights = following
+    return merge(weights.items())
 
 
 @dataclass(frozen=True, slots=True)

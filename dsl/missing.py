@@ -1,0 +1,68 @@
+"""What a newcomer writes that fracas does not have, and what to write instead today.
+
+One table for the parser (a word that cannot start what it starts) and the
+checker (a name or function that is nowhere declared). When the language
+gains one of these constructs, delete its entry: tests/test_missing_constructs.py
+fails while a word here is also a word of the grammar, as a reminder. The
+entries about `return` are about places the keyword cannot stand today
+(with a value after it): drop `return with a value` once steps return values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Missing:
+    message: str
+    hint: str
+
+
+BOUNDED_LOOP = ("repeat a bounded number of times and test the condition each time: "
+                "for i in range(N) { if CONDITION { ... } }")
+
+# Words of other languages, as the parser meets them where a statement or declaration starts. Only
+# words no rules would name a thing by: a field called `def` (defence) must not be told about `fn`.
+WORDS: dict[str, Missing] = {
+    "while": Missing("fracas has no 'while' loop", BOUNDED_LOOP),
+    "break": Missing("fracas has no 'break'",
+                     "guard the rest of the loop with an 'if', or put the loop in a step and leave it with 'return'"),
+    "continue": Missing("fracas has no 'continue'", "guard the rest of the loop's body with an 'if'"),
+    "elif": Missing("fracas writes 'else if', not 'elif'", "} else if CONDITION { ... }"),
+    "elsif": Missing("fracas writes 'else if', not 'elsif'", "} else if CONDITION { ... }"),
+    "elseif": Missing("fracas writes 'else if', not 'elseif'", "} else if CONDITION { ... }"),
+    "switch": Missing("fracas has no 'switch'", "write if ... { } else if ... { } else { }, or look the value up in a table"),
+    "function": Missing("fracas declares a function with 'fn'", "fn name(x: int) = x * 2, or a step for statements"),
+    "var": Missing("fracas declares a local with 'let'", "let name = value"),
+}
+
+RETURN_WITH_A_VALUE = Missing("'return' gives no value: it ends the current step",
+                              "keep the value in an outcome, a field or a local the caller reads; "
+                              "a value computed from others is a fn: fn name(x: int) = x * 2")
+RETURN_OUTSIDE_A_STEP = Missing("'return' belongs inside a step or an action, where it ends the step",
+                                "write it in a step's braces: step name() { ... return ... }")
+STATEMENT_OUTSIDE_A_STEP = Missing("statements belong inside a step or an action",
+                                   "write them in braces: action name() { ... }")
+COLON_BLOCK = Missing("blocks are written in braces, not after ':'", "if CONDITION { ... } else { ... }")
+
+# Characters of other languages' operators.
+CHARACTERS: dict[str, Missing] = {
+    "&": Missing("fracas writes 'and', not '&&'", "a > 1 and b > 1"),
+    "|": Missing("fracas writes 'or', not '||'", "a > 1 or b > 1"),
+    "!": Missing("fracas writes 'not', not '!'", "not a, or a != b"),
+}
+
+# Names the checker meets, declared nowhere.
+NAMES: dict[str, str] = {
+    "True": "write true",
+    "False": "write false",
+    "None": "write none",
+    "null": "write none",
+    "nil": "write none",
+}
+
+FUNCTIONS: dict[str, str] = {
+    "print": "record what happened with an event: event name(values), shown by fracas run and explain",
+    "log": "record what happened with an event: event name(values), shown by fracas run and explain",
+}

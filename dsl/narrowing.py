@@ -1,0 +1,78 @@
+"""Flow typing: where an optional value is known not to be none.
+
+A value of type `T?` is used as a `T` only where the rules have checked it:
+inside `if x != none { ... }`, on the right of `x != none and ...`, after
+`if x == none { return }`. The checker asks these functions what a
+condition proves and what a block may change; they read the syntax only.
+
+A place is a path: a name and the fields read from it, `("target", "upgrade")`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dsl import nodes as n
+
+Path = tuple[str, ...]
+
+
+def path_of(expr: n.Expr) -> Path | None:
+    """The place an expression reads, if it is a name or fields of one."""
+    if isinstance(expr, n.Name):
+        return (expr.name,)
+    if isinstance(expr, n.Attr):
+        inner = path_of(expr.obj)
+        return None if inner is None else inner + (expr.name,)
+    return None
+
+
+def proven(condition: n.Expr, holds: bool) -> frozenset[Path]:
+    """The places a condition proves not none, when it holds (holds=True) or when it does not."""
+    if isinstance(condition, n.Unary) and condition.op == "not":
+        return proven(condition.operand, not holds)
+    if isinstance(condition, n.Binary):
+        op = condition.op
+        if op in ("and", "or"):
+            left, right = proven(condition.left, holds), proven(condition.right, holds)
+            # Both hold, or (when an `or` fails) both fail: what either proves. Else only what both do.
+            return left | right if (op == "and") == holds else left & right
+        if op in ("==", "!="):
+            for place, other in ((condition.left, condition.right), (condition.right, condition.left)):
+                path = path_of(place)
+                if isinstance(other, n.NoneLit) and path is not None and (op == "!=") == holds:
+                    return frozenset({path})
+    return frozenset()
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a block may change: places it assigns, and whether it calls a step (which may change any field)."""
+
+    places: frozenset[Path] = frozenset()
+    calls: bool = False
+
+
+def changes(stmts: tuple[n.Stmt, ...]) -> Changes:
+    places: set[Path] = set()
+    calls = False
+    stack: list[n.Stmt] = list(stmts)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, n.Assign):
+            places.add(stmt.target)
+        elif isinstance(stmt, n.CallStmt):
+            calls = True
+        for part in ("then", "otherwise", "body"):
+            stack.extend(getattr(stmt, part, ()))
+    return Changes(frozenset(places), calls)
+
+
+def always_leaves(stmts: tuple[n.Stmt, ...]) -> bool:
+    """Whether a block never reaches its end: a `stop` or `return` on every way through it."""
+    for stmt in stmts:
+        if isinstance(stmt, (n.Stop, n.Return)):
+            return True
+        if isinstance(stmt, n.If) and always_leaves(stmt.then) and always_leaves(stmt.otherwise):
+            return True
+    return False

@@ -1,0 +1,112 @@
+"""Why an `expect` line failed, as pytest says why an assert did: the value of each of its parts.
+
+The expectation is shown whole, then every sub-expression under it with its
+value, indented by depth. A part that was never read is left out: the right
+of an `and` whose left is false, the branch of an `if` not taken, what an
+aggregate reads outcome by outcome. A fraction is shown with its decimal
+form, so that two probabilities can be compared at a glance.
+
+Values come from the one evaluator of final states (aggregates.final_value),
+with each aggregate replaced by the value it has over the whole distribution.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, localcontext
+from fractions import Fraction
+from typing import Any
+
+from dsl import nodes as n
+from dsl.builtins import SIGNATURES
+from dsl.check import children, free_names
+from dsl.ruleset import Ruleset
+from interpreter.aggregates import aggregate_calls, final_value, with_values
+from interpreter.api import Prepared
+from interpreter.errors import RunError
+from interpreter.state import State
+from interpreter.values import show
+
+ALIGN_AT_MOST = 60  # a value starts after the widest part shown, unless parts are wider than this
+
+
+def shown_value(value: Any) -> str:
+    """A value as the rules write it; a fraction with its decimal form too: 1/6 (0.166667)."""
+    if isinstance(value, Fraction) and value.denominator != 1:
+        return f"{show(value)} ({decimal(value)})"
+    return show(value)
+
+
+def decimal(value: Fraction, digits: int = 6) -> str:
+    """Six significant digits, never written with an exponent: 0.000001, not 1e-06."""
+    with localcontext() as context:
+        context.prec = digits
+        return format(Decimal(value.numerator) / Decimal(value.denominator), "f")
+
+
+def explain(rules: Ruleset, prepared: Prepared, state: State, expect: n.Expr,
+            known: dict[int, Any] | None = None) -> list[str]:
+    """Lines showing every part of `expect` read in `state`, and its value; `known` gives the aggregates'."""
+    values = _Values(prepared, state, known or {})
+    rows: list[tuple[int, str, str]] = []
+    # The expectation itself is the line above these; its parts are shown, or it alone if it has none.
+    parts = _parts_read(expect, values)
+    stack: list[tuple[n.Expr, int]] = [(child, 0) for child in reversed(parts)] if parts else [(expect, 0)]
+    while stack:
+        node, depth = stack.pop()
+        value, readable = values(node)
+        text = rules.full_text_of(node)
+        shown = shown_value(value) if readable else f"(cannot be read: {value})"
+        if not _plain_literal(node) and shown != text:  # a row's name, say, reads as its value
+            rows.append((depth, text, shown))
+        if readable:
+            stack.extend((child, depth + 1) for child in reversed(_parts_read(node, values)))
+    width = min(ALIGN_AT_MOST, max(2 * depth + len(text) for depth, text, _ in rows))
+    return [f"{'  ' * depth}{text}".ljust(width) + f"    {shown}" for depth, text, shown in rows]
+
+
+class _Values:
+    """The value of each part in one final state, each computed once."""
+
+    def __init__(self, prepared: Prepared, state: State, known: dict[int, Any]):
+        self.prepared, self.state, self.known = prepared, state, known
+        self.rules = prepared.program.rules
+        self.found: dict[int, tuple[Any, bool]] = {}
+
+    def __call__(self, node: n.Expr) -> tuple[Any, bool]:
+        if id(node) not in self.found:
+            self.found[id(node)] = self._compute(node)
+        return self.found[id(node)]
+
+    def _compute(self, node: n.Expr) -> tuple[Any, bool]:
+        calls = aggregate_calls(node)
+        if calls:
+            node = with_values(node, [self.known[id(call)] for call in calls])
+        try:
+            return final_value(node, self.prepared, self.state, once=True), True
+        except RunError as error:
+            return error.message, False
+
+
+def _parts_read(node: n.Expr, values: _Values) -> list[n.Expr]:
+    """The parts of a node that were read to give its value."""
+    if isinstance(node, n.Call) and node.func in SIGNATURES and SIGNATURES[node.func].aggregate:
+        return []  # read outcome by outcome: no one value to show
+    if not aggregate_calls(node) and not any(True for _ in free_names(node)):
+        return []  # a constant, such as 1/6 * 1/4: its value says all
+    if isinstance(node, n.Comprehension):
+        return [node.source]  # the rest reads the comprehension's own name
+    if isinstance(node, n.Index) and isinstance(node.obj, n.Name) and node.obj.name in values.rules.tables:
+        return [node.index, *node.more]  # a table is looked up, not read
+    if isinstance(node, n.Binary) and node.op in ("and", "or"):
+        decided = values(node.left)[0] is (node.op == "or")  # false and ..., true or ...: the right is never read
+        return [node.left] if decided else [node.left, node.right]
+    if isinstance(node, n.Conditional):
+        return [node.test, node.then if values(node.test)[0] is True else node.otherwise]
+    return list(children(node))
+
+
+def _plain_literal(node: n.Expr) -> bool:
+    """A literal whose value reads as written: nothing to add by showing it."""
+    if isinstance(node, n.Number):
+        return isinstance(node.value, int)
+    return isinstance(node, (n.Bool, n.Text, n.NoneLit))

@@ -1,0 +1,88 @@
+"""A construct fracas does not have is named, with what to write instead today, not "unexpected name"."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import dsl
+from dsl import missing
+from dsl.diagnostics import RulesError
+
+GRAMMAR = Path(__file__).resolve().parent.parent / "grammars" / "fracas.lark"
+
+
+def problem(text: str) -> tuple[int, int, str, str]:
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(text, "m.rules")
+    (found,) = caught.value.diagnostics
+    return found.line, found.column, found.message, found.hint
+
+
+def in_a_step(*lines: str) -> str:
+    return "outcome r: int = 0\naction go(a: bool = true, hp: int = 3) {\n" + "\n".join(lines) + "\n}\n"
+
+
+def test_while_is_named_and_the_bounded_loop_to_write_is_given():
+    assert problem(in_a_step("    while hp > 0 {", "        hp -= 1", "    }")) == (
+        3, 5, "fracas has no 'while' loop",
+        "repeat a bounded number of times and test the condition each time: for i in range(N) { if CONDITION { ... } }")
+
+
+def test_break_is_named():
+    line, column, message, hint = problem(in_a_step("    for i in range(3) {", "        break", "    }"))
+    assert (line, column, message) == (4, 9, "fracas has no 'break'")
+    assert "leave it with 'return'" in hint
+
+
+def test_elif_is_told_to_be_else_if():
+    assert problem(in_a_step("    if a { r = 1 } elif hp > 2 { r = 2 }"))[:3] == (
+        3, 20, "fracas writes 'else if', not 'elif'")
+
+
+def test_return_at_the_top_level_says_where_it_belongs():
+    assert problem("outcome r: int = 0\nreturn\n")[:3] == (
+        2, 1, "'return' belongs inside a step or an action, where it ends the step")
+
+
+def test_return_with_a_value_says_a_step_gives_none():
+    assert problem(in_a_step("    return hp * 2"))[2] == "'return' gives no value: it ends the current step"
+
+
+def test_a_statement_at_the_top_level_says_where_statements_belong():
+    assert problem("let x = 3\n")[2] == "statements belong inside a step or an action"
+
+
+def test_a_return_with_its_reason_is_still_fine():
+    dsl.loads(in_a_step('    return "done"'), "m.rules")
+
+
+@pytest.mark.parametrize("written, message", [
+    ("r = 1 && 2", "fracas writes 'and', not '&&'"),
+    ("r = 1 || 2", "fracas writes 'or', not '||'"),
+    ("if !a { r = 1 }", "fracas writes 'not', not '!'"),
+])
+def test_other_languages_operators_are_named(written, message):
+    assert problem(in_a_step("    " + written))[2] == message
+
+
+def test_a_block_after_a_colon_is_told_to_use_braces():
+    assert problem(in_a_step("    if a:", "        r = 1"))[2] == "blocks are written in braces, not after ':'"
+
+
+@pytest.mark.parametrize("written, hint", [("True", "write true"), ("null", "write none")])
+def test_other_languages_constants_are_told_their_fracas_word(written, hint):
+    assert problem(in_a_step(f"    let x = {written}"))[2:] == (f"unknown name '{written}'", hint)
+
+
+def test_print_is_told_to_be_an_event():
+    assert problem(in_a_step("    print(hp)"))[3].startswith("record what happened with an event")
+
+
+def test_no_hint_names_a_construct_the_grammar_has():
+    # When the language gains `while` or `break`, its entry in dsl/missing.py goes.
+    code = "\n".join(line.split("//")[0] for line in GRAMMAR.read_text().splitlines())
+    keywords = set(re.findall(r'"([a-z]+)"', code))
+    assert not keywords & set(missing.WORDS)
