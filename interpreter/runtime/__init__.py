@@ -14,8 +14,10 @@ from interpreter.runtime.chance import (
     merge,
 )
 from interpreter.runtime.keys import stable_key
+from interpreter.runtime.weights import Allowance, Budget, LimitError, Weights, WorkLimitError
 
 __all__ = [
     "ANY", "Bernoulli", "Binomial", "Body", "Dice", "Fire", "ForcedRollError", "Hit", "Pool", "Shot",
     "StateLimitError", "SuccessPool", "Uniform", "Volley", "merge", "stable_key",
+    "Allowance", "Budget", "LimitError", "Weights", "WorkLimitError",
 ]

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from bench import best_time, verdict
-from interpreter.runtime.chance import SuccessPool, _success_distribution
+from interpreter.runtime.chance import SuccessPool
+from interpreter.runtime.weights import UNLIMITED
 
 icepool = pytest.importorskip("icepool")
 
 
 def ours(pool: SuccessPool) -> dict:
-    return _success_distribution.__wrapped__(pool)  # uncached: the work itself
+    return pool._weights(UNLIMITED).probabilities()  # uncached: the work itself
 
 
 def theirs(count: int, doubles: bool) -> object:

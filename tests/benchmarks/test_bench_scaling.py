@@ -24,7 +24,7 @@ def test_scaling_of_a_targeted_attack():
             "target": {"type": "gunner", "figures": 2 * squads + 2},
             "space": {"tile": "city"},
         })
-        chance._fire_distribution.cache_clear()
+        chance.clear_caches()
         start = time.perf_counter()
         dist = exact(rules, scenario)
         exact_ms = (time.perf_counter() - start) * 1e3
