@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from interpreter.runtime.keys import stable_key
 
 DEFAULT_STATES = 1_000_000  # outcomes one computation may hold when no budget is given
-DEFAULT_WORK = 50_000_000  # work units (about 0.1 microsecond each: some seconds) when no budget is given
+DEFAULT_WORK = 50_000_000  # steps of work (about 0.1 microsecond each: some seconds) when no budget is given
 
 
 class LimitError(RuntimeError):
@@ -54,15 +54,15 @@ class WorkLimitError(StateLimitError):
     name = "work"
 
     def __init__(self, what: str, limit: int):
-        LimitError.__init__(self, f"{what} needs more than {limit} units of work, the limit", limit)
+        LimitError.__init__(self, f"{what} needs more than {limit} steps of work, the limit", limit)
         self.states = 0
 
 
 class Budget(Protocol):
     """What a computation may spend; each method raises a LimitError when a limit is passed."""
 
-    def spend(self, units: int, what: str) -> None:
-        """Count `units` units of work (about 0.1 microsecond, one multiply-add, each) toward the work limit."""
+    def spend(self, steps: int, what: str) -> None:
+        """Count `steps` steps of work (about 0.1 microsecond, one multiply-add, each) toward the work limit."""
 
     def hold(self, outcomes: int, what: str) -> None:
         """Say that `outcomes` outcomes (or states) are held at once: checked against the states limit."""
@@ -71,7 +71,7 @@ class Budget(Protocol):
 class Unlimited:
     """A budget that never runs out: for tests and for callers that bound the problem themselves."""
 
-    def spend(self, units: int, what: str) -> None:
+    def spend(self, steps: int, what: str) -> None:
         pass
 
     def hold(self, outcomes: int, what: str) -> None:
@@ -89,8 +89,8 @@ class Allowance:
         self.work = work
         self.spent = 0
 
-    def spend(self, units: int, what: str) -> None:
-        self.spent += units
+    def spend(self, steps: int, what: str) -> None:
+        self.spent += steps
         if self.work is not None and self.spent > self.work:
             raise WorkLimitError(what, self.work)
 
@@ -293,7 +293,7 @@ def dense_power(ways: list[int], count: int, budget: Budget = UNLIMITED, what: s
 
 
 def _cost(a: list[int], b: list[int]) -> int:
-    """Work units (about 0.1 microsecond each) of the product of a and b, as `convolve` does it.
+    """Steps of work (about 0.1 microsecond each) of the product of a and b, as `convolve` does it.
 
     A double loop costs its multiply-adds. A packed product is one multiplication
     of integers of that many machine words, which Karatsuba does in about
@@ -335,8 +335,8 @@ class _Watched:
         self.budget = budget
         self.peak = 0
 
-    def spend(self, units: int, what: str) -> None:
-        self.budget.spend(units, what)
+    def spend(self, steps: int, what: str) -> None:
+        self.budget.spend(steps, what)
 
     def hold(self, outcomes: int, what: str) -> None:
         self.peak = max(self.peak, outcomes)
