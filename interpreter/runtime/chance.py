@@ -22,7 +22,16 @@ from typing import Any
 
 from interpreter.runtime.bodies import Body, Pool, Shot, Volley
 from interpreter.runtime.keys import stable_key
-from interpreter.runtime.weights import DEFAULT_STATES, UNLIMITED, Allowance, Budget, Memo, Weights, uniform_dice
+from interpreter.runtime.weights import (
+    DEFAULT_STATES,
+    UNLIMITED,
+    Allowance,
+    Budget,
+    Memo,
+    Weights,
+    step_size,
+    uniform_dice,
+)
 from interpreter.runtime.weights import LimitError, StateLimitError, WorkLimitError  # noqa: F401 (the engines' import)
 
 Distribution = dict[Any, Fraction]
@@ -141,11 +150,12 @@ class Binomial(Chance):
         p = Fraction(self.p)
         hit, miss, n = p.numerator, p.denominator - p.numerator, self.n
         budget.hold(n + 1, self.describe())
-        budget.spend((n + 1) * (1 + n * p.denominator.bit_length() // 64), self.describe())
-        ways, comb = [], 1
-        for k in range(n + 1):
-            ways.append(comb * hit**k * miss ** (n - k))
-            comb = comb * (n - k) // (k + 1)
+        budget.spend((n + 1) * step_size(n * p.denominator.bit_length()), self.describe())
+        if not miss:
+            return Weights.dense(n, [1])
+        ways = [miss**n]
+        for k in range(n):  # each weight from the one before: times (n - k) / (k + 1) * hit / miss
+            ways.append(ways[-1] * (n - k) * hit // ((k + 1) * miss))
         return Weights.dense(0, ways)
 
     def forced(self, script: Iterator[int]) -> int:
@@ -417,6 +427,7 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
     living = [not body.lethal for body in variants]
     hit_of: dict[tuple[int, int], int] = {}
     for damage in damages:
+        # The weights grow long as the lcms pile up: every step of work is charged by their length.
         alive = []
         step = 1
         for state in states:
@@ -424,15 +435,17 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
             alive.append(targets)
             if targets > 1:
                 step = math.lcm(step, targets)
+            budget.spend(len(state) + step_size(step.bit_length()), what)
         following: dict[tuple[tuple[int, int], ...], int] = {}
         get = following.get
         for (state, weight), targets in zip(states.items(), alive):
-            budget.spend(len(state) + 1, what)
+            size = step_size(weight.bit_length() + step.bit_length())
+            budget.spend(len(state) + size, what)
             if not targets:
                 following[state] = get(state, 0) + weight * step
                 continue
             share = weight * (step // targets)
-            for position, (v, c) in enumerate(state):
+            for v, c in state:
                 if not living[v]:
                     continue
                 w = hit_of.get((v, damage))
@@ -450,12 +463,27 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
                 after[w] = after.get(w, 0) + 1
                 key = tuple(sorted(after.items()))
                 following[key] = get(key, 0) + share * c
-                budget.spend(len(state), what)
+                budget.spend(len(state) + size, what)
         budget.hold(len(following), what)
-        g = math.gcd(*following.values())
-        states = {state: weight // g for state, weight in following.items()} if g > 1 else following
+        budget.spend(len(following) * step_size(max(following.values()).bit_length()), what)
+        states = _reduced(following, step)
     return Weights.of((Pool.of(variants[v] for v, c in state for _ in range(c)), weight)
                       for state, weight in states.items())
+
+
+def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
+    """The weights divided by the part of `scale` they all share.
+
+    Weights that shared no factor before being scaled share at most a divisor
+    of the scale (except by chance), and a gcd with a short number is cheap,
+    where the gcd of two long weights would cost the square of their length.
+    """
+    g = scale
+    for weight in weights.values():
+        if g == 1:
+            return weights
+        g = math.gcd(g, weight)
+    return {key: weight // g for key, weight in weights.items()} if g > 1 else weights
 
 
 _FIRE = Memo(_fire_weights, maxsize=4096)

@@ -17,7 +17,14 @@ from fractions import Fraction
 from typing import Any
 
 from interpreter.runtime.chance import Chance, one_die, scripted
-from interpreter.runtime.weights import Budget, Weights, add_uniform_die
+from interpreter.runtime.weights import (
+    Budget,
+    Weights,
+    add_uniform_die,
+    product_steps,
+    step_size,
+    uniform_die_cost,
+)
 
 
 def _whole(value: Any) -> Any:
@@ -74,7 +81,7 @@ def _keep_highest(count: int, sides: int, keep: int, budget: Budget, what: str) 
     A multiset evaluation, face by face. Sort the dice from high to low and
     look at the lowest kept one: say it shows f, with `above` dice (fewer than
     `keep`) showing more than f. The other count - above dice show f or less,
-    and at least keep - above of them show f exactly. The kept sum is then
+    and at most count - keep of them less than f. The kept sum is then
     keep * f plus, for each die above, how far above f it lands: the sum of
     `above` dice of sides - f faces. So the distribution is a weighted mixture,
     over f and `above`, of plain dice sums, which running sums give: work
@@ -82,37 +89,54 @@ def _keep_highest(count: int, sides: int, keep: int, budget: Budget, what: str) 
     """
     if keep == 0:
         return 0, [sides**count]
+    budget.hold(keep * (sides - 1) + 1, what)
     out = [0] * (keep * (sides - 1) + 1)  # sums keep .. keep * sides
-    budget.hold(len(out), what)
-    words = 2 + count * sides.bit_length() // 64  # of the largest weight, sides**count
+    size = step_size(count * sides.bit_length())  # an addition on weights as large as sides**count
     for f in range(1, sides + 1):
         higher = sides - f
-        budget.spend(count * words, what)
-        powers = [1]  # (f - 1)**e: ways for e dice to show less than f
-        for _ in range(count):
-            powers.append(powers[-1] * (f - 1))
+        budget.spend(3 * count * size, what)
+        at_most = _at_most_below(count, count - keep, f)
         ways = [1]  # the sum of `above` dice of `higher` faces, less `above`
         for above in range(keep):
             if above:
                 if not higher:
                     break
+                budget.spend(uniform_die_cost(ways, higher), what)
                 ways = add_uniform_die(ways, higher)
-            rest, need = count - above, keep - above
-            # Ways for `rest` dice to show f or less with at least `need` of them at f,
-            # summed over the fewer terms: those with at least `need`, or those without.
-            terms = min(need, rest - need + 1)
-            budget.spend((len(ways) + 2 * terms) * words, what)
-            if need == terms:
-                at_least = f**rest - sum(math.comb(rest, k) * powers[rest - k] for k in range(need))
-            else:
-                at_least = sum(math.comb(rest, k) * powers[rest - k] for k in range(need, rest + 1))
-            if not at_least:
-                continue
-            factor = math.comb(count, above) * at_least
+            factor = math.comb(count, above) * next(at_most)
+            budget.spend(len(ways) * product_steps(factor.bit_length(), ways[len(ways) // 2].bit_length()), what)
             start = keep * f + above - keep  # index of the lowest sum: keep * f + above
             for i, w in enumerate(ways, start):
                 out[i] += factor * w
     return keep, out
+
+
+def _at_most_below(count: int, most: int, f: int) -> Iterator[int]:
+    """For rest = count, count - 1, ...: the ways for `rest` dice to show f or less, at most `most` of them less.
+
+    That is S(rest) = sum over m <= most of comb(rest, m) * (f - 1)**m. S(count)
+    is summed over the fewer terms (those with m <= most, or f**count less the
+    others); then Pascal's rule, comb(r, m) = comb(r - 1, m) + comb(r - 1, m - 1),
+    gives S(r - 1) = (S(r) + comb(r - 1, most) * (f - 1)**(most + 1)) / f,
+    one step per die: no sum of binomials for each count.
+    """
+    x = f - 1
+    if most + 1 <= count - most:
+        total, term = 0, 1  # term: comb(count, m) * x**m
+        for m in range(most + 1):
+            total += term
+            term = term * (count - m) * x // (m + 1)
+    else:
+        total, term = f**count, x**count  # term: comb(count, k) * x**(count - k), k dice at f
+        for k in range(count - most):
+            total -= term
+            if x:
+                term = term * (count - k) // ((k + 1) * x)
+    binomial, lift = math.comb(count - 1, most), x ** (most + 1)
+    for rest in range(count, most, -1):
+        yield total
+        total = (total + binomial * lift) // f
+        binomial = binomial * (rest - 1 - most) // (rest - 1) if rest > 1 else 0
 
 
 @dataclass(frozen=True, slots=True)

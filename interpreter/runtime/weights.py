@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from interpreter.runtime.keys import stable_key
 
 DEFAULT_STATES = 1_000_000  # outcomes one computation may hold when no budget is given
-DEFAULT_WORK = 50_000_000  # steps of work (about 0.1 microsecond each: some seconds) when no budget is given
+DEFAULT_WORK = 20_000_000  # steps of work (a step is about 0.1 microsecond: seconds) when no budget is given
 
 
 class LimitError(RuntimeError):
@@ -62,7 +62,8 @@ class Budget(Protocol):
     """What a computation may spend; each method raises a LimitError when a limit is passed."""
 
     def spend(self, steps: int, what: str) -> None:
-        """Count `steps` steps of work (about 0.1 microsecond, one multiply-add, each) toward the work limit."""
+        """Count `steps` steps of work toward the work limit (a step: one multiply-add of small
+        numbers in a Python loop, about 0.1 microsecond on a desktop)."""
 
     def hold(self, outcomes: int, what: str) -> None:
         """Say that `outcomes` outcomes (or states) are held at once: checked against the states limit."""
@@ -199,7 +200,8 @@ class Weights:
     def combine(self, other: Weights, f: Callable[[Any, Any], Any], budget: Budget = UNLIMITED,
                 what: str = "a combination of independent chances") -> Weights:
         """The distribution of f(x, y) for x from self and y from other, independent: weights multiply."""
-        budget.spend(len(self.outcomes) * len(other.outcomes), what)
+        bits = product_steps(max(self.weights).bit_length(), max(other.weights).bit_length())
+        budget.spend(len(self.outcomes) * len(other.outcomes) * bits, what)
         if f is operator.add:
             mine, theirs = self._dense_form(), other._dense_form()
             if mine is not None and theirs is not None:
@@ -292,17 +294,32 @@ def dense_power(ways: list[int], count: int, budget: Budget = UNLIMITED, what: s
     return result
 
 
-def _cost(a: list[int], b: list[int]) -> int:
-    """Steps of work (about 0.1 microsecond each) of the product of a and b, as `convolve` does it.
+def step_size(bits: int) -> int:
+    """Steps one addition, or a multiplication by a small number, costs on numbers of so many bits."""
+    return 1 + bits // 2000
 
-    A double loop costs its multiply-adds. A packed product is one multiplication
-    of integers of that many machine words, which Karatsuba does in about
-    words**1.585 steps (measured here: about 20 such steps a microsecond).
+
+def product_steps(a_bits: int, b_bits: int) -> int:
+    """Steps one multiply-add costs on numbers of so many bits.
+
+    Measured: 23,000 bits by 60 cost about 10 steps, 16,000 by 6,000 about 500:
+    long multiplication grows with the product of the sizes.
     """
-    words = 2 + (max(a).bit_length() + max(b).bit_length()) // 64
+    return 1 + (a_bits + b_bits) // 4000 + a_bits * b_bits // 200_000
+
+
+def _cost(a: list[int], b: list[int]) -> int:
+    """Steps of work of the product of a and b, as `convolve` does it.
+
+    A step is one multiply-add of small numbers in a Python loop. The double
+    loop costs its multiply-adds, each longer as the numbers grow. A packed
+    product is one multiplication of integers of so many machine words, which
+    Karatsuba does in about words**1.585 machine steps, ten or so a step.
+    """
+    a_bits, b_bits = max(a).bit_length(), max(b).bit_length()
     if len(a) * len(b) < _PACK_FROM:
-        return len(a) * len(b) * words
-    return int(((len(a) + len(b)) * words) ** 1.585 / 2)
+        return len(a) * len(b) * product_steps(a_bits, b_bits)
+    return int(((len(a) + len(b)) * (2 + (a_bits + b_bits) // 64)) ** 1.585 / 10)
 
 
 def add_uniform_die(ways: list[int], sides: int) -> list[int]:
@@ -322,10 +339,14 @@ def uniform_dice(count: int, sides: int, budget: Budget = UNLIMITED, what: str =
     budget.hold(count * (sides - 1) + 1, what)
     ways = [1]
     for _ in range(count):
-        # Two passes over the weights (running sums, then differences) of so many machine words.
-        budget.spend(2 * (len(ways) + sides) * (1 + ways[len(ways) // 2].bit_length() // 1024), what)
+        budget.spend(uniform_die_cost(ways, sides), what)
         ways = add_uniform_die(ways, sides)
     return ways
+
+
+def uniform_die_cost(ways: list[int], sides: int) -> int:
+    """Steps of add_uniform_die: two passes in C (running sums, then differences), half a step an item."""
+    return 1 + (len(ways) + sides) * step_size(ways[len(ways) // 2].bit_length()) // 2
 
 
 class _Watched:
