@@ -613,8 +613,9 @@ class Checker:
             self.rules.record_kinds[id(expr)] = expected.name
             return expected.required()
         if isinstance(expr, n.ListLit) and expected.name == "list" and expected.item is not None:
-            for item in expr.items:
-                self.expect(item, expected.item, scope, constant)
+            items = [self.expect(item, expected.item, scope, constant) for item in expr.items]
+            if items and expected == list_of(NUMBER) and all(t == INT for t in items):
+                return list_of(INT)  # whole numbers where numbers are wanted: sum([1, 2]) is an int
             return expected
         actual = self.infer(expr, scope)
         fitting = fits(actual, expected)

@@ -16,6 +16,7 @@ from dsl.limits import Limits
 from interpreter.errors import RunError
 from interpreter.runtime.bodies import ANY, Pool, Volley
 from interpreter.runtime.chance import Bernoulli, Binomial, Dice, DiceValue, Fire, SuccessPool, Tally, Uniform, dice_value
+from interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
 from interpreter.values import normalize, show
 
 Args = dict[str, Any]
@@ -139,7 +140,73 @@ def _roll(a: Args, env: Env, pos: n.Pos) -> int:
     if "sides" not in a:  # roll(d): a value of type dice, its dice drawn here
         return _roll_value(a["count"], env, pos)
     count = _count(a, "count", pos, env)
-    return _draw(env, Dice(count, _sides(a, env, pos)), pos) if count else 0
+    if not count:
+        return 0
+    sides = _sides(a, env, pos)
+    once, again = a.get("reroll", ()), a.get("reroll_while", ())
+    if once and again:
+        raise RunError(pos, "a die is rerolled once or while it shows a face, not both",
+                       "give 'reroll' or 'reroll_while'")
+    faces = _faces_of(once or again, sides, pos)
+    if not faces:
+        return _draw(env, Dice(count, sides), pos)
+    if again and len(faces) == sides:
+        raise RunError(pos, f"rerolling every face of a d{sides} would never stop",
+                       "leave at least one face out of 'reroll_while'")
+    return _draw(env, DiceSum(count, Rerolled(sides, faces, once=bool(once))), pos)
+
+
+def _faces_of(faces: tuple[int, ...], sides: int, pos: n.Pos) -> tuple[int, ...]:
+    """Faces of a d`sides`, each checked, without repeats, in order."""
+    for face in faces:
+        if not 1 <= face <= sides:
+            raise RunError(pos, f"a d{sides} has no face {show(face)}")
+    return tuple(sorted(set(faces)))
+
+
+def _pool_of_dice(a: Args, env: Env, pos: n.Pos) -> tuple[int, int]:
+    """The count and sides of a pool of dice, both checked."""
+    return _count(a, "count", pos, env), _sides(a, env, pos)
+
+
+def _keep(highest: bool) -> Callable[[Args, Env, n.Pos], int]:
+    def keep(a: Args, env: Env, pos: n.Pos) -> int:
+        count, sides = _pool_of_dice(a, env, pos)
+        return _draw(env, Keep(count, sides, _count(a, "keep", pos, env), highest), pos)
+    return keep
+
+
+def _drop(lowest: bool) -> Callable[[Args, Env, n.Pos], int]:
+    # Dropping the lowest dice is keeping the rest, the highest.
+    def drop(a: Args, env: Env, pos: n.Pos) -> int:
+        count, sides = _pool_of_dice(a, env, pos)
+        kept = max(0, count - _count(a, "drop", pos, env))
+        return _draw(env, Keep(count, sides, kept, highest=lowest), pos)
+    return drop
+
+
+def _two_dice(highest: bool) -> Callable[[Args, Env, n.Pos], int]:
+    def two(a: Args, env: Env, pos: n.Pos) -> int:
+        return _draw(env, Keep(2, _sides(a, env, pos), 1, highest), pos)
+    return two
+
+
+def _explode(a: Args, env: Env, pos: n.Pos) -> int:
+    count, sides = _pool_of_dice(a, env, pos)
+    return _draw(env, DiceSum(count, Exploding(sides, _count(a, "depth", pos, env))), pos)
+
+
+def _custom_dice(a: Args, env: Env, pos: n.Pos) -> Any:
+    count, faces = _count(a, "count", pos, env), tuple(a["faces"])
+    if not faces:
+        raise RunError(pos, "a die needs at least one face", "list its faces, as in custom_dice(4, [-1, 0, 1])")
+    for face in faces:
+        if not isinstance(face, (int, Fraction)) or isinstance(face, bool):
+            raise RunError(pos, f"a die's faces are numbers, not {show(face)}")
+    limits = env.program.rules.limits
+    if len(faces) > limits.count:
+        raise RunError(pos, f"a die of {len(faces)} faces is over the limit of {limits.count}", limits.hint("count"))
+    return _draw(env, DiceSum(count, Faces(faces)), pos)
 
 
 def _roll_value(value: DiceValue | int, env: Env, pos: n.Pos) -> int:
@@ -215,6 +282,14 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "damage_taken": lambda a, env, pos: _pool(a, pos).damage_taken(**_filters(a)),
     "hitpoints_of": lambda a, env, pos: sum(b.hitpoints or 0 for b in _pool(a, pos).select(**_filters(a))),
     "roll": _roll,
+    "keep_highest": _keep(highest=True),
+    "keep_lowest": _keep(highest=False),
+    "drop_lowest": _drop(lowest=True),
+    "drop_highest": _drop(lowest=False),
+    "advantage": _two_dice(highest=True),
+    "disadvantage": _two_dice(highest=False),
+    "explode": _explode,
+    "custom_dice": _custom_dice,
     "dice": _dice,
     "chance": lambda a, env, pos: _draw(env, Bernoulli(_probability(a, pos)), pos),
     "trials": lambda a, env, pos: _draw(env, Binomial(_count(a, "count", pos, env), _probability(a, pos)), pos),

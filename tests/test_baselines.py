@@ -163,7 +163,7 @@ DICE_OPERATIONS = [
     ("keep_highest(4, 6, 3)", lambda: dice.keep_highest(4, 6, 3), lambda ip: ip.d6.highest(4, 3)),
     ("keep_highest(2, 20, 1)", lambda: dice.keep_highest(2, 20, 1), lambda ip: ip.d20.highest(2)),
     ("keep_lowest(5, 8, 2)", lambda: dice.keep_lowest(5, 8, 2), lambda ip: ip.d8.lowest(5, 2)),
-    ("explode(6, 9)", lambda: dice.explode(6, 9), lambda ip: ip.d6.explode(depth=9)),
+    ("explode(1, 6, 9)", lambda: dice.explode(6, 9), lambda ip: ip.d6.explode(depth=9)),
     ("roll(10, 6)", lambda: dice.sum_of_dice(10, 6), lambda ip: 10 @ ip.d6),
 ]
 

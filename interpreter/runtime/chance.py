@@ -1,11 +1,13 @@
-"""Chance primitives. Each can be sampled, forced, or given as an exact distribution.
+"""Chance primitives. Each can be sampled, forced, or given as exact weights.
 
 A primitive is a frozen value describing one random event. The engines
 decide how to resolve it: `sample` draws with a seeded generator (using only
 randrange, which is stable across Python versions), `forced` follows a script
-of integers from a rulebook example, and `distribution` returns every outcome
-with its exact probability. Distributions are computed by convolution and
-Markov chains over merged states, never by enumerating roll sequences.
+of integers from a rulebook example, and `weights` returns every outcome with
+its whole-number weight (`distribution` gives the same as exact fractions).
+Weights are computed by convolution and Markov chains over merged states,
+never by enumerating roll sequences, and every loop that can grow spends from
+a budget so that a runaway stops with an error naming its limit.
 """
 
 from __future__ import annotations
@@ -21,19 +23,23 @@ from typing import Any
 
 from interpreter.runtime.bodies import Body, Pool, Shot, Volley
 from interpreter.runtime.keys import stable_key
+from interpreter.runtime.weights import (
+    DEFAULT_STATES,
+    UNLIMITED,
+    Allowance,
+    Budget,
+    Memo,
+    Weights,
+    step_size,
+    uniform_dice,
+)
+from interpreter.runtime.weights import LimitError, StateLimitError, WorkLimitError  # noqa: F401 (the engines' import)
 
 Distribution = dict[Any, Fraction]
 
 
 class ForcedRollError(ValueError):
     """A forced script ran out, or gave a number outside what the roll allows."""
-
-
-class StateLimitError(RuntimeError):
-    def __init__(self, states: int, limit: int):
-        super().__init__(f"{states} distinct states, over the limit of {limit}")
-        self.states = states
-        self.limit = limit
 
 
 def merge(pairs: Iterable[tuple[Any, Fraction]]) -> Distribution:
@@ -45,7 +51,8 @@ def merge(pairs: Iterable[tuple[Any, Fraction]]) -> Distribution:
     return dict(sorted(out.items(), key=lambda kv: stable_key(kv[0])))
 
 
-def _next(script: Iterator[int], what: str, low: int, high: int) -> int:
+def scripted(script: Iterator[int], what: str, low: int, high: int) -> int:
+    """The next number of a forced script, which must lie from low to high."""
     try:
         value = next(script)
     except StopIteration:
@@ -55,37 +62,42 @@ def _next(script: Iterator[int], what: str, low: int, high: int) -> int:
     return value
 
 
-def _convolve(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for x, p in a.items():
-        for y, q in b.items():
-            out[x + y] = out.get(x + y, 0) + p * q
-    return out
+class Chance:
+    """What every primitive shares: weights computed once per problem, and exact fractions from them."""
+
+    __slots__ = ()
+
+    def weights(self, budget: Budget = UNLIMITED) -> Weights:
+        return _WEIGHTS(self, budget, self.describe())
+
+    def _weights(self, budget: Budget) -> Weights:
+        raise NotImplementedError
+
+    def distribution(self, max_states: int = DEFAULT_STATES) -> Distribution:
+        """Each outcome's exact probability: at most max_states outcomes, and the default work limit."""
+        return dict(_probabilities(self, max_states))
+
+    def describe(self) -> str:
+        raise NotImplementedError
 
 
-def _power(one: dict[int, Fraction], count: int) -> dict[int, Fraction]:
-    """The distribution of a sum of `count` independent copies, by repeated squaring.
+_WEIGHTS = Memo(lambda primitive, budget: primitive._weights(budget))
 
-    The work is done on whole-number weights over a common denominator, which
-    is far cheaper than Fraction arithmetic; one division at the end makes it exact.
-    """
-    scale = math.lcm(*(p.denominator for p in one.values()))
-    weights = {value: int(p * scale) for value, p in one.items()}
-    result: dict[int, int] = {0: 1}
-    base = weights
-    remaining = count
-    while remaining:
-        if remaining & 1:
-            result = _convolve(result, base)
-        remaining >>= 1
-        if remaining:
-            base = _convolve(base, base)
-    total = scale**count
-    return {value: Fraction(weight, total) for value, weight in result.items()}
+
+@functools.lru_cache(maxsize=1024)
+def _probabilities(primitive: Chance, max_states: int) -> tuple[tuple[Any, Fraction], ...]:
+    return tuple(primitive.weights(Allowance(states=max_states)).probabilities().items())
+
+
+def clear_caches() -> None:
+    """Forget every computed distribution (for measuring the work itself)."""
+    _WEIGHTS.cache_clear()
+    _FIRE.cache_clear()
+    _probabilities.cache_clear()
 
 
 @dataclass(frozen=True, slots=True)
-class Dice:
+class Dice(Chance):
     """The sum of `count` dice of `sides` faces."""
 
     count: int
@@ -94,30 +106,14 @@ class Dice:
     def sample(self, rng: random.Random) -> int:
         return sum(rng.randrange(self.sides) + 1 for _ in range(self.count))
 
-    def distribution(self) -> Distribution:
-        return _dice_distribution(self.count, self.sides)
+    def _weights(self, budget: Budget) -> Weights:
+        return Weights.dense(self.count, uniform_dice(self.count, self.sides, budget, self.describe()))
 
     def forced(self, script: Iterator[int]) -> int:
-        return sum(_next(script, f"a d{self.sides}", 1, self.sides) for _ in range(self.count))
+        return sum(scripted(script, f"a d{self.sides}", 1, self.sides) for _ in range(self.count))
 
     def describe(self) -> str:
         return f"{self.count}d{self.sides}"
-
-
-@functools.lru_cache(maxsize=1024)
-def _dice_distribution(count: int, sides: int) -> Distribution:
-    # Ways to reach each total, one die at a time: adding a die sums a sliding window
-    # of `sides` totals, which running sums give in one pass (far cheaper than
-    # convolving, for a thousand dice as for two).
-    ways = [1]  # ways[t]: ways for the dice so far to total their count + t
-    for _ in range(count):
-        running = [0]
-        for w in ways:
-            running.append(running[-1] + w)
-        span = len(ways) + sides - 1
-        ways = [running[min(t + 1, len(ways))] - running[max(0, t - sides + 1)] for t in range(span)]
-    total = sides**count
-    return merge((count + t, Fraction(w, total)) for t, w in enumerate(ways))
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,32 +218,33 @@ def _dice_value_distribution(groups: tuple[tuple[int, int], ...], plus: int) -> 
     for count, sides in groups:
         following: dict[int, Fraction] = {}
         for total, p in weights.items():
-            for value, q in _dice_distribution(count, sides).items():
+            for value, q in Dice(count, sides).distribution().items():
                 following[total + value] = following.get(total + value, 0) + p * q
         weights = following
     return merge(weights.items())
 
 
 @dataclass(frozen=True, slots=True)
-class Bernoulli:
+class Bernoulli(Chance):
     p: Fraction
 
     def sample(self, rng: random.Random) -> bool:
         p = Fraction(self.p)
         return rng.randrange(p.denominator) < p.numerator
 
-    def distribution(self) -> Distribution:
-        return merge([(False, 1 - Fraction(self.p)), (True, Fraction(self.p))])
+    def weights(self, budget: Budget = UNLIMITED) -> Weights:
+        p = Fraction(self.p)
+        return Weights.of([(False, p.denominator - p.numerator), (True, p.numerator)])
 
     def forced(self, script: Iterator[int]) -> bool:
-        return _next(script, f"a chance of {self.p}", 0, 1) == 1
+        return scripted(script, f"a chance of {self.p}", 0, 1) == 1
 
     def describe(self) -> str:
         return f"chance {self.p}"
 
 
 @dataclass(frozen=True, slots=True)
-class Binomial:
+class Binomial(Chance):
     """Successes among n independent trials at p: one binomial, not 2**n paths."""
 
     n: int
@@ -257,24 +254,28 @@ class Binomial:
         p = Fraction(self.p)
         return sum(1 for _ in range(self.n) if rng.randrange(p.denominator) < p.numerator)
 
-    def distribution(self) -> Distribution:
-        return _binomial(self.n, Fraction(self.p))
+    def _weights(self, budget: Budget) -> Weights:
+        # With p = num/den, k successes weigh comb(n, k) * num**k * (den - num)**(n - k) over den**n.
+        p = Fraction(self.p)
+        hit, miss, n = p.numerator, p.denominator - p.numerator, self.n
+        budget.hold(n + 1, self.describe())
+        budget.spend((n + 1) * step_size(n * p.denominator.bit_length()), self.describe())
+        if not miss:
+            return Weights.dense(n, [1])
+        ways = [miss**n]
+        for k in range(n):  # each weight from the one before: times (n - k) / (k + 1) * hit / miss
+            ways.append(ways[-1] * (n - k) * hit // ((k + 1) * miss))
+        return Weights.dense(0, ways)
 
     def forced(self, script: Iterator[int]) -> int:
-        return _next(script, f"{self.n} trials", 0, self.n)
+        return scripted(script, f"{self.n} trials", 0, self.n)
 
     def describe(self) -> str:
         return f"{self.n} trials at {self.p}"
 
 
-@functools.lru_cache(maxsize=1024)
-def _binomial(n: int, p: Fraction) -> Distribution:
-    q = 1 - p
-    return merge((k, math.comb(n, k) * p**k * q ** (n - k)) for k in range(n + 1))
-
-
 @dataclass(frozen=True, slots=True)
-class Uniform:
+class Uniform(Chance):
     """One of the items, each equally likely."""
 
     items: tuple[Any, ...]
@@ -282,19 +283,34 @@ class Uniform:
     def sample(self, rng: random.Random) -> Any:
         return self.items[rng.randrange(len(self.items))]
 
-    def distribution(self) -> Distribution:
-        share = Fraction(1, len(self.items))
-        return merge((item, share) for item in self.items)
+    def weights(self, budget: Budget = UNLIMITED) -> Weights:
+        budget.spend(len(self.items), self.describe())
+        return Weights.of((item, 1) for item in self.items)
 
     def forced(self, script: Iterator[int]) -> Any:
-        return self.items[_next(script, f"a pick of {len(self.items)}", 0, len(self.items) - 1)]
+        return self.items[scripted(script, f"a pick of {len(self.items)}", 0, len(self.items) - 1)]
 
     def describe(self) -> str:
         return f"pick one of {len(self.items)}"
 
 
+def one_die(sides: int, reroll: tuple[int, ...] = (), once: bool = True) -> Weights:
+    """The face of one die of faces 1..sides, where faces in `reroll` are rolled again.
+
+    Rolled again once, the new face stands: a listed face's share goes to every
+    face equally. Rolled again while it shows a listed face, the die is the die
+    conditioned on the other faces.
+    """
+    if not reroll:
+        return Weights(tuple(range(1, sides + 1)), (1,) * sides, sides)
+    if not once:
+        return Weights.of((face, 1) for face in range(1, sides + 1) if face not in reroll)
+    again = sum(1 for face in range(1, sides + 1) if face in reroll)
+    return Weights.of((face, again + (0 if face in reroll else sides)) for face in range(1, sides + 1))
+
+
 @dataclass(frozen=True, slots=True)
-class SuccessPool:
+class SuccessPool(Chance):
     """Successes of a pool of dice: faces at or above `at_least` succeed, at or above `double_at` twice.
 
     Faces in `reroll` are rolled again once; the new face stands.
@@ -320,15 +336,16 @@ class SuccessPool:
             total += self._value(face)
         return total
 
-    def distribution(self) -> Distribution:
-        return _success_distribution(self)
+    def _weights(self, budget: Budget) -> Weights:
+        one = one_die(self.sides, self.reroll).map(self._value)
+        return one.power(self.count, budget=budget, what=self.describe())
 
     def forced(self, script: Iterator[int]) -> int:
         total = 0
         for _ in range(self.count):
-            face = _next(script, f"a d{self.sides}", 1, self.sides)
+            face = scripted(script, f"a d{self.sides}", 1, self.sides)
             if face in self.reroll:
-                face = _next(script, f"a rerolled d{self.sides}", 1, self.sides)
+                face = scripted(script, f"a rerolled d{self.sides}", 1, self.sides)
             total += self._value(face)
         return total
 
@@ -337,23 +354,8 @@ class SuccessPool:
         return f"{self.count}d{self.sides} counting {self.at_least}+{doubles}"
 
 
-@functools.lru_cache(maxsize=1024)
-def _success_distribution(pool: SuccessPool) -> Distribution:
-    face = Fraction(1, pool.sides)
-    one: dict[int, Fraction] = {}
-    for first in range(1, pool.sides + 1):
-        if first in pool.reroll:
-            for second in range(1, pool.sides + 1):
-                value = pool._value(second)
-                one[value] = one.get(value, 0) + face * face
-        else:
-            value = pool._value(first)
-            one[value] = one.get(value, 0) + face
-    return merge(_power(one, pool.count).items())
-
-
 @dataclass(frozen=True, slots=True)
-class Tally:
+class Tally(Chance):
     """How many dice of a pool show a face of each group: one multinomial, not sides**count paths.
 
     Faces in no group are not counted. Dice keep no identity, so rerolling some
@@ -385,36 +387,29 @@ class Tally:
         return self._counts(rng.randrange(self.sides) + 1 for _ in range(self.count))
 
     def forced(self, script: Iterator[int]) -> tuple[int, ...]:
-        return self._counts([_next(script, f"a d{self.sides}", 1, self.sides) for _ in range(self.count)])
+        return self._counts([scripted(script, f"a d{self.sides}", 1, self.sides) for _ in range(self.count)])
 
-    def distribution(self, max_states: int = 1_000_000) -> Distribution:
-        return dict(_tally_distribution(self, max_states))
+    def _weights(self, budget: Budget) -> Weights:
+        # Faces per group (and, last, faces in none): the weight of a die landing there.
+        faces = [len(group) for group in self.groups]
+        faces.append(self.sides - sum(faces))
+        live = [i for i, w in enumerate(faces) if w]  # a group no face reaches always counts 0
+        what = self.describe()
+        budget.hold(math.comb(self.count + len(live) - 1, len(live) - 1), what)
+        out = []
+        for split in _compositions(self.count, len(live)):
+            budget.spend(len(live), what)
+            ways, left = 1, self.count
+            counts = [0] * len(faces)
+            for k, i in zip(split, live):
+                ways *= math.comb(left, k) * faces[i] ** k
+                left -= k
+                counts[i] = k
+            out.append((tuple(counts[:-1]), ways))
+        return Weights.of(out)
 
     def describe(self) -> str:
         return f"{self.count}d{self.sides} tallied in {len(self.groups)} groups"
-
-
-@functools.lru_cache(maxsize=1024)
-def _tally_distribution(tally: Tally, max_states: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
-    # Faces per group (and, last, faces in none): the weight of a die landing there.
-    weights = [len(group) for group in tally.groups]
-    weights.append(tally.sides - sum(weights))
-    live = [i for i, w in enumerate(weights) if w]  # a group no face reaches always counts 0
-    outcomes = math.comb(tally.count + len(live) - 1, len(live) - 1)
-    if outcomes > max_states:
-        raise StateLimitError(outcomes, max_states)
-    total = tally.sides**tally.count
-    out = []
-    for split in _compositions(tally.count, len(live)):
-        ways, left = 1, tally.count
-        for k, i in zip(split, live):
-            ways *= math.comb(left, k) * weights[i] ** k
-            left -= k
-        counts = [0] * len(weights)
-        for k, i in zip(split, live):
-            counts[i] = k
-        out.append((tuple(counts[:-1]), Fraction(ways, total)))
-    return tuple(merge(out).items())
 
 
 def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
@@ -439,7 +434,7 @@ class Hit:
 
 
 @dataclass(frozen=True, slots=True)
-class Fire:
+class Fire(Chance):
     """The pool after every shot of the volley, in order, hits a body chosen uniformly among the living.
 
     When no body is living, a shot hits any body, which changes nothing since
@@ -449,9 +444,10 @@ class Fire:
     volley: Volley
     pool: Pool
 
-    def distribution(self, max_states: int = 1_000_000) -> Distribution:
+    def weights(self, budget: Budget = UNLIMITED) -> Weights:
+        # Keyed by the damages alone: the shots' sources change nothing here.
         damages = tuple(shot.damage for shot in self.volley.shots)
-        return dict(_fire_distribution(damages, self.pool, max_states))
+        return _FIRE((damages, self.pool), budget, self.describe())
 
     def sample(self, rng: random.Random) -> Pool:
         """What sample_trace draws, from the same random numbers, without making the log."""
@@ -502,7 +498,7 @@ class Fire:
             living = [i for i, body in enumerate(pool.bodies) if not body.lethal]
             overflow = not living
             choices = range(len(pool.bodies)) if overflow else living
-            pick = _next(script, f"shot {index + 1} (a body)", 0, len(choices) - 1)
+            pick = scripted(script, f"shot {index + 1} (a body)", 0, len(choices) - 1)
             chosen = choices[pick]
             before = pool.bodies[chosen]
             after = before.hit(shot.damage)
@@ -514,27 +510,89 @@ class Fire:
         return f"volley of {len(self.volley)} shots at {len(self.pool)} bodies"
 
 
-@functools.lru_cache(maxsize=4096)
-def _fire_distribution(damages: tuple[int, ...], pool: Pool, max_states: int) -> tuple[tuple[Pool, Fraction], ...]:
-    # A Markov chain shot by shot: equal pools merge after every shot, and identical
-    # living bodies are one transition weighted by how many there are.
-    states: dict[Pool, Fraction] = {pool: Fraction(1)}
+def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weights:
+    # A Markov chain shot by shot. A state counts the bodies of each variant (a body
+    # with its damage so far), so equal pools are one state however their bodies are
+    # ordered, and identical living bodies are one transition weighted by their number.
+    # A shot splits a state's weight evenly among its living bodies; scaling every
+    # weight by the lcm of the living counts met at that shot keeps each split whole.
+    damages, pool = problem
+    what = f"a volley of {len(damages)} shots at {len(pool)} bodies"
+    variants: list[Body] = []
+    number: dict[Body, int] = {}
+
+    def variant(body: Body) -> int:
+        found = number.get(body)
+        if found is None:
+            found = number[body] = len(variants)
+            variants.append(body)
+        return found
+
+    counts: dict[int, int] = {}
+    for body in pool.bodies:
+        v = variant(body)
+        counts[v] = counts.get(v, 0) + 1
+    states: dict[tuple[tuple[int, int], ...], int] = {tuple(sorted(counts.items())): 1}
+    living = [not body.lethal for body in variants]
+    hit_of: dict[tuple[int, int], int] = {}
     for damage in damages:
-        following: dict[Pool, Fraction] = {}
-        for current, p in states.items():
-            living = current.living()
-            if not living:
-                following[current] = following.get(current, 0) + p
+        # The weights grow long as the lcms pile up: every step of work is charged by their length.
+        alive = []
+        step = 1
+        for state in states:
+            targets = sum(c for v, c in state if living[v])
+            alive.append(targets)
+            if targets > 1:
+                step = math.lcm(step, targets)
+            budget.spend(len(state) + step_size(step.bit_length()), what)
+        following: dict[tuple[tuple[int, int], ...], int] = {}
+        get = following.get
+        for (state, weight), targets in zip(states.items(), alive):
+            size = step_size(weight.bit_length() + step.bit_length())
+            budget.spend(len(state) + size, what)
+            if not targets:
+                following[state] = get(state, 0) + weight * step
                 continue
-            share = p / len(living)
-            seen: dict[Body, int] = {}
-            for body in living:
-                seen[body] = seen.get(body, 0) + 1
-            for body, copies in seen.items():
-                index = current.bodies.index(body)
-                after = current.replace(index, body.hit(damage))
-                following[after] = following.get(after, 0) + share * copies
-        if len(following) > max_states:
-            raise StateLimitError(len(following), max_states)
-        states = following
-    return tuple(merge(states.items()).items())
+            share = weight * (step // targets)
+            for v, c in state:
+                if not living[v]:
+                    continue
+                w = hit_of.get((v, damage))
+                if w is None:
+                    w = hit_of[(v, damage)] = variant(variants[v].hit(damage))
+                    living.extend(not body.lethal for body in variants[len(living):])
+                if w == v:  # a body that cannot die, or a shot of no damage
+                    following[state] = get(state, 0) + share * c
+                    continue
+                after = dict(state)
+                if c == 1:
+                    del after[v]
+                else:
+                    after[v] = c - 1
+                after[w] = after.get(w, 0) + 1
+                key = tuple(sorted(after.items()))
+                following[key] = get(key, 0) + share * c
+                budget.spend(len(state) + size, what)
+        budget.hold(len(following), what)
+        budget.spend(len(following) * step_size(max(following.values()).bit_length()), what)
+        states = _reduced(following, step)
+    return Weights.of((Pool.of(variants[v] for v, c in state for _ in range(c)), weight)
+                      for state, weight in states.items())
+
+
+def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
+    """The weights divided by the part of `scale` they all share.
+
+    Weights that shared no factor before being scaled share at most a divisor
+    of the scale (except by chance), and a gcd with a short number is cheap,
+    where the gcd of two long weights would cost the square of their length.
+    """
+    g = scale
+    for weight in weights.values():
+        if g == 1:
+            return weights
+        g = math.gcd(g, weight)
+    return {key: weight // g for key, weight in weights.items()} if g > 1 else weights
+
+
+_FIRE = Memo(_fire_weights, maxsize=4096)

@@ -42,7 +42,7 @@ DICE = [
     ("dice-10d6-keep-3", "keep_highest(10, 6, 3)", "icepool.d6.highest(10, 3)", lambda: dice.keep_highest(10, 6, 3)),
     ("dice-4d6-drop-lowest", "keep_highest(4, 6, 3)", "icepool.d6.highest(4, 3)", lambda: dice.keep_highest(4, 6, 3)),
     ("dice-2d20-keep-highest", "keep_highest(2, 20, 1)", "icepool.d20.highest(2)", lambda: dice.keep_highest(2, 20, 1)),
-    ("dice-exploding-d6", "explode(6, 9)", "icepool.d6.explode(depth=9)", lambda: dice.explode(6, 9)),
+    ("dice-exploding-d6", "explode(1, 6, 9)", "icepool.d6.explode(depth=9)", lambda: dice.explode(6, 9)),
     ("dice-20d10-doubles", "successes(20, 10, at_least: 7, double_at: 10)",
      "20 @ icepool.d10.map(lambda face: 2 if face >= 10 else 1 if face >= 7 else 0)",
      lambda: dice.successes(20, 10, 7, 10)),
