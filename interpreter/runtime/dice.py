@@ -97,13 +97,15 @@ def _keep_highest(count: int, sides: int, keep: int, budget: Budget, what: str) 
         budget.spend(3 * count * size, what)
         at_most = _at_most_below(count, count - keep, f)
         ways = [1]  # the sum of `above` dice of `higher` faces, less `above`
+        choose = 1  # comb(count, above): which dice are the ones above
         for above in range(keep):
             if above:
                 if not higher:
                     break
                 budget.spend(uniform_die_cost(ways, higher), what)
                 ways = add_uniform_die(ways, higher)
-            factor = math.comb(count, above) * next(at_most)
+                choose = choose * (count - above + 1) // above
+            factor = choose * next(at_most)
             budget.spend(len(ways) * product_steps(factor.bit_length(), ways[len(ways) // 2].bit_length()), what)
             start = keep * f + above - keep  # index of the lowest sum: keep * f + above
             for i, w in enumerate(ways, start):

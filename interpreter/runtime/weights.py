@@ -101,7 +101,7 @@ class Allowance:
 
 
 def _is_int(value: object) -> bool:
-    return type(value) is int  # not bool: True and 1 are different outcomes
+    return type(value) is int  # not bool: true and false are not numbers to add up
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,14 +200,14 @@ class Weights:
     def combine(self, other: Weights, f: Callable[[Any, Any], Any], budget: Budget = UNLIMITED,
                 what: str = "a combination of independent chances") -> Weights:
         """The distribution of f(x, y) for x from self and y from other, independent: weights multiply."""
-        bits = product_steps(max(self.weights).bit_length(), max(other.weights).bit_length())
-        budget.spend(len(self.outcomes) * len(other.outcomes) * bits, what)
         if f is operator.add:
             mine, theirs = self._dense_form(), other._dense_form()
             if mine is not None and theirs is not None:
-                ways = convolve(mine[1], theirs[1])
-                budget.hold(len(ways), what)
-                return Weights.dense(mine[0] + theirs[0], ways)
+                budget.hold(len(mine[1]) + len(theirs[1]) - 1, what)
+                budget.spend(_cost(mine[1], theirs[1]), what)
+                return Weights.dense(mine[0] + theirs[0], convolve(mine[1], theirs[1]))
+        steps = product_steps(max(self.weights).bit_length(), max(other.weights).bit_length())
+        budget.spend(len(self.outcomes) * len(other.outcomes) * steps, what)
         merged: dict[Any, int] = {}
         get = merged.get
         for y, v in zip(other.outcomes, other.weights):
