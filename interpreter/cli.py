@@ -177,6 +177,13 @@ def _parser() -> argparse.ArgumentParser:
     fmt.add_argument("files", nargs="+", metavar="FILE", help="rules files to format, or '-'")
     fmt.add_argument("--check", action="store_true",
                      help="write nothing; show the diff of each file that would change, and exit 1 if any would")
+
+    lsp = sub.add_parser("lsp", parents=[limits], help="run the language server for editors (on stdin and stdout)",
+                         description="A Language Server Protocol server over stdin and stdout, for editors: "
+                                     "diagnostics, hover, definitions, references, completion, outline, examples "
+                                     "run in place, formatting. Needs the optional extra: pip install 'fracas[lsp]'.")
+    lsp.add_argument("--stdio", action="store_true", help="talk over stdin and stdout (the default; for clients "
+                                                           "that pass it)")
     return parser
 
 
@@ -574,8 +581,14 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     return EXIT_FAILED if args.check and outcome.changed else EXIT_OK
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    from interpreter.lsp import serve
+
+    return serve(_limits(args))
+
+
 COMMANDS = {"check": cmd_check, "run": cmd_run, "explain": cmd_explain, "odds": cmd_odds, "sweep": cmd_sweep,
-            "diff": cmd_diff, "test": cmd_test, "fmt": cmd_fmt}
+            "diff": cmd_diff, "test": cmd_test, "fmt": cmd_fmt, "lsp": cmd_lsp}
 
 
 if __name__ == "__main__":
