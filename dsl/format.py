@@ -98,12 +98,15 @@ class CannotFormat(Exception):
 
 def format_text(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> str:
     """The text in the canonical layout; RulesError (located) if it does not parse or cannot be laid out."""
-    parse(text, path, limits)  # a syntax error or a limit is reported as `fracas check` reports it
     source = SourceFile(path, text)
+    if len(text.encode("utf-8", "surrogatepass")) > limits.file_bytes:
+        raise RulesError([Diagnostic(path, 0, 0, f"the text is over the limit of {limits.file_bytes} bytes",
+                                     limits.hint("file_bytes"))])
     try:
-        tokens = _tokens(text)
+        tokens = _tokens(text, path, limits)
         result = _render(_lines(text, tokens))
-        _same_tokens(text, result)
+        if result != text:
+            _same_tokens(text, tokens, result, path, limits)
     except CannotFormat as problem:
         raise RulesError([_diagnostic(source, problem)]) from None
     return result
@@ -192,13 +195,16 @@ class _Walk:
         return tok
 
 
-def _tokens(text: str) -> list[Tok]:
+def _tokens(text: str, path: str, limits: Limits) -> list[Tok]:
     import lark
 
     try:
         tree = _parser().parse(text)
-    except lark.exceptions.UnexpectedInput as error:  # the grammar's parser took it: a bug of ours
-        raise CannotFormat(None, f"fracas fmt cannot read this file: {error}") from None
+    except lark.exceptions.UnexpectedInput:
+        parse(text, path, limits)  # reports the syntax error as `fracas check` does
+        raise CannotFormat(None, "fracas fmt cannot read this file", "this is a bug in fracas fmt, please report it")
+    if _depth(tree) > limits.nesting:
+        parse(text, path, limits)  # the same limit as everywhere, said the same way
     walk = _Walk()
     walk.tree(tree, 0, 0, "start")
     tokens = walk.tokens
@@ -206,6 +212,18 @@ def _tokens(text: str) -> list[Tok]:
         if tok.text == "/" and before is not None and after is not None:
             tok.tight = _is_number(before) and _is_number(after)
     return tokens
+
+
+def _depth(tree) -> int:
+    """How deep the tree nests, counted without recursion: at least as deep as the tree the limit is about."""
+    import lark
+
+    deepest, stack = 0, [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, lark.Tree))
+    return deepest
 
 
 def _is_number(tok: Tok) -> bool:
@@ -571,8 +589,8 @@ def _grid(lines: list[Line]) -> dict[Line, str]:
 # ---- the check that nothing but whitespace changed ------------------------------------------------
 
 
-def _same_tokens(before: str, after: str) -> None:
-    old, new = _tokens(before), _tokens(after)
+def _same_tokens(before: str, old: list[Tok], after: str, path: str, limits: Limits) -> None:
+    new = _tokens(after, path, limits)
     for a, b in zip(old, new):
         if a.text != b.text:
             raise CannotFormat(a, "fracas fmt would change this file's tokens here",
