@@ -203,3 +203,21 @@ def test_fmt_formats_the_standard_input_to_the_standard_output(monkeypatch, caps
     monkeypatch.setattr("sys.stdin", io.StringIO("param   a=1\n"))
     assert main(["fmt", "-"]) == 0
     assert capsys.readouterr().out == "param a = 1\n"
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
+def test_line_breaks_put_anywhere_between_tokens_are_laid_out_without_changing_the_meaning(path):
+    import random
+
+    rng = random.Random(path.name)
+    text = path.read_text()
+    # A newline or a few spaces after random commas, operators and brackets.
+    spots = [tok.end for tok in dsl.format._tokens(text, "t.rules", dsl.format.DEFAULT)
+             if tok.text in (",", "(", "[", "+", "*", "=", "and", "or")]
+    chosen = set(rng.sample(spots, min(40, len(spots))))
+    broken = "".join(("\n" if rng.random() < 0.5 else "   ") + char if i in chosen else char
+                     for i, char in enumerate(text))
+    expected = parse(text, "t.rules")
+    formatted = fmt(broken)
+    assert parse(formatted, "t.rules") == expected
+    assert fmt(formatted) == formatted

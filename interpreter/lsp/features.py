@@ -1,7 +1,7 @@
 """What the language server answers, computed from analyses: hover, definitions, references, outline, lenses.
 
 Places are 1-based lines and columns in characters; the server converts them
-to the protocol's units. Completion lives in completion.py.
+to the protocol's (UTF-16 by default). Completion lives in completion.py.
 """
 
 from __future__ import annotations

@@ -132,10 +132,7 @@ class FracasServer(LanguageServer):
     async def current(self, uri: str) -> Analysis | None:
         future = self.pending.get(uri)
         if future is not None and not future.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(future), WAIT)
-            except (asyncio.TimeoutError, Exception):
-                pass
+            await asyncio.wait({future}, timeout=WAIT)  # waits without cancelling it
         return self.analyses.get(uri)
 
     def related(self, analysis: Analysis) -> list[Analysis]:
@@ -183,10 +180,10 @@ class FracasServer(LanguageServer):
         return lsp.Diagnostic(range=self.range(lines, line, column, end_line, end_column), message=message,
                               severity=lsp.DiagnosticSeverity.Error, source="fracas")
 
-    # ---- places, in the client's units
+    # ---- places, as the client counts them
 
-    def units(self, line_text: str, column: int) -> int:
-        """A 1-based column in characters -> a 0-based one in the client's code units."""
+    def client_column(self, line_text: str, column: int) -> int:
+        """A 1-based column in characters -> a 0-based one as the client counts (its position encoding)."""
         prefix = line_text[: max(0, column - 1)]
         encoding = self.workspace.position_encoding
         if encoding == lsp.PositionEncodingKind.Utf8:
@@ -195,14 +192,14 @@ class FracasServer(LanguageServer):
             return max(0, column - 1)
         return len(prefix.encode("utf-16-le", "surrogatepass")) // 2 + max(0, column - 1 - len(line_text))
 
-    def column(self, line_text: str, units: int) -> int:
-        """A 0-based column in the client's code units -> a 1-based one in characters."""
+    def column(self, line_text: str, client_column: int) -> int:
+        """A 0-based column as the client counts -> a 1-based one in characters."""
         encoding = self.workspace.position_encoding
         if encoding == lsp.PositionEncodingKind.Utf32:
-            return units + 1
+            return client_column + 1
         counted = 0
         for index, char in enumerate(line_text):
-            if counted >= units:
+            if counted >= client_column:
                 return index + 1
             if encoding == lsp.PositionEncodingKind.Utf8:
                 counted += len(char.encode("utf-8", "surrogatepass"))
@@ -213,7 +210,7 @@ class FracasServer(LanguageServer):
     def position(self, lines: list[str], line: int, column: int) -> lsp.Position:
         line = min(max(1, line), max(1, len(lines)))
         text = lines[line - 1] if lines else ""
-        return lsp.Position(line=line - 1, character=self.units(text, min(column, len(text) + 1)))
+        return lsp.Position(line=line - 1, character=self.client_column(text, min(column, len(text) + 1)))
 
     def range(self, lines: list[str], line: int, column: int, end_line: int, end_column: int) -> lsp.Range:
         return lsp.Range(start=self.position(lines, line, column), end=self.position(lines, end_line, end_column))
