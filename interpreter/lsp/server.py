@@ -217,7 +217,7 @@ class FracasServer(LanguageServer):
 
     def location(self, place: Place, analyses: list[Analysis]) -> lsp.Location:
         text = next((a.sources[place.path].text for a in analyses if place.path in a.sources), "")
-        lines = text.split("\n")
+        lines = _lines(text)
         return lsp.Location(uri=path_to_uri(place.path),
                             range=self.range(lines, place.line, place.column, place.line, place.end_column))
 
@@ -421,6 +421,11 @@ def build(limits: Limits) -> FracasServer:
         return [lsp.TextEdit(range=whole, new_text=formatted)]
 
     return server
+
+
+@functools.lru_cache(maxsize=16)
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
 
 
 def _refreshes_lenses(ls: FracasServer) -> bool:

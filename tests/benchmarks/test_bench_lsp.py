@@ -26,7 +26,7 @@ SHIPPED = sorted((ROOT / "rules").glob("*.rules"))
 TARGET = 0.2
 
 
-async def _measure() -> tuple[float, str, dict[str, float]]:
+async def _measure() -> tuple[dict[str, tuple[float, str]], dict[str, float]]:
     client = LanguageClient("bench", "1")
     published: dict[str, float] = {}
 
@@ -37,7 +37,7 @@ async def _measure() -> tuple[float, str, dict[str, float]]:
     await client.start_io(sys.executable, "-m", "interpreter.cli", "lsp")
     await client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
     client.initialized(lsp.InitializedParams())
-    worst, worst_what = 0.0, ""
+    slowest: dict[str, tuple[float, str]] = {}  # request -> its slowest time, and in which file
     analysis: dict[str, float] = {}
     for path in SHIPPED:
         uri, text = path.as_uri(), path.read_text()
@@ -72,16 +72,18 @@ async def _measure() -> tuple[float, str, dict[str, float]]:
             start = time.perf_counter()
             await request()
             took = time.perf_counter() - start
-            if took > worst:
-                worst, worst_what = took, f"{what} in {path.name}"
+            if took > slowest.get(what, (0.0, ""))[0]:
+                slowest[what] = (took, path.name)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return worst, worst_what, analysis
+    return slowest, analysis
 
 
 def test_the_language_server_answers_within_200_ms():
-    worst, what, analysis = asyncio.run(_measure())
-    shown = ", ".join(f"{name} {seconds * 1e3:.0f} ms" for name, seconds in analysis.items())
+    slowest, analysis = asyncio.run(_measure())
+    worst = max(seconds for seconds, _ in slowest.values())
+    answers = ", ".join(f"{what} {seconds * 1e3:.0f} ms ({name})" for what, (seconds, name) in slowest.items())
+    opened = ", ".join(f"{name} {seconds * 1e3:.0f} ms" for name, seconds in analysis.items())
     verdict("lsp-slowest-answer", worst / TARGET, 1,
-            f"slowest answer {worst * 1e3:.0f} ms ({what}); opening to diagnostics: {shown}")
+            f"slowest answers: {answers}; from opening a file to its diagnostics: {opened}")
