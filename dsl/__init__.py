@@ -10,16 +10,20 @@ from pathlib import Path
 
 from dsl.check import check
 from dsl.diagnostics import Diagnostic, RulesError
-from dsl.extend import load_module, read_text
+from dsl.extend import OpenTexts, load_module, read_text
 from dsl.limits import DEFAULT, Limits
 from dsl.ruleset import Ruleset
 
 __all__ = ["Diagnostic", "Limits", "RulesError", "Ruleset", "load", "loads"]
 
 
-def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT, from_file: bool = False) -> Ruleset:
-    """Parse and check rules text; `extends` paths are relative to `path`."""
-    loaded = load_module(text, path, limits, from_file)
+def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT, from_file: bool = False,
+          open_texts: OpenTexts | None = None) -> Ruleset:
+    """Parse and check rules text; `extends` paths are relative to `path`.
+
+    open_texts gives the unsaved text of a file that an editor holds, or None to read the file.
+    """
+    loaded = load_module(text, path, limits, from_file, open_texts)
     rules = check(loaded.module, loaded.sources[path], loaded.sources)
     rules.sources.update(loaded.sources)
     rules.bases = loaded.base_paths

@@ -24,6 +24,9 @@ class Diagnostic:
     hint: str = ""
     source_line: str = ""
     width: int = 1  # how many characters the caret underlines
+    # Where the thing marked ends, when known (an editor underlines it all); 0: at line, column + width.
+    end_line: int = 0
+    end_column: int = 0
     severity: str = "error"  # or "warning": said, but nothing stops
 
     @property
@@ -126,7 +129,8 @@ class SourceFile:
             return Diagnostic(self.path, 0, 0, message, hint)
         width = pos.end_column - pos.column if pos.end_line == pos.line else 1
         return Diagnostic(
-            self.path, pos.line, pos.column, message, hint, self.line(pos.line), max(1, width)
+            self.path, pos.line, pos.column, message, hint, self.line(pos.line), max(1, width), pos.end_line,
+            pos.end_column
         )
 
 

@@ -12,6 +12,7 @@ rules tree (the folder of the file first loaded); cycles are reported.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
@@ -74,20 +75,27 @@ def read_text(path: Path, shown: str, at: Diagnostic | None = None, limits: Limi
         raise fail(f"cannot read ({error.strerror})") from None
 
 
-def load_module(text: str, path: str, limits: Limits = DEFAULT, from_file: bool = False) -> Loaded:
+# The text of a file as an editor holds it, unsaved, or None to read the file itself.
+OpenTexts = Callable[[Path], "str | None"]
+
+
+def load_module(text: str, path: str, limits: Limits = DEFAULT, from_file: bool = False,
+                open_texts: OpenTexts | None = None, parsed: n.Module | None = None) -> Loaded:
     """Parse a rules text and everything it extends, merged into one module.
 
     Trees of texts read from files are cached between runs (dsl.parse); the
-    files a text extends are always read from files.
+    files a text extends are read from files, or taken from open_texts (a
+    language server's open documents) when it has them. parsed: the text's
+    tree, when the caller has parsed it already.
     """
     root = Path(path).resolve().parent
-    return _load(text, path, Path(path).resolve(), root, (), limits, from_file)
+    return _load(text, path, Path(path).resolve(), root, (), limits, from_file, open_texts, parsed)
 
 
 def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...], limits: Limits,
-          from_file: bool = True) -> Loaded:
+          from_file: bool = True, open_texts: OpenTexts | None = None, parsed: n.Module | None = None) -> Loaded:
     source = SourceFile(shown, text)
-    module = parse(text, shown, limits, cache=from_file)
+    module = parsed if parsed is not None else parse(text, shown, limits, cache=from_file)
     sources = {shown: source}
     if not module.extends:
         return Loaded(module, sources)
@@ -99,8 +107,10 @@ def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...]
     bases: list[str] = []
     for extends in module.extends:
         target, target_shown = _resolve(extends, source, real, root, stack + (real,))
-        base = _load(read_text(target, target_shown, source.at(extends.pos, "cannot extend"), limits),
-                     target_shown, target, root, stack + (real,), limits)
+        held = open_texts(target) if open_texts is not None else None
+        base_text = held if held is not None else read_text(target, target_shown,
+                                                            source.at(extends.pos, "cannot extend"), limits)
+        base = _load(base_text, target_shown, target, root, stack + (real,), limits, True, open_texts)
         sources.update(base.sources)
         bases.append(target_shown)
         for decl in base.module.decls:

@@ -29,15 +29,39 @@ def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT, cache: boo
     """
     where = _cache_name(text, path, limits) if cache else None
     if where is not None:
-        module = _read(where)
+        module = _recent.get(where) or _read(where)
         if module is not None:
+            _remember(where, module)
             return module
     from dsl import syntax  # Lark is imported only when something must be parsed
 
     module = syntax.parse(text, path, limits)
     if where is not None:
         _write(where, module)
+        _remember(where, module)
     return module
+
+
+# A long-lived process (a language server checking a variant at each keystroke) keeps the trees
+# of the files it read last in memory too, rather than reading them from the cache folder again.
+_recent: dict[Path, n.Module] = {}
+_keep_in_memory = 0
+
+
+def keep_in_memory(count: int) -> None:
+    """Keep the trees of the last `count` files parsed with cache=True in memory (0: none)."""
+    global _keep_in_memory
+    _keep_in_memory = count
+    _recent.clear()
+
+
+def _remember(where: Path, module: n.Module) -> None:
+    if not _keep_in_memory:
+        return
+    _recent.pop(where, None)
+    _recent[where] = module
+    while len(_recent) > _keep_in_memory:
+        del _recent[next(iter(_recent))]
 
 
 def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEFAULT) -> n.Expr:

@@ -171,6 +171,22 @@ def _parser() -> argparse.ArgumentParser:
     test = sub.add_parser("test", parents=[limits], help="run the examples of rules files",
                           description="Run every example block; one PASS or FAIL line each.")
     test.add_argument("files", nargs="*", metavar="FILE", help="rules files (default: every shipped rules file)")
+
+    fmt = sub.add_parser("fmt", parents=[limits], help="rewrite rules files in the one canonical layout",
+                         description="Rewrite rules files in place in the canonical layout (indentation, spaces, "
+                                     "aligned rows, tables and comments), keeping every comment and blank line "
+                                     "group; a file already formatted is left untouched. '-' formats the standard "
+                                     "input to the standard output.")
+    fmt.add_argument("files", nargs="+", metavar="FILE", help="rules files to format, or '-'")
+    fmt.add_argument("--check", action="store_true",
+                     help="write nothing; show the diff of each file that would change, and exit 1 if any would")
+
+    lsp = sub.add_parser("lsp", parents=[limits], help="run the language server for editors (on stdin and stdout)",
+                         description="A Language Server Protocol server over stdin and stdout, for editors: "
+                                     "diagnostics, hover, definitions, references, completion, outline, examples "
+                                     "run in place, formatting. Needs the optional extra: pip install 'fracas[lsp]'.")
+    lsp.add_argument("--stdio", action="store_true", help="talk over stdin and stdout (the default; for clients "
+                                                           "that pass it)")
     return parser
 
 
@@ -592,8 +608,27 @@ def cmd_test(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
+def cmd_fmt(args: argparse.Namespace) -> int:
+    from interpreter.fmt import STDIN, format_files
+
+    outcome = format_files(args.files, args.check, _limits(args), lambda text: _show(text, end=""))
+    if outcome.problems:
+        _print_diagnostics(outcome.problems)
+    if args.files != [STDIN] and (outcome.changed or outcome.unchanged):
+        _show(outcome.summary(args.check), error=True)
+    if outcome.problems:
+        return EXIT_USAGE
+    return EXIT_FAILED if args.check and outcome.changed else EXIT_OK
+
+
+def cmd_lsp(args: argparse.Namespace) -> int:
+    from interpreter.lsp import serve
+
+    return serve(_limits(args))
+
+
 COMMANDS = {"check": cmd_check, "run": cmd_run, "explain": cmd_explain, "odds": cmd_odds, "sweep": cmd_sweep,
-            "diff": cmd_diff, "test": cmd_test}
+            "diff": cmd_diff, "test": cmd_test, "fmt": cmd_fmt, "lsp": cmd_lsp}
 
 
 if __name__ == "__main__":

@@ -46,6 +46,9 @@ class ExampleItem(pytest.Item):
         super().__init__(**kwargs)
         self.rules = rules
         self.example = example
+        # An example takes no fixtures. Other plugins' hooks read funcargs from every item, and
+        # pytest-lsp's (1.0) stops the run of an item that has none, so it has an empty one.
+        self.funcargs: dict[str, Any] = {}
 
     def runtest(self) -> None:
         result = run_example(self.rules, self.example)

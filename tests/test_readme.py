@@ -17,6 +17,8 @@ ELIDED = "..."
 HAND_MADE = {
     "broken.rules": 'rules "broken"\nkind unit_type { figures: int  hitpoints: int }\n'
                     "unit_type gunner { figures 3  hitpoint 2 }\n",
+    "messy.rules": 'rules "messy"\nkind unit_type {figures: int\n  hitpoints: int=1}\nunit_type rifleman {figures 3}\n'
+                   "unit_type gunner {figures 3 hitpoints 2} # three shots\n",
 }
 
 
@@ -64,8 +66,10 @@ COMMANDS = shown_commands((ROOT / "README.md").read_text())
 
 
 def exit_code_shown(argv: list[str]) -> int:
-    """The README's `check` command shows a broken file (exit 2); the rest succeed."""
-    return 2 if argv[0] == "check" else 0
+    """The README's `check` command shows a broken file (exit 2), `fmt --check` a file to format (exit 1)."""
+    if argv[0] == "check":
+        return 2
+    return 1 if argv[:2] == ["fmt", "--check"] else 0
 
 
 def test_the_readme_shows_commands():

@@ -1,0 +1,29 @@
+"""`fracas lsp`: the language server for editors, over stdin and stdout (needs pygls: fracas[lsp]).
+
+analysis.py checks an open file with its `extends` chain and indexes its
+names; features.py and completion.py answer from that; server.py speaks the
+protocol. Running an example goes through interpreter.examples, built on the
+API, like every tool.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from dsl.limits import Limits
+
+
+def serve(limits: Limits) -> int:
+    """Run the server until the client says exit; the exit code."""
+    try:
+        from interpreter.lsp.server import build
+    except ImportError as error:
+        if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise  # an import of ours that fails is a bug of ours, not a missing extra
+        print(f"fracas: error: fracas lsp needs pygls ({error.name} is missing); install it with: "
+              "pip install 'fracas[lsp]'", file=sys.stderr)
+        return 2
+    build(limits).start_io()
+    sys.stdout = open(os.devnull, "w")  # the protocol's stream is closed: nothing more goes there
+    return 0

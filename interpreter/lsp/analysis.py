@@ -1,0 +1,495 @@
+"""What the language server knows of one open rules file: its problems, and where every name is.
+
+An analysis loads the file with its `extends` chain (open documents taken as
+the editor holds them), runs the checker that `fracas check` runs, and
+indexes every declaration and every use of a name, across the chain, by its
+place. Nothing here knows the protocol: places are 1-based lines and columns
+counted in characters, as the checker gives them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from dataclasses import dataclass, field
+
+from dsl import nodes as n
+from dsl.builtins import SIGNATURES
+from dsl.check import Checker, Scope
+from dsl.check import children as _children  # the checker's own walk over an expression's parts
+from dsl.diagnostics import Diagnostic, RulesError, SourceFile
+from dsl.extend import OpenTexts, load_module
+from dsl.limits import Limits
+from dsl.parse import parse
+from dsl.ruleset import KindInfo, Ruleset
+from dsl.types import Type, type_from
+
+# What a name names: ("kind", K), ("value", NAME) for rows, parameters, choices, outcomes,
+# tables, functions, modifiers, steps and actions (they share one namespace), ("field", K, F),
+# ("local", path, line, column) for a parameter or a local, named by where it is bound,
+# and ("builtin", NAME).
+Key = tuple
+
+
+@dataclass(frozen=True)
+class Place:
+    path: str
+    line: int  # 1-based
+    column: int  # 1-based, in characters
+    end_column: int  # exclusive
+
+    def holds(self, line: int, column: int) -> bool:
+        return self.line == line and self.column <= column <= self.end_column
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    place: Place
+    key: Key
+    definition: bool
+
+
+@dataclass
+class Local:
+    """A parameter or local name, where it is bound and what it is."""
+
+    name: str
+    what: str  # "parameter of step x", "local of action y", ...
+    type: Type | None = None
+    type_text: str = ""
+
+
+@dataclass
+class Analysis:
+    path: str
+    text: str
+    version: int | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    rules: Ruleset | None = None  # checked, or as far as the checker got
+    checked: bool = False  # the rules have no error
+    sources: dict[str, SourceFile] = field(default_factory=dict)
+    occurrences: list[Occurrence] = field(default_factory=list)
+    locals: dict[Key, Local] = field(default_factory=dict)
+    types: dict[Key, Type] = field(default_factory=dict)  # a local's type, from the checker
+    module: n.Module | None = None  # this file alone, as parsed
+    depends: set[str] = field(default_factory=set)  # the files its chain reads (resolved), even when it fails
+    stale: bool = False  # the text does not parse: places are those of the last text that did
+
+    @property
+    def chain(self) -> tuple[str, ...]:
+        return tuple(self.sources)
+
+    def at(self, path: str, line: int, column: int) -> Occurrence | None:
+        for occurrence in self.occurrences:
+            if occurrence.place.path == path and occurrence.place.holds(line, column):
+                return occurrence
+        return None
+
+    def definitions(self, key: Key) -> list[Place]:
+        return _unique(o.place for o in self.occurrences if o.key == key and o.definition)
+
+    def uses(self, key: Key) -> list[Place]:
+        return _unique(o.place for o in self.occurrences if o.key == key)
+
+
+def _unique(places: Iterable[Place]) -> list[Place]:
+    return list(dict.fromkeys(places))
+
+
+def analyze(text: str, path: str, limits: Limits, version: int | None = None,
+            open_texts: OpenTexts | None = None, previous: Analysis | None = None) -> Analysis:
+    """Check a text as `fracas check` would, and index its names; never raises for what a user can write."""
+    analysis = Analysis(path, text, version)
+    if len(text.encode("utf-8", "surrogatepass")) > limits.file_bytes:
+        analysis.diagnostics = [Diagnostic(path, 1, 1, f"the file is over the limit of {limits.file_bytes} bytes",
+                                           limits.hint("file_bytes"))]
+        return _keep_places(analysis, previous)
+    try:
+        analysis.module = parse(text, path, limits)
+    except RulesError as error:
+        analysis.diagnostics = list(error.diagnostics)
+        return _keep_places(analysis, previous)
+    try:
+        loaded = load_module(text, path, limits, False, open_texts, analysis.module)
+    except RulesError as error:  # an extends or override problem: this file alone is indexed
+        analysis.diagnostics = list(error.diagnostics)
+        here = Path(path).resolve().parent
+        analysis.depends = {str((here / e.path).resolve()) for e in analysis.module.extends}
+        analysis.depends |= previous.depends if previous is not None else set()
+        analysis.sources = {path: SourceFile(path, text)}
+        checker = Recorder(analysis.module, analysis.sources[path])
+        _run(checker, analysis)
+        _index(analysis, checker, analysis.module.decls, {})
+        return analysis
+    analysis.sources = dict(loaded.sources)
+    analysis.depends = {str(Path(p).resolve()) for p in loaded.sources}
+    checker = Recorder(loaded.module, loaded.sources[path])
+    checker.rules.sources.update(loaded.sources)
+    analysis.diagnostics = _run(checker, analysis)
+    analysis.checked = not analysis.diagnostics
+    checker.rules.bases, checker.rules.limits = loaded.base_paths, limits
+    bases = {p: _base_module(source, limits) for p, source in loaded.sources.items() if p != path}
+    _index(analysis, checker, loaded.module.decls, bases)
+    return analysis
+
+
+def _keep_places(analysis: Analysis, previous: Analysis | None) -> Analysis:
+    """A text that does not parse keeps the names of the last one that did, for hover and the rest."""
+    if previous is not None:
+        for name in ("rules", "sources", "occurrences", "locals", "types", "module", "depends"):
+            setattr(analysis, name, getattr(previous, name))
+        analysis.stale = True
+    return analysis
+
+
+def _run(checker: Recorder, analysis: Analysis) -> list[Diagnostic]:
+    try:
+        checker.run()
+        found: list[Diagnostic] = []
+    except RulesError as error:
+        found = list(error.diagnostics)
+    except RecursionError:
+        found = [Diagnostic(analysis.path, 1, 1, "the rules nest too deeply to check")]
+    analysis.rules = checker.rules
+    return found
+
+
+def _base_module(source: SourceFile, limits: Limits) -> n.Module | None:
+    try:
+        return parse(source.text, source.path, limits, cache=True)
+    except RulesError:
+        return None
+
+
+# ---- the checker, noting what it resolves ------------------------------------------------
+
+
+def _pos_key(pos: n.Pos) -> tuple:
+    return (pos.path, pos.line, pos.column, pos.end_line, pos.end_column)
+
+
+class Recorder(Checker):
+    """The checker of `fracas check`, noting the kind behind each field it resolves and each name's type."""
+
+    def __init__(self, module: n.Module, source: SourceFile):
+        super().__init__(module, source)
+        self.fields: dict[tuple, list[tuple[str, str]]] = {}  # an Attr's or Assign's place -> (kind, field)...
+        self.given: dict[tuple, tuple[str, str]] = {}  # a row's or record's field name -> (kind, field)
+        self.name_types: dict[tuple, Type] = {}
+
+    def field_type(self, obj: Type, name: str, pos: n.Pos) -> Type:
+        found = super().field_type(obj, name, pos)
+        kind = self.rules.kinds.get(obj.name)
+        self.fields.setdefault(_pos_key(pos), []).append((obj.name, name) if kind and kind.field(name) else ("", name))
+        return found
+
+    def check_given_fields(self, kind: KindInfo, fields, scope: Scope, constant: bool) -> set[str]:
+        for name, _, pos in fields:
+            self.given[(pos.path, pos.line, pos.column)] = (kind.name, name)
+        return super().check_given_fields(kind, fields, scope, constant)
+
+    def infer_Name(self, expr: n.Name, scope: Scope) -> Type:
+        found = super().infer_Name(expr, scope)
+        self.name_types[_pos_key(expr.pos)] = found
+        return found
+
+
+# ---- the index --------------------------------------------------------------------------------
+
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*"
+
+
+class _Indexer:
+    def __init__(self, analysis: Analysis, checker: Recorder):
+        self.analysis = analysis
+        self.checker = checker
+        self.rules = checker.rules
+        self.found: list[Occurrence] = []
+        self.action_names: dict[str, dict[str, Key]] = {}  # an action's parameters and locals, for its examples
+        self._lines: dict[str, list[str]] = {}
+
+    # ---- places
+
+    def lines(self, path: str) -> list[str]:
+        if path not in self._lines:
+            source = self.analysis.sources.get(path)
+            self._lines[path] = source.text.split("\n") if source is not None else []
+        return self._lines[path]
+
+    def add(self, path: str, line: int, column: int, name: str, key: Key, definition: bool = False) -> None:
+        if line > 0 and column > 0:
+            self.found.append(Occurrence(Place(path, line, column, column + len(name)), key, definition))
+
+    def at_pos(self, pos: n.Pos, name: str, key: Key, definition: bool = False) -> None:
+        self.add(pos.path, pos.line, pos.column, name, key, definition)
+
+    def search(self, pos: n.Pos, pattern: str) -> tuple[int, int] | None:
+        """The line and column of the first group of pattern, searched from pos on its first lines."""
+        lines = self.lines(pos.path)
+        if not 0 < pos.line <= len(lines):
+            return None
+        start = pos.column - 1
+        for number in range(pos.line, min(len(lines), pos.line + 5) + 1):
+            found = re.compile(pattern).search(lines[number - 1], start if number == pos.line else 0)
+            if found:
+                return number, found.start(1) + 1
+        return None
+
+    # ---- declarations
+
+    def decl(self, decl: n.Decl) -> None:
+        path = decl.pos.path
+        if isinstance(decl, n.KindDecl):
+            self.at_pos(decl.pos, decl.name, ("kind", decl.name), True)
+            scope: dict[str, Key] = {}
+            for f in decl.fields:
+                self.at_pos(f.pos, f.name, ("field", decl.name, f.name), True)
+                self.type(f.type)
+                if f.default is not None:
+                    self.expr(f.default, {name: key for name, key in scope.items()})
+                scope[f.name] = ("field", decl.name, f.name)
+        elif isinstance(decl, n.RowDecl):
+            self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
+            if decl.kind_pos.line and (decl.kind_pos.line, decl.kind_pos.column) != (decl.pos.line, decl.pos.column):
+                kind = self.rules.kinds.get(decl.kind)
+                enum_name = kind is not None and (kind.decl.pos.path, kind.decl.pos.line, kind.decl.pos.column) == (
+                    decl.kind_pos.path, decl.kind_pos.line, decl.kind_pos.column)
+                if not enum_name:
+                    self.at_pos(decl.kind_pos, decl.kind, ("kind", decl.kind))
+            for f in decl.fields:
+                self.at_pos(f.pos, f.name, ("field", decl.kind, f.name))
+                self.expr(f.value, {})
+        elif isinstance(decl, n.TableDecl):
+            self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
+            for kind in (decl.row_kind, decl.column_kind):
+                place = self.search(decl.pos, rf"\b({re.escape(kind)})\b")
+                if place:
+                    self.add(path, *place, kind, ("kind", kind))
+            self.type(decl.type)
+            for name, pos in zip(decl.columns, decl.column_pos):
+                self.at_pos(pos, name, ("value", name))
+            for row in decl.rows:
+                self.at_pos(row.pos, row.name, ("value", row.name))
+        elif isinstance(decl, (n.ParamDecl, n.ChoiceDecl, n.OutcomeDecl)):
+            self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
+            if decl.type is not None:
+                self.type(decl.type)
+            self.expr(decl.value, {})
+        elif isinstance(decl, (n.ModifierDecl, n.FnDecl, n.StepDecl)):
+            self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
+            what = "fn" if isinstance(decl, n.FnDecl) else "modifier" if isinstance(decl, n.ModifierDecl) else (
+                "action" if decl.is_action else "step")
+            scope = self.params(decl.params, f"parameter of {what} {decl.name}")
+            if isinstance(decl, n.ModifierDecl):
+                for term in decl.terms:
+                    self.expr(term.amount, scope)
+                    if term.when is not None:
+                        self.expr(term.when, scope)
+            elif isinstance(decl, n.FnDecl):
+                self.expr(decl.body, scope)
+            else:
+                inner = dict(scope)
+                self.block(decl.body, inner, f"local of {what} {decl.name}")
+                if decl.is_action:
+                    self.action_names[decl.name] = inner
+        elif isinstance(decl, n.ExampleDecl):
+            self.example(decl)
+
+    def params(self, params: tuple[n.Param, ...], what: str) -> dict[str, Key]:
+        scope: dict[str, Key] = {}
+        for param in params:
+            key = ("local", param.pos.path, param.pos.line, param.pos.column)
+            self.at_pos(param.pos, param.name, key, True)
+            self.analysis.locals[key] = Local(param.name, what, type_from(param.type, self.rules.kinds),
+                                              _type_text(param.type))
+            self.type(param.type)
+            if param.default is not None:
+                self.expr(param.default, {})
+            scope[param.name] = key
+        return scope
+
+    def example(self, decl: n.ExampleDecl) -> None:
+        for name, value in decl.sets:
+            place = self.search(n.Pos(value.pos.line, 1, value.pos.line, 1, value.pos.path),
+                                rf"\bset\s+({re.escape(name)})\b")
+            if place:
+                self.add(decl.pos.path, *place, name, ("value", name))
+            self.expr(value, {})
+        names: dict[str, Key] = {}
+        if decl.run is not None:
+            self.call(decl.run, {}, statement=True)
+            names = self.action_names.get(decl.run.func, {})
+            if not names and decl.run.func in self.rules.actions:
+                names = self._names_of(self.rules.actions[decl.run.func])
+        if decl.rolls is not None:
+            self.expr(decl.rolls, {})
+        for expect in decl.expects:
+            self.expr(expect, names)
+
+    def _names_of(self, action: n.StepDecl) -> dict[str, Key]:
+        return {p.name: ("local", p.pos.path, p.pos.line, p.pos.column) for p in action.params}
+
+    def type(self, type_: n.TypeExpr | None) -> None:
+        if type_ is None:
+            return
+        if type_.name == "list":
+            self.type(type_.item)
+        elif type_.name in self.rules.kinds:
+            self.at_pos(type_.pos, type_.name, ("kind", type_.name))
+
+    # ---- statements
+
+    def block(self, stmts: tuple[n.Stmt, ...], scope: dict[str, Key], what: str) -> None:
+        for stmt in stmts:
+            self.stmt(stmt, scope, what)
+
+    def bind(self, stmt: n.Stmt, keyword: str, name: str, scope: dict[str, Key], what: str,
+             type_expr: n.TypeExpr | None = None) -> None:
+        place = self.search(stmt.pos, rf"\b{keyword}\s+({re.escape(name)})\b")
+        line, column = place or (stmt.pos.line, stmt.pos.column)
+        key = ("local", stmt.pos.path, line, column)
+        self.add(stmt.pos.path, line, column, name, key, True)
+        self.analysis.locals[key] = Local(name, what, None, _type_text(type_expr) if type_expr else "")
+        scope[name] = key
+
+    def stmt(self, stmt: n.Stmt, scope: dict[str, Key], what: str) -> None:
+        if isinstance(stmt, n.Let):
+            self.type(stmt.type)
+            self.expr(stmt.value, scope)
+            self.bind(stmt, "let", stmt.name, scope, what, stmt.type)
+        elif isinstance(stmt, n.Assign):
+            self.assign(stmt, scope)
+        elif isinstance(stmt, n.If):
+            self.expr(stmt.test, scope)
+            self.block(stmt.then, dict(scope), what)
+            self.block(stmt.otherwise, dict(scope), what)
+        elif isinstance(stmt, n.For):
+            self.expr(stmt.source, scope)
+            inner = dict(scope)
+            self.bind(stmt, "for", stmt.var, inner, what)
+            self.block(stmt.body, inner, what)
+        elif isinstance(stmt, n.CallStmt):
+            self.call(stmt.call, scope, statement=True)
+        elif isinstance(stmt, n.Event):
+            for arg in stmt.args:
+                self.expr(arg, scope)
+            for keyword in stmt.keywords:
+                self.expr(keyword.value, scope)
+
+    def assign(self, stmt: n.Assign, scope: dict[str, Key]) -> None:
+        head, *path = stmt.target
+        self.at_pos(stmt.pos, head, self.name_key(head, scope))
+        lines = self.lines(stmt.pos.path)
+        line = lines[stmt.pos.line - 1] if 0 < stmt.pos.line <= len(lines) else ""
+        found = re.compile(rf"{_WORD}(\s*\.\s*{_WORD})*").match(line, stmt.pos.column - 1)
+        if found and path:
+            kinds = self.checker.fields.get(_pos_key(stmt.pos), [])
+            columns = [m.start() + 1 for m in re.finditer(_WORD, found.group(0))][1:]
+            for name, column, (kind, _) in zip(path, columns, kinds):
+                if kind:
+                    self.add(stmt.pos.path, stmt.pos.line, found.start() + column, name, ("field", kind, name))
+        self.expr(stmt.value, scope)
+
+    # ---- expressions
+
+    def name_key(self, name: str, scope: dict[str, Key]) -> Key:
+        if name in scope:
+            return scope[name]
+        if name in self.rules.kinds and not self._is_value(name):
+            return ("kind", name)
+        return ("value", name)
+
+    def _is_value(self, name: str) -> bool:
+        rules = self.rules
+        return any(name in table for table in (rules.rows, rules.params, rules.choices, rules.outcomes, rules.tables,
+                                                 rules.fns, rules.modifiers, rules.steps, rules.actions))
+
+    def call(self, call: n.Call, scope: dict[str, Key], statement: bool = False) -> None:
+        name = call.func
+        callee = (self.rules.fns.get(name) or self.rules.modifiers.get(name) or self.rules.steps.get(name)
+                  or self.rules.actions.get(name))
+        if callee is not None or name not in SIGNATURES:
+            self.add(call.pos.path, call.pos.line, call.pos.column, name, ("value", name))
+        else:
+            self.add(call.pos.path, call.pos.line, call.pos.column, name, ("builtin", name))
+        for arg in call.args:
+            self.expr(arg, scope)
+        params = {p.name: p for p in callee.params} if callee is not None else {}
+        for keyword in call.keywords:
+            param = params.get(keyword.name)
+            if param is not None:
+                self.at_pos(keyword.pos, keyword.name, ("local", param.pos.path, param.pos.line, param.pos.column))
+            self.expr(keyword.value, scope)
+
+    def expr(self, expr: n.Expr | None, scope: dict[str, Key]) -> None:
+        if expr is None:
+            return
+        if isinstance(expr, n.Name):
+            key = self.name_key(expr.name, scope)
+            self.at_pos(expr.pos, expr.name, key)
+            found = self.checker.name_types.get(_pos_key(expr.pos))
+            if key[0] == "local" and found is not None and found.name != "any":
+                self.analysis.types.setdefault(key, found)
+        elif isinstance(expr, n.Call):
+            self.call(expr, scope)
+        elif isinstance(expr, n.Attr):
+            self.expr(expr.obj, scope)
+            for kind, name in self.checker.fields.get(_pos_key(expr.pos), [])[:1]:
+                if kind:
+                    self.add(expr.pos.path, expr.pos.end_line, expr.pos.end_column - len(name), name,
+                             ("field", kind, name))
+        elif isinstance(expr, n.RecordLit):
+            for f in expr.fields:
+                kind, name = self.checker.given.get((f.pos.path, f.pos.line, f.pos.column), ("", f.name))
+                if kind:
+                    self.at_pos(f.pos, name, ("field", kind, name))
+                self.expr(f.value, scope)
+        elif isinstance(expr, n.Comprehension):
+            self.expr(expr.source, scope)
+            inner = dict(scope)
+            place = self.search(expr.pos, rf"\bfor\s+({re.escape(expr.var)})\b")
+            line, column = place or (expr.pos.line, expr.pos.column)
+            key = ("local", expr.pos.path, line, column)
+            self.add(expr.pos.path, line, column, expr.var, key, True)
+            self.analysis.locals[key] = Local(expr.var, "item of a list comprehension")
+            inner[expr.var] = key
+            self.expr(expr.item, inner)
+            self.expr(expr.condition, inner)
+        else:
+            for child in _children(expr):
+                self.expr(child, scope)
+
+
+def _type_text(type_: n.TypeExpr | None) -> str:
+    if type_ is None:
+        return ""
+    text = f"list of {_type_text(type_.item)}" if type_.name == "list" else type_.name
+    return text + ("?" if type_.optional else "")
+
+
+def _index(analysis: Analysis, checker: Recorder, decls: Iterable[n.Decl], bases: dict[str, n.Module | None]) -> None:
+    indexer = _Indexer(analysis, checker)
+    merged = list(decls)
+    # Examples last: they read the names their action binds.
+    for decl in sorted(merged, key=lambda d: isinstance(d, n.ExampleDecl)):
+        indexer.decl(decl)
+    # An override of a row keeps its base's kind in the merged list: the kind written here is a use too.
+    for decl in analysis.module.decls if analysis.module is not None else ():
+        if isinstance(decl, n.RowDecl) and decl.override:
+            indexer.at_pos(decl.kind_pos, decl.kind, ("kind", decl.kind))
+    # Declarations a variant overrides are no longer in the merged list: their places still count.
+    seen = {(o.place.path, o.place.line, o.place.column) for o in indexer.found if o.definition}
+    for module in bases.values():
+        for decl in module.decls if module is not None else ():
+            if isinstance(decl, n.ExampleDecl):
+                continue
+            where = (decl.pos.path, decl.pos.line, decl.pos.column)
+            if where not in seen:
+                key = ("kind", decl.name) if isinstance(decl, n.KindDecl) else ("value", decl.name)
+                indexer.at_pos(decl.pos, decl.name, key, True)
+                if isinstance(decl, n.KindDecl):
+                    for f in decl.fields:
+                        if (f.pos.path, f.pos.line, f.pos.column) not in seen:
+                            indexer.at_pos(f.pos, f.name, ("field", decl.name, f.name), True)
+    analysis.occurrences = indexer.found

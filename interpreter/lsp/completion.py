@@ -1,0 +1,361 @@
+"""Completion: what may be written at the cursor, read from the text before it and the last analysis.
+
+The text being typed rarely parses, so the context is read from its tokens:
+a field name after '.', a parameter after `set`, and where a value of a
+known type is expected (a record's field, a call's argument, a row's field, a
+list of them), the rows of that type only. Elsewhere: keywords, the names
+declared in the chain, the locals in reach and the builtins.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from dsl import nodes as n
+from dsl.builtins import SIGNATURES
+from dsl.ruleset import Ruleset
+from dsl.types import Type, type_from
+from interpreter.lsp.analysis import Analysis
+from interpreter.lsp.features import doc_comment, signature
+
+KEYWORDS = ("rules extends override kind enum table default param choice outcome modifier add multiply replace at "
+            "least most when fn step action let if else for in stop return event example set run rolls expect and "
+            "or not then true false none list of").split()
+
+_TOKEN = re.compile(r'\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"?|[0-9]+d[0-9]+|[0-9]+(?:\.[0-9]+)?|[A-Za-z_][A-Za-z0-9_]*'
+                    r"|==|!=|<=|>=|\+=|-=|\*=|.", re.S)
+
+
+@dataclass
+class Item:
+    label: str
+    kind: str  # keyword, row, field, param, function, builtin, variable, value, kind
+    detail: str = ""
+    documentation: str = ""
+    insert: str | None = None  # a snippet, when not the label
+
+
+@dataclass
+class _Frame:
+    bracket: str  # ( [ {
+    callee: str = ""  # a call's function
+    kind: str = ""  # the kind of a record, or of a row's block
+    element: Type | None = None  # a list's item type
+    row_block: bool = False
+    tokens: list[str] = field(default_factory=list)  # the tokens since it opened
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in _TOKEN.findall(text) if not t.isspace() and not t.startswith("#")]
+
+
+def complete(analysis: Analysis, text: str, line: int, column: int) -> list[Item]:
+    """What may be written at (line, column), 1-based, of the text."""
+    lines = text.split("\n")
+    if not 0 < line <= len(lines):
+        return []
+    before = "\n".join(lines[: line - 1] + [lines[line - 1][: max(0, column - 1)]])
+    tokens = _tokens(before)
+    if tokens and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", tokens[-1]) and re.search(r"[A-Za-z0-9_]$", before):
+        tokens = tokens[:-1]  # the word being typed: what is offered replaces it
+    rules = analysis.rules
+    if rules is None:
+        return [Item(k, "keyword") for k in KEYWORDS]
+    if len(tokens) >= 2 and tokens[-1] == ".":
+        return _fields_after_dot(analysis, rules, tokens[:-1], line)
+    if tokens and tokens[-1] == "set":
+        return [_value_item(analysis, rules, name) for name in [*rules.params, *rules.choices]]
+    frames = _frames(rules, analysis, tokens)
+    expected = _expected(rules, analysis, frames, tokens)
+    if expected is not None:
+        offered = _values_of(analysis, rules, expected)
+        if offered is not None:
+            return offered
+    frame = frames[-1] if frames else None
+    if frame is not None and frame.bracket == "{" and frame.kind and _at_field_name(rules, frame):
+        return _field_names(analysis, rules, frame.kind, frame.tokens)
+    return _everything(analysis, rules, line)
+
+
+# ---- the brackets open at the cursor, and what they hold ----------------------------------------
+
+
+def _frames(rules: Ruleset, analysis: Analysis, tokens: list[str]) -> list[_Frame]:
+    frames: list[_Frame] = []
+    for index, token in enumerate(tokens):
+        opened: _Frame | None = None
+        if token == "(":
+            callee = tokens[index - 1] if index and re.fullmatch(r"[A-Za-z_]\w*", tokens[index - 1]) else ""
+            opened = _Frame("(", callee=callee)
+        elif token == "[":
+            expected = _expected(rules, analysis, frames, tokens[:index])
+            opened = _Frame("[", element=expected.item if expected is not None and expected.name == "list" else None)
+        elif token == "{":
+            opened = _Frame("{")
+            head = tokens[max(0, index - 3) : index]
+            if not frames and len(head) >= 2 and head[-2] in rules.kinds and re.fullmatch(r"[A-Za-z_]\w*", head[-1]):
+                opened.kind, opened.row_block = head[-2], True
+            else:
+                expected = _expected(rules, analysis, frames, tokens[:index])
+                if expected is not None and expected.name == "list" and expected.item is not None:
+                    expected = expected.item
+                if expected is not None and expected.is_kind:
+                    opened.kind = expected.name
+        if frames:
+            frames[-1].tokens.append(token)
+        if opened is not None:
+            frames.append(opened)
+        elif token in (")", "]", "}") and frames:
+            frames.pop()
+            if frames:
+                frames[-1].tokens.append(token)  # the bracket's contents are the inner frame's
+    return frames
+
+
+def _since_separator(frame: _Frame) -> list[str]:
+    """The tokens of the frame's current element (after its last comma at its own level)."""
+    depth, start = 0, 0
+    for index, token in enumerate(frame.tokens):
+        if token in ("(", "[", "{"):
+            depth += 1
+        elif token in (")", "]", "}"):
+            depth -= 1
+        elif token == "," and depth == 0:
+            start = index + 1
+    return frame.tokens[start:]
+
+
+def _at_field_name(rules: Ruleset, frame: _Frame) -> bool:
+    if frame.row_block:
+        return _row_position(rules, frame)[0] != "value-start"
+    return not _since_separator(frame)
+
+
+_CONTINUES = {"+", "-", "*", "/", "and", "or", "not", "==", "!=", "<", "<=", ">", ">=", ".", "in", "if", "then",
+              "else", ":"}
+
+
+def _row_position(rules: Ruleset, frame: _Frame) -> tuple[str, str]:
+    """Where the cursor is in a row's block: before a field's name, just after one, or in a value."""
+    fields = rules.kinds[frame.kind].field_names if frame.kind in rules.kinds else ()
+    state, name = "name", ""
+    for token in frame.tokens:
+        if token == ",":
+            state = "name"
+        elif state == "name" or (state == "value" and token in fields):
+            state, name = ("value-start", token) if token in fields else ("value", name)
+        elif state == "value-start":
+            state = "continue" if token in _CONTINUES else "value"
+        elif state == "continue":
+            state = "value"
+        elif token in _CONTINUES:
+            state = "continue"
+    return state, name
+
+
+def _expected(rules: Ruleset, analysis: Analysis, frames: list[_Frame], tokens: list[str]) -> Type | None:
+    """The type of the value that the cursor (after tokens) begins, when the context says it."""
+    if len(tokens) >= 3 and tokens[-1] == "=" and tokens[-3] == "set":
+        typed = rules.params.get(tokens[-2]) or rules.choices.get(tokens[-2])
+        return typed.type if typed is not None else None
+    if not frames:
+        return None
+    frame = frames[-1]
+    current = _since_separator(frame)
+    if frame.bracket == "(":
+        params = _params_of(rules, frame.callee)
+        if params is None:
+            return None
+        if len(current) >= 2 and current[-1] == ":" and re.fullmatch(r"[A-Za-z_]\w*", current[-2]):
+            return dict(params).get(current[-2])
+        if current:
+            return None
+        position = sum(1 for t in _level_tokens(frame.tokens) if t == ",")
+        return params[position][1] if position < len(params) else None
+    if frame.bracket == "[":
+        return frame.element if not current else None
+    if frame.bracket == "{" and frame.kind:
+        kind = rules.kinds.get(frame.kind)
+        if kind is None:
+            return None
+        if frame.row_block:
+            state, name = _row_position(rules, frame)
+            info = kind.field(name) if state == "value-start" else None
+            return info.type if info is not None else None
+        if len(current) >= 2 and current[-1] == ":":
+            info = kind.field(current[-2])
+            return info.type if info is not None else None
+    return None
+
+
+def _level_tokens(tokens: list[str]) -> list[str]:
+    depth, found = 0, []
+    for token in tokens:
+        if token in ("(", "[", "{"):
+            depth += 1
+        elif token in (")", "]", "}"):
+            depth -= 1
+        elif depth == 0:
+            found.append(token)
+    return found
+
+
+def _params_of(rules: Ruleset, callee: str) -> list[tuple[str, Type]] | None:
+    decl = rules.fns.get(callee) or rules.modifiers.get(callee) or rules.steps.get(callee) or rules.actions.get(callee)
+    if decl is not None:
+        return [(p.name, type_from(p.type, rules.kinds)) for p in decl.params]
+    sig = SIGNATURES.get(callee)
+    if sig is not None and not sig.variadic:
+        return list(sig.params)
+    return None
+
+
+# ---- what is offered ----------------------------------------------------------------------------------
+
+
+def _values_of(analysis: Analysis, rules: Ruleset, expected: Type) -> list[Item] | None:
+    """The rows of a kind (and none, for an optional one), true and false for a bool; None for other types."""
+    wanted = expected.item if expected.name == "list" and expected.item is not None else expected
+    if wanted.name == "bool":
+        return [Item("true", "value", "bool"), Item("false", "value", "bool")]
+    if not wanted.is_kind or wanted.name not in rules.kinds:
+        return None
+    items = [_value_item(analysis, rules, name) for name, row in rules.rows.items() if row.kind == wanted.name]
+    if not items and rules.kinds[wanted.name].fields:
+        kind = rules.kinds[wanted.name]
+        required = [f.name for f in kind.fields if f.default is None]
+        snippet = "{" + ", ".join(f"{name}: ${i + 1}" for i, name in enumerate(required)) + "}"
+        items = [Item(f"{{...}} a {wanted.name}", "value", wanted.name, insert=snippet)]
+    if wanted.optional:
+        items.append(Item("none", "value", str(wanted)))
+    return items
+
+
+def _value_item(analysis: Analysis, rules: Ruleset, name: str) -> Item:
+    if name in rules.rows:
+        row = rules.rows[name]
+        return Item(name, "row", row.kind, _doc(analysis, row))
+    for table, what in ((rules.params, "param"), (rules.choices, "choice"), (rules.outcomes, "outcome")):
+        if name in table:
+            typed = table[name]
+            return Item(name, "param", f"{what} {name}: {typed.type} = {rules.text_of(typed.value)}",
+                        _doc(analysis, typed.decl))
+    if name in rules.tables:
+        table_decl = rules.tables[name]
+        return Item(name, "value", f"table {name}[{table_decl.row_kind}, {table_decl.column_kind}]",
+                    _doc(analysis, table_decl))
+    for decls, what in ((rules.fns, "fn"), (rules.modifiers, "modifier"), (rules.steps, "step"),
+                        (rules.actions, "action")):
+        if name in decls:
+            decl = decls[name]
+            params = ", ".join(f"{p.name}" for p in decl.params)
+            return Item(name, "function", f"{what} {name}({params})", _doc(analysis, decl))
+    return Item(name, "value")
+
+
+def _doc(analysis: Analysis, decl: n.Node) -> str:
+    source = analysis.sources.get(decl.pos.path)
+    return doc_comment(source.text, decl.pos.line) if source is not None else ""
+
+
+def _field_names(analysis: Analysis, rules: Ruleset, kind_name: str, given_tokens: list[str]) -> list[Item]:
+    kind = rules.kinds[kind_name]
+    given = set(given_tokens)
+    items = []
+    for info in kind.fields:
+        if info.name in given:
+            continue
+        default = f" = {rules.text_of(info.default)}" if info.default is not None else ""
+        items.append(Item(info.name, "field", f"{info.name}: {info.type}{default}", _doc(analysis, info.decl)))
+    return items
+
+
+def _fields_after_dot(analysis: Analysis, rules: Ruleset, tokens: list[str], line: int) -> list[Item]:
+    path: list[str] = []
+    index = len(tokens) - 1
+    while index >= 0 and re.fullmatch(r"[A-Za-z_]\w*", tokens[index]):
+        path.insert(0, tokens[index])
+        if index >= 1 and tokens[index - 1] == ".":
+            index -= 2
+        else:
+            break
+    if not path:
+        return []
+    type_ = _type_of_name(analysis, rules, path[0], line) or _declared_in_text(rules, tokens, path[0])
+    for name in path[1:]:
+        kind = rules.kinds.get(type_.name) if type_ is not None else None
+        info = kind.field(name) if kind is not None else None
+        type_ = info.type if info is not None else None
+    kind = rules.kinds.get(type_.name) if type_ is not None else None
+    if kind is None:
+        return []
+    return [Item(info.name, "field", f"{info.name}: {info.type}", _doc(analysis, info.decl)) for info in kind.fields]
+
+
+def _declared_in_text(rules: Ruleset, tokens: list[str], name: str) -> Type | None:
+    """A parameter's or typed local's kind as written in the text before the cursor (`name: kind`)."""
+    for index in range(len(tokens) - 3, -1, -1):
+        if tokens[index] == name and tokens[index + 1] == ":":
+            written = tokens[index + 2]
+            if written == "list" and index + 4 < len(tokens) and tokens[index + 3] == "of":
+                written = tokens[index + 4]
+            return Type(written) if written in rules.kinds else None
+    return None
+
+
+def _type_of_name(analysis: Analysis, rules: Ruleset, name: str, line: int) -> Type | None:
+    local = _local_in_reach(analysis, name, line)
+    if local is not None:
+        return local
+    if name in rules.rows:
+        return Type(rules.rows[name].kind)
+    for table in (rules.params, rules.choices, rules.outcomes):
+        if name in table:
+            return table[name].type
+    return None
+
+
+def _local_in_reach(analysis: Analysis, name: str, line: int) -> Type | None:
+    """The type of the nearest binding of a local name above the line, in this file."""
+    best = None
+    for occurrence in analysis.occurrences:
+        key, place = occurrence.key, occurrence.place
+        if key[0] == "local" and occurrence.definition and place.path == analysis.path and place.line <= line:
+            local = analysis.locals.get(key)
+            if local is not None and local.name == name and (best is None or place.line >= best[0].line):
+                best = (place, key)
+    if best is None:
+        return None
+    key = best[1]
+    local = analysis.locals[key]
+    return local.type if local.type is not None and local.type.name != "any" else analysis.types.get(key)
+
+
+def _everything(analysis: Analysis, rules: Ruleset, line: int) -> list[Item]:
+    items = [Item(k, "keyword") for k in KEYWORDS]
+    seen: set[str] = set()
+    for occurrence in analysis.occurrences:  # the locals bound above, in the declaration around the cursor
+        key, place = occurrence.key, occurrence.place
+        if key[0] == "local" and occurrence.definition and place.path == analysis.path and place.line <= line:
+            local = analysis.locals.get(key)
+            if local is not None and local.name not in seen and _same_declaration(analysis, place.line, line):
+                seen.add(local.name)
+                items.append(Item(local.name, "variable", local.type_text or local.what))
+    names = [*rules.rows, *rules.params, *rules.choices, *rules.outcomes, *rules.tables, *rules.fns,
+             *rules.modifiers, *rules.steps, *rules.actions]
+    items.extend(_value_item(analysis, rules, name) for name in dict.fromkeys(names))
+    items.extend(Item(kind, "kind", "kind") for kind in rules.kinds)
+    for sig in SIGNATURES.values():
+        items.append(Item(sig.name, "builtin", signature(sig), sig.summary))
+    return items
+
+
+def _same_declaration(analysis: Analysis, bound: int, line: int) -> bool:
+    module = analysis.module
+    if module is None:
+        return True
+    starts = [d.pos.line for d in module.decls if d.pos.path == analysis.path]
+    around = max((s for s in starts if s <= line), default=0)
+    return bound >= around
+

@@ -1,0 +1,343 @@
+"""What the language server answers, computed from analyses: hover, definitions, references, outline, lenses.
+
+Places are 1-based lines and columns in characters; the server converts them
+to the protocol's (UTF-16 by default). Completion lives in completion.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dsl import nodes as n
+from dsl.builtins import SIGNATURES, Signature
+from dsl.extend import describe
+from dsl.ruleset import Ruleset
+from dsl.types import Type
+from interpreter.lsp.analysis import Analysis, Key, Place
+
+
+# ---- doc comments ---------------------------------------------------------------------------
+
+
+def doc_comment(text: str, line: int) -> str:
+    """The comment lines right above a line (no blank line between), and the comment ending the line itself."""
+    lines = text.split("\n")
+    if not 0 < line <= len(lines):
+        return ""
+    above: list[str] = []
+    number = line - 1
+    while number >= 1 and lines[number - 1].strip().startswith("#"):
+        above.append(lines[number - 1].strip().lstrip("#").strip())
+        number -= 1
+    above.reverse()
+    above = [a for a in above if not re.fullmatch(r"-*[^A-Za-z0-9]*-{3,}.*", a)]  # section rules: not docs
+    trailing = _trailing_comment(lines[line - 1])
+    return "\n".join(above + ([trailing] if trailing else []))
+
+
+def _trailing_comment(line: str) -> str:
+    in_text = False
+    for index, char in enumerate(line):
+        if char == '"' and (index == 0 or line[index - 1] != "\\"):
+            in_text = not in_text
+        elif char == "#" and not in_text:
+            return line[index + 1 :].strip() if line[:index].strip() else ""
+    return ""
+
+
+# ---- hover --------------------------------------------------------------------------------------
+
+
+def hover(analysis: Analysis, related: list[Analysis], line: int, column: int) -> str | None:
+    """Markdown about the name at a place, or None where there is none."""
+    found = analysis.at(analysis.path, line, column)
+    if found is None or analysis.rules is None:
+        return None
+    rules = analysis.rules
+    key = found.key
+    parts: list[str] = []
+    if key[0] == "kind":
+        parts.append(_code(_kind_text(rules, key[1])))
+    elif key[0] == "field":
+        parts.append(_code(_field_text(rules, key[1], key[2])))
+    elif key[0] == "builtin":
+        sig = SIGNATURES.get(key[1])
+        if sig is None:
+            return None
+        parts.append(_code(signature(sig)))
+        parts.append(sig.summary[:1].upper() + sig.summary[1:] + ".")
+        return "\n\n".join(parts)
+    elif key[0] == "local":
+        local = analysis.locals.get(key)
+        if local is None:
+            return None
+        type_ = local.type_text or (str(analysis.types[key]) if key in analysis.types else "")
+        parts.append(_code(f"{local.name}: {type_}" if type_ else local.name))
+        parts.append(local.what[:1].upper() + local.what[1:])
+    else:
+        text = _value_text(rules, key[1])
+        if text is None:
+            return None
+        parts.append(_code(text))
+    places = _definitions(analysis, related, key)
+    docs = [doc_comment(_text_of(analysis, related, place.path), place.line) for place in places]
+    parts.extend(dict.fromkeys(d for d in docs if d))
+    parts.append(_declared(analysis, places, key))
+    return "\n\n".join(p for p in parts if p)
+
+
+def _code(text: str) -> str:
+    return f"```fracas\n{text}\n```"
+
+
+def signature(sig: Signature) -> str:
+    if sig.variadic:
+        return f"{sig.name}(numbers...) -> number"
+    params = ", ".join(f"{name}: {type_}" + ("" if i < sig.required else " = none" if type_.optional else " = ...")
+                       for i, (name, type_) in enumerate(sig.params))
+    returns = sig.returns if isinstance(sig.returns, Type) else "depends on its arguments"
+    return f"{sig.name}({params}) -> {returns}"
+
+
+def _kind_text(rules: Ruleset, name: str) -> str:
+    kind = rules.kinds.get(name)
+    if kind is None:
+        return f"kind {name}"
+    rows = [row for row, decl in rules.rows.items() if decl.kind == name]
+    if not kind.fields:
+        return f"enum {name} {{ {' '.join(rows)} }}"
+    lines = [f"kind {name} {{"]
+    for info in kind.fields:
+        default = f" = {rules.text_of(info.default)}" if info.default is not None else ""
+        lines.append(f"    {info.name}: {info.type}{default}")
+    lines.append("}")
+    if rows:
+        lines.append(f"# rows: {', '.join(rows)}")
+    return "\n".join(lines)
+
+
+def _field_text(rules: Ruleset, kind_name: str, field_name: str) -> str:
+    kind = rules.kinds.get(kind_name)
+    info = kind.field(field_name) if kind is not None else None
+    if info is None:
+        return f"{kind_name}.{field_name}"
+    default = f" = {rules.text_of(info.default)}" if info.default is not None else ""
+    return f"{info.name}: {info.type}{default}    # a field of kind {kind_name}"
+
+
+def _params_text(rules: Ruleset, params: tuple[n.Param, ...]) -> str:
+    types = {p.name: p for p in params}
+    return ", ".join(f"{p.name}: {_type_expr(p.type)}" + (f" = {rules.text_of(p.default)}" if p.default else "")
+                     for p in types.values())
+
+
+def _type_expr(type_: n.TypeExpr | None) -> str:
+    if type_ is None:
+        return "any"
+    text = f"list of {_type_expr(type_.item)}" if type_.name == "list" else type_.name
+    return text + ("?" if type_.optional else "")
+
+
+def _value_text(rules: Ruleset, name: str) -> str | None:
+    if name in rules.rows:
+        row = rules.rows[name]
+        kind = rules.kinds.get(row.kind)
+        if kind is None or not kind.fields:
+            return f"{name}: a value of enum {row.kind}"
+        given = {f.name: f for f in row.fields}
+        lines = [f"{row.kind} {name} {{"]
+        for info in kind.fields:
+            if info.name in given:
+                lines.append(f"    {info.name} {rules.text_of(given[info.name].value)}")
+            elif info.default is not None:
+                lines.append(f"    {info.name} {rules.text_of(info.default)}    # the default")
+        lines.append("}")
+        return "\n".join(lines)
+    if name in rules.params:
+        typed = rules.params[name]
+        return f"param {name}: {typed.type} = {rules.text_of(typed.value)}"
+    if name in rules.choices:
+        typed = rules.choices[name]
+        decl = typed.decl
+        description = f' "{decl.description}"' if isinstance(decl, n.ChoiceDecl) and decl.description else ""
+        options = [row for row, d in rules.rows.items() if d.kind == typed.type.name] or ["true", "false"]
+        return (f"choice {name}: {typed.type} = {rules.text_of(typed.value)}{description}\n"
+                f"# options: {', '.join(options)}")
+    if name in rules.outcomes:
+        typed = rules.outcomes[name]
+        return f"outcome {name}: {typed.type} = {rules.text_of(typed.value)}"
+    if name in rules.tables:
+        table = rules.tables[name]
+        default = f" default {rules.text_of(table.default)}" if table.default is not None else ""
+        return (f"table {name}({table.row_kind}, {table.column_kind}): {_type_expr(table.type)}{default}\n"
+                f"# looked up as {name}[{table.row_kind}, {table.column_kind}]")
+    if name in rules.fns:
+        decl = rules.fns[name]
+        returns = rules.fn_types.get(name)
+        return f"fn {name}({_params_text(rules, decl.params)})" + (f" -> {returns}" if returns else "")
+    if name in rules.modifiers:
+        decl = rules.modifiers[name]
+        return f"modifier {name}({_params_text(rules, decl.params)})"
+    for table in (rules.steps, rules.actions):
+        if name in table:
+            decl = table[name]
+            return f"{describe(decl)} {name}({_params_text(rules, decl.params)})"
+    return None
+
+
+def _text_of(analysis: Analysis, related: list[Analysis], path: str) -> str:
+    for candidate in [analysis, *related]:
+        source = candidate.sources.get(path)
+        if source is not None:
+            return source.text
+    return ""
+
+
+def _declared(analysis: Analysis, places: list[Place], key: Key) -> str:
+    if not places:
+        return ""
+    shown = [f"{_short(analysis, p.path)}:{p.line}" for p in places]
+    if key[0] in ("value", "kind") and len(places) > 1:
+        first, *later = shown
+        return f"Declared at {first}; overridden at {', '.join(later)}"
+    return f"Declared at {', '.join(shown)}"
+
+
+def _short(analysis: Analysis, path: str) -> str:
+    here = Path(analysis.path).parent
+    try:
+        return str(Path(path).relative_to(here))
+    except ValueError:
+        return path
+
+
+# ---- definitions and references -----------------------------------------------------------------
+
+
+def _definitions(analysis: Analysis, related: list[Analysis], key: Key) -> list[Place]:
+    """Every place a name is declared: in this file's chain, then in open files built on it (their overrides)."""
+    places = list(analysis.definitions(key))
+    for other in related:
+        for place in other.definitions(key):
+            if place not in places:
+                places.append(place)
+    chain_order = {path: index for index, path in enumerate(reversed(analysis.chain))}
+    return sorted(places, key=lambda p: (chain_order.get(p.path, len(chain_order)), p.line, p.column))
+
+
+def definition(analysis: Analysis, related: list[Analysis], line: int, column: int) -> list[Place]:
+    found = analysis.at(analysis.path, line, column)
+    if found is None or found.key[0] == "builtin":
+        return []
+    return _definitions(analysis, related, found.key)
+
+
+def references(analysis: Analysis, related: list[Analysis], line: int, column: int,
+               include_declaration: bool = True) -> list[Place]:
+    found = analysis.at(analysis.path, line, column)
+    if found is None:
+        return []
+    places: list[Place] = []
+    for candidate in [analysis, *related]:
+        for occurrence in candidate.occurrences:
+            if occurrence.key == found.key and (include_declaration or not occurrence.definition):
+                if occurrence.place not in places:
+                    places.append(occurrence.place)
+    return places
+
+
+# ---- the outline and the examples -------------------------------------------------------------------
+
+
+@dataclass
+class Symbol:
+    name: str
+    kind: str  # kind, enum, row, table, param, choice, outcome, modifier, fn, step, action, example, field
+    detail: str
+    start: tuple[int, int]  # line, column of the declaration's start
+    end: tuple[int, int]  # line, column just past its end
+    selection: Place
+    children: list[Symbol] = field(default_factory=list)
+
+
+def own_declarations(analysis: Analysis) -> list[n.Decl]:
+    module = analysis.module
+    return [d for d in module.decls if d.pos.path == analysis.path] if module is not None else []
+
+
+def symbols(analysis: Analysis) -> list[Symbol]:
+    decls = own_declarations(analysis)
+    source = analysis.sources.get(analysis.path)  # a text that does not parse keeps the last one that did
+    lines = (source.text if source is not None else analysis.text).split("\n")
+    starts = [d.pos.line for d in decls]
+    found: list[Symbol] = []
+    enum_members: dict[tuple[str, int, int], Symbol] = {}
+    for index, decl in enumerate(decls):
+        start = starts[index]
+        following = next((s for s in starts[index + 1 :] if s > start), len(lines) + 1)
+        end_line = following - 1
+        end_line = min(end_line, len(lines))
+        while end_line > start and (not lines[end_line - 1].strip() or lines[end_line - 1].strip().startswith("#")):
+            end_line -= 1
+        end = (end_line, len(lines[end_line - 1]) + 1 if 0 < end_line <= len(lines) else 1)
+        name_place = Place(decl.pos.path, decl.pos.line, decl.pos.column, decl.pos.column + len(decl.name))
+        if isinstance(decl, n.ExampleDecl):
+            name_place = Place(decl.pos.path, decl.pos.line, decl.pos.column, decl.pos.column + len(decl.name) + 2)
+        kind = describe(decl) if not isinstance(decl, n.ExampleDecl) else "example"
+        member_of = (decl.kind, decl.kind_pos.line, decl.kind_pos.column) if isinstance(decl, n.RowDecl) else None
+        if member_of in enum_members:
+            parent = enum_members[member_of]
+            parent.children.append(Symbol(decl.name, "row", decl.kind, (decl.pos.line, decl.pos.column),
+                                          (decl.pos.line, name_place.end_column), name_place))
+            continue
+        symbol = Symbol(decl.name, kind, _detail(decl), (start, 1), end, name_place)
+        if isinstance(decl, n.KindDecl):
+            for f in decl.fields:
+                if f.pos.path == analysis.path:
+                    place = Place(f.pos.path, f.pos.line, f.pos.column, f.pos.column + len(f.name))
+                    width = len(lines[f.pos.line - 1]) + 1 if 0 < f.pos.line <= len(lines) else place.end_column
+                    symbol.children.append(Symbol(f.name, "field", _type_expr(f.type), (f.pos.line, f.pos.column),
+                                                  (f.pos.line, width), place))
+            if not decl.fields:
+                symbol.kind = "enum"
+                enum_members[(decl.name, decl.pos.line, decl.pos.column)] = symbol
+        found.append(symbol)
+    return found
+
+
+def _detail(decl: n.Decl) -> str:
+    if isinstance(decl, n.RowDecl):
+        return decl.kind
+    if isinstance(decl, (n.ParamDecl, n.ChoiceDecl, n.OutcomeDecl)) and decl.type is not None:
+        return _type_expr(decl.type)
+    if isinstance(decl, (n.FnDecl, n.StepDecl, n.ModifierDecl)):
+        return "(" + ", ".join(p.name for p in decl.params) + ")"
+    if isinstance(decl, n.TableDecl):
+        return f"({decl.row_kind}, {decl.column_kind})"
+    return ""
+
+
+@dataclass
+class Lens:
+    line: int  # of the example's title
+    column: int
+    title: str  # the example's title
+    shown: str  # what the lens says
+
+
+def lenses(analysis: Analysis, results: dict[str, tuple[bool, str]]) -> list[Lens]:
+    """One lens per example of the file: run it, or its last result (PASS, or FAIL and why)."""
+    found = []
+    for decl in own_declarations(analysis):
+        if isinstance(decl, n.ExampleDecl):
+            result = results.get(decl.name)
+            if result is None:
+                shown = "▶ run example"
+            elif result[0]:
+                shown = "PASS ✓ (run again)"
+            else:
+                shown = f"FAIL ✗ {result[1]} (run again)"
+            found.append(Lens(decl.pos.line, decl.pos.column, decl.name, shown))
+    return found

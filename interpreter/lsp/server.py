@@ -1,0 +1,446 @@
+"""The language server: the protocol's side, over stdio, on pygls.
+
+Each open document is analysed in a worker thread whenever it changes (and
+every open file built on it with it), and its diagnostics published; a
+request waits briefly for the analysis of the text it is about, then answers
+from the latest one. Every handler answers something, whatever the text: a
+problem of ours is logged, never left to stop the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from dsl.diagnostics import Diagnostic, RulesError
+from dsl.format import format_text
+from dsl.limits import Limits
+from dsl.parse import keep_in_memory
+from interpreter.lsp.analysis import Analysis, Place, analyze
+from interpreter.lsp.completion import complete
+from interpreter.lsp.features import definition, hover, lenses, references, symbols
+
+RUN_EXAMPLE = "fracas.runExample"
+WAIT = 2.0  # seconds a request waits for the analysis of the text it is about
+log = logging.getLogger("fracas.lsp")
+
+_ITEM_KINDS = {"keyword": lsp.CompletionItemKind.Keyword, "row": lsp.CompletionItemKind.EnumMember,
+               "field": lsp.CompletionItemKind.Field, "param": lsp.CompletionItemKind.Constant,
+               "function": lsp.CompletionItemKind.Function, "builtin": lsp.CompletionItemKind.Function,
+               "variable": lsp.CompletionItemKind.Variable, "value": lsp.CompletionItemKind.Value,
+               "kind": lsp.CompletionItemKind.Class}
+_SYMBOL_KINDS = {"kind": lsp.SymbolKind.Class, "enum": lsp.SymbolKind.Enum, "row": lsp.SymbolKind.Object,
+                 "table": lsp.SymbolKind.Array, "param": lsp.SymbolKind.Constant, "choice": lsp.SymbolKind.Enum,
+                 "outcome": lsp.SymbolKind.Variable, "modifier": lsp.SymbolKind.Operator,
+                 "fn": lsp.SymbolKind.Function, "step": lsp.SymbolKind.Method, "action": lsp.SymbolKind.Event,
+                 "example": lsp.SymbolKind.Module, "field": lsp.SymbolKind.Field}
+
+
+def uri_to_path(uri: str) -> str:
+    parsed = urlparse(uri)
+    if parsed.scheme == "file":
+        return str(Path(unquote(parsed.path)))
+    return uri
+
+
+def path_to_uri(path: str) -> str:
+    return Path(path).resolve().as_uri() if not path.startswith(("untitled:", "<")) and "://" not in path else path
+
+
+def normalized(text: str) -> str:
+    """Line ends as fracas reads files; a line keeps its characters, so places do not move."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class FracasServer(LanguageServer):
+    def __init__(self, limits: Limits):
+        super().__init__("fracas", "0.1.0", text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+        self.limits = limits
+        self.analyses: dict[str, Analysis] = {}
+        self.pending: dict[str, asyncio.Future] = {}
+        self.results: dict[str, dict[str, tuple[bool, str]]] = {}  # uri -> example title -> (passed, message)
+        self.worker = ThreadPoolExecutor(1, thread_name_prefix="fracas-analysis")  # one at a time
+        self.failures: list[str] = []  # analyses that failed (bugs of ours), reported from the event loop
+
+    # ---- documents and their analyses
+
+    def text(self, uri: str) -> str | None:
+        document = self.workspace.text_documents.get(uri)
+        return normalized(document.source) if document is not None else None
+
+    def open_texts(self) -> dict[Path, str]:
+        found = {}
+        for uri, document in list(self.workspace.text_documents.items()):
+            if uri.startswith("file:"):
+                found[Path(uri_to_path(uri)).resolve()] = normalized(document.source)
+        return found
+
+    def schedule(self, uri: str, dependents: bool = True) -> None:
+        document = self.workspace.text_documents.get(uri)
+        if document is None:
+            return
+        text, version, texts = normalized(document.source), document.version, self.open_texts()
+        previous = self.analyses.get(uri)
+        future = asyncio.get_running_loop().run_in_executor(
+            self.worker, self._analyze, uri, text, version, texts, previous)
+        self.pending[uri] = future
+        future.add_done_callback(functools.partial(self._analysed, uri))
+        if dependents:
+            path = str(Path(uri_to_path(uri)).resolve())
+            for other, analysis in list(self.analyses.items()):
+                if other != uri and path in analysis.depends:
+                    self.schedule(other, dependents=False)
+
+    def _analyze(self, uri: str, text: str, version: int | None, texts: dict[Path, str],
+                 previous: Analysis | None) -> Analysis | None:
+        document = self.workspace.text_documents.get(uri)
+        if document is not None and document.version != version:
+            return None  # a newer text is on its way
+        try:
+            return analyze(text, uri_to_path(uri), self.limits, version, lambda p: texts.get(p.resolve()), previous)
+        except Exception as error:  # a bug of ours: said in the editor, not a dead server
+            log.error("analysis of %s failed: %s", uri, traceback.format_exc())
+            self.failures.append(f"analysis of {uri}: {error}")
+            failed = Analysis(uri_to_path(uri), text, version)
+            failed.diagnostics = [Diagnostic(failed.path, 1, 1, f"internal error in fracas: {error}",
+                                             "this is a bug in fracas, please report it")]
+            return failed
+
+    def _analysed(self, uri: str, future: asyncio.Future) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return
+        analysis = future.result()
+        while self.failures:
+            self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error,
+                                                         message=f"fracas: internal error: {self.failures.pop(0)}"))
+        document = self.workspace.text_documents.get(uri)
+        if analysis is None or document is None:
+            return
+        self.analyses[uri] = analysis
+        if document.version == analysis.version:  # an older text's problems would only flicker past
+            self.publish(uri, analysis)
+
+    async def current(self, uri: str) -> Analysis | None:
+        future = self.pending.get(uri)
+        if future is not None and not future.done():
+            await asyncio.wait({future}, timeout=WAIT)  # waits without cancelling it
+        return self.analyses.get(uri)
+
+    def related(self, analysis: Analysis) -> list[Analysis]:
+        """The other open files that share a chain with this one (its bases, and the variants built on it)."""
+        here = str(Path(analysis.path).resolve())
+        found = []
+        for other in list(self.analyses.values()):
+            if other is not analysis and (here in {str(Path(p).resolve()) for p in other.chain}
+                                          or str(Path(other.path).resolve()) in
+                                          {str(Path(p).resolve()) for p in analysis.chain}):
+                found.append(other)
+        return found
+
+    # ---- diagnostics
+
+    def publish(self, uri: str, analysis: Analysis) -> None:
+        lines = analysis.text.split("\n")
+        found = []
+        here = str(Path(analysis.path).resolve())
+        elsewhere: list[Diagnostic] = []
+        for diagnostic in analysis.diagnostics:
+            if str(Path(diagnostic.path).resolve()) != here and diagnostic.path != analysis.path:
+                elsewhere.append(diagnostic)
+                continue
+            found.append(self.lsp_diagnostic(diagnostic, lines))
+        if elsewhere:
+            module = analysis.module
+            line = module.extends[0].pos.line if module is not None and module.extends else 1
+            first = elsewhere[0]
+            message = (f"{len(elsewhere)} error{'s' if len(elsewhere) != 1 else ''} in the files this one extends; "
+                       f"the first: {first.brief()}")
+            found.append(lsp.Diagnostic(range=self.range(lines, line, 1, line, len(lines[line - 1]) + 1 if lines else 1),
+                                        message=message, severity=lsp.DiagnosticSeverity.Error, source="fracas"))
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=found,
+                                                                            version=analysis.version))
+
+    def lsp_diagnostic(self, diagnostic: Diagnostic, lines: list[str]) -> lsp.Diagnostic:
+        line = max(1, diagnostic.line)
+        column = max(1, diagnostic.column)
+        if diagnostic.end_line and (diagnostic.end_line, diagnostic.end_column) > (line, column):
+            end_line, end_column = diagnostic.end_line, diagnostic.end_column
+        else:
+            end_line, end_column = line, column + max(1, diagnostic.width)
+        message = diagnostic.message + (f"\nhint: {diagnostic.hint}" if diagnostic.hint else "")
+        severity = lsp.DiagnosticSeverity.Warning if diagnostic.severity == "warning" else lsp.DiagnosticSeverity.Error
+        return lsp.Diagnostic(range=self.range(lines, line, column, end_line, end_column), message=message,
+                              severity=severity, source="fracas")
+
+    # ---- places, as the client counts them
+
+    def client_column(self, line_text: str, column: int) -> int:
+        """A 1-based column in characters -> a 0-based one as the client counts (its position encoding)."""
+        prefix = line_text[: max(0, column - 1)]
+        encoding = self.workspace.position_encoding
+        if encoding == lsp.PositionEncodingKind.Utf8:
+            return len(prefix.encode("utf-8", "surrogatepass")) + max(0, column - 1 - len(line_text))
+        if encoding == lsp.PositionEncodingKind.Utf32:
+            return max(0, column - 1)
+        return len(prefix.encode("utf-16-le", "surrogatepass")) // 2 + max(0, column - 1 - len(line_text))
+
+    def column(self, line_text: str, client_column: int) -> int:
+        """A 0-based column as the client counts -> a 1-based one in characters."""
+        encoding = self.workspace.position_encoding
+        if encoding == lsp.PositionEncodingKind.Utf32:
+            return client_column + 1
+        counted = 0
+        for index, char in enumerate(line_text):
+            if counted >= client_column:
+                return index + 1
+            if encoding == lsp.PositionEncodingKind.Utf8:
+                counted += len(char.encode("utf-8", "surrogatepass"))
+            else:
+                counted += 2 if ord(char) > 0xFFFF else 1
+        return len(line_text) + 1
+
+    def position(self, lines: list[str], line: int, column: int) -> lsp.Position:
+        line = min(max(1, line), max(1, len(lines)))
+        text = lines[line - 1] if lines else ""
+        return lsp.Position(line=line - 1, character=self.client_column(text, min(column, len(text) + 1)))
+
+    def range(self, lines: list[str], line: int, column: int, end_line: int, end_column: int) -> lsp.Range:
+        return lsp.Range(start=self.position(lines, line, column), end=self.position(lines, end_line, end_column))
+
+    def location(self, place: Place, analyses: list[Analysis]) -> lsp.Location:
+        text = next((a.sources[place.path].text for a in analyses if place.path in a.sources), "")
+        lines = _lines(text)
+        return lsp.Location(uri=path_to_uri(place.path),
+                            range=self.range(lines, place.line, place.column, place.line, place.end_column))
+
+    def cursor(self, uri: str, position: lsp.Position) -> tuple[int, int]:
+        lines = (self.text(uri) or "").split("\n")
+        text = lines[position.line] if 0 <= position.line < len(lines) else ""
+        return position.line + 1, self.column(text, position.character)
+
+
+def _report(ls: FracasServer, what: str) -> None:
+    """A problem of ours, in the editor's log (and on stderr): the server goes on."""
+    message = f"fracas: internal error: {what}: {traceback.format_exc()}"
+    log.error(message)
+    try:
+        ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=message))
+    except Exception:
+        pass
+
+
+def _answers(default: Any):
+    """Every handler answers: with its default when something of ours goes wrong, logged."""
+
+    def decorate(handler):
+        if asyncio.iscoroutinefunction(handler):
+            @functools.wraps(handler)
+            async def guarded(ls: FracasServer, params):
+                try:
+                    return await handler(ls, params)
+                except Exception:
+                    _report(ls, f"{handler.__name__} failed")
+                    return default
+        else:
+            @functools.wraps(handler)
+            def guarded(ls: FracasServer, params):
+                try:
+                    return handler(ls, params)
+                except Exception:
+                    _report(ls, f"{handler.__name__} failed")
+                    return default
+        return guarded
+
+    return decorate
+
+
+def build(limits: Limits) -> FracasServer:
+    keep_in_memory(64)
+    server = FracasServer(limits)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    @_answers(None)
+    def did_open(ls: FracasServer, params: lsp.DidOpenTextDocumentParams):
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    @_answers(None)
+    def did_change(ls: FracasServer, params: lsp.DidChangeTextDocumentParams):
+        ls.results.pop(params.text_document.uri, None)
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    @_answers(None)
+    def did_save(ls: FracasServer, params: lsp.DidSaveTextDocumentParams):
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    @_answers(None)
+    def did_close(ls: FracasServer, params: lsp.DidCloseTextDocumentParams):
+        uri = params.text_document.uri
+        ls.analyses.pop(uri, None)
+        ls.results.pop(uri, None)
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        path = str(Path(uri_to_path(uri)).resolve())
+        for other, analysis in list(ls.analyses.items()):  # variants now read the file from disk again
+            if path in analysis.depends:
+                ls.schedule(other, dependents=False)
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @_answers(None)
+    async def on_hover(ls: FracasServer, params: lsp.HoverParams):
+        analysis = await ls.current(params.text_document.uri)
+        if analysis is None:
+            return None
+        line, column = ls.cursor(params.text_document.uri, params.position)
+        text = hover(analysis, ls.related(analysis), line, column)
+        if text is None:
+            return None
+        return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
+
+    @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    @_answers([])
+    async def on_definition(ls: FracasServer, params: lsp.DefinitionParams):
+        analysis = await ls.current(params.text_document.uri)
+        if analysis is None:
+            return []
+        related = ls.related(analysis)
+        line, column = ls.cursor(params.text_document.uri, params.position)
+        return [ls.location(p, [analysis, *related]) for p in definition(analysis, related, line, column)]
+
+    @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    @_answers([])
+    async def on_references(ls: FracasServer, params: lsp.ReferenceParams):
+        analysis = await ls.current(params.text_document.uri)
+        if analysis is None:
+            return []
+        related = ls.related(analysis)
+        line, column = ls.cursor(params.text_document.uri, params.position)
+        places = references(analysis, related, line, column, params.context.include_declaration)
+        return [ls.location(p, [analysis, *related]) for p in places]
+
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[".", ":", " ", "(", "{"]))
+    @_answers(lsp.CompletionList(is_incomplete=False, items=[]))
+    async def on_completion(ls: FracasServer, params: lsp.CompletionParams):
+        uri = params.text_document.uri
+        analysis = await ls.current(uri)
+        text = ls.text(uri)
+        if analysis is None or text is None:
+            return lsp.CompletionList(is_incomplete=False, items=[])
+        line, column = ls.cursor(uri, params.position)
+        items = []
+        for item in complete(analysis, text, line, column):
+            items.append(lsp.CompletionItem(
+                label=item.label, kind=_ITEM_KINDS.get(item.kind), detail=item.detail or None,
+                documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=item.documentation)
+                if item.documentation else None,
+                insert_text=item.insert, insert_text_format=lsp.InsertTextFormat.Snippet if item.insert else None))
+        return lsp.CompletionList(is_incomplete=False, items=items)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @_answers([])
+    async def on_symbols(ls: FracasServer, params: lsp.DocumentSymbolParams):
+        analysis = await ls.current(params.text_document.uri)
+        if analysis is None:
+            return []
+        source = analysis.sources.get(analysis.path)
+        lines = (source.text if source is not None else analysis.text).split("\n")
+
+        def convert(symbol) -> lsp.DocumentSymbol:
+            whole = ls.range(lines, *symbol.start, *symbol.end)
+            place = symbol.selection
+            selection = ls.range(lines, place.line, place.column, place.line, place.end_column)
+            if not (whole.start.line <= selection.start.line and selection.end.line <= whole.end.line):
+                whole = selection
+            return lsp.DocumentSymbol(name=symbol.name, kind=_SYMBOL_KINDS.get(symbol.kind, lsp.SymbolKind.Variable),
+                                      range=whole, selection_range=selection, detail=symbol.detail or None,
+                                      children=[convert(child) for child in symbol.children])
+
+        return [convert(symbol) for symbol in symbols(analysis)]
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
+    @_answers([])
+    async def on_code_lens(ls: FracasServer, params: lsp.CodeLensParams):
+        uri = params.text_document.uri
+        analysis = await ls.current(uri)
+        if analysis is None or analysis.stale:
+            return []
+        lines = analysis.text.split("\n")
+        found = []
+        for lens in lenses(analysis, ls.results.get(uri, {})):
+            where = ls.range(lines, lens.line, lens.column, lens.line, lens.column)
+            found.append(lsp.CodeLens(range=where, command=lsp.Command(title=lens.shown, command=RUN_EXAMPLE,
+                                                                      arguments=[uri, lens.title])))
+        return found
+
+    @server.command(RUN_EXAMPLE)
+    async def run_example_command(ls: FracasServer, uri: str, title: str):
+        """Run one example of an open file; its lens then shows PASS or FAIL, and the answer says it too."""
+        try:
+            analysis = await ls.current(uri)
+            if analysis is None or analysis.rules is None:
+                return {"passed": False, "message": "the file is not open"}
+            if not analysis.checked:
+                return {"passed": False, "message": "the rules have errors: fix them first"}
+            result = await asyncio.get_running_loop().run_in_executor(ls.worker, _run_one, analysis, title)
+        except Exception as error:
+            _report(ls, f"running {title!r} failed")
+            return {"passed": False, "message": f"internal error in fracas: {error}"}
+        ls.results.setdefault(uri, {})[title] = result
+        passed, message = result
+        ls.window_show_message(lsp.ShowMessageParams(
+            type=lsp.MessageType.Info if passed else lsp.MessageType.Error,
+            message=f"{'PASS' if passed else 'FAIL'} {title}" + ("" if passed else f": {message}")))
+        if _refreshes_lenses(ls):
+            ls.workspace_code_lens_refresh(None)
+        return {"passed": passed, "message": message}
+
+    @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+    @_answers(None)
+    def on_formatting(ls: FracasServer, params: lsp.DocumentFormattingParams):
+        uri = params.text_document.uri
+        text = ls.text(uri)
+        if text is None:
+            return None
+        try:
+            formatted = format_text(text, uri_to_path(uri), ls.limits)
+        except RulesError:
+            return None  # the diagnostics say why; nothing is changed
+        if formatted == text:
+            return []
+        lines = text.split("\n")
+        whole = lsp.Range(start=lsp.Position(line=0, character=0), end=ls.position(lines, len(lines), len(lines[-1]) + 1))
+        return [lsp.TextEdit(range=whole, new_text=formatted)]
+
+    return server
+
+
+@functools.lru_cache(maxsize=16)
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def _refreshes_lenses(ls: FracasServer) -> bool:
+    capabilities = ls.client_capabilities.workspace
+    lens = capabilities.code_lens if capabilities is not None else None
+    return bool(lens is not None and lens.refresh_support)
+
+
+def _run_one(analysis: Analysis, title: str) -> tuple[bool, str]:
+    from interpreter.examples import run_example
+
+    rules = analysis.rules
+    example = next((e for e in rules.examples if e.name == title), None) if rules is not None else None
+    if example is None:
+        return False, f"no example titled {title!r} in this file"
+    result = run_example(rules, example)
+    return result.passed, result.message

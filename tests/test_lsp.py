@@ -1,0 +1,378 @@
+"""`fracas lsp` end to end: a real language client talks to the server over stdio (pytest-lsp)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest_lsp = pytest.importorskip("pytest_lsp")
+from lsprotocol import types as lsp  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rules"
+BASE = RULES / "epicinium.rules"
+VARIANT = RULES / "epicinium-classic.rules"
+SHIPPED = sorted(RULES.glob("*.rules"))
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_lsp.fixture(scope="module",
+                    config=ClientServerConfig(server_command=[sys.executable, "-m", "interpreter.cli", "lsp"]))
+async def client(lsp_client: LanguageClient):
+    refreshes: list[None] = []
+
+    @lsp_client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
+    def refresh_code_lenses(params: None) -> None:
+        refreshes.append(params)
+
+    lsp_client.lens_refreshes = refreshes
+    capabilities = pytest_lsp.client_capabilities("visual-studio-code")
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=capabilities, root_uri=RULES.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+# ---- helpers -------------------------------------------------------------------------------
+
+
+async def open_document(client: LanguageClient, path: Path, text: str | None = None) -> str:
+    """Open a document and wait until its diagnostics are published."""
+    uri = path.as_uri()
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="fracas", version=1,
+                             text=path.read_text() if text is None else text)))
+    await diagnostics_of(client, uri)
+    return uri
+
+
+async def diagnostics_of(client: LanguageClient, uri: str) -> list[lsp.Diagnostic]:
+    """The diagnostics published for a document since they were last cleared (a minute at most)."""
+    async def published() -> None:
+        while uri not in client.diagnostics:
+            await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    await asyncio.wait_for(published(), 60)
+    return list(client.diagnostics[uri])
+
+
+def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+
+
+def close(client: LanguageClient, uri: str) -> None:
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri=uri)))
+
+
+def where(text: str, written: str, inside: str | None = None) -> lsp.Position:
+    """The position of the start of `inside` (or of `written`) where `written` first occurs."""
+    offset = text.index(written) + (written.index(inside) if inside else 0)
+    line = text.count("\n", 0, offset)
+    return lsp.Position(line=line, character=offset - (text.rfind("\n", 0, offset) + 1))
+
+
+def line_of(path: Path, written: str) -> int:
+    """The 0-based line where `written` first occurs in a file."""
+    return where(path.read_text(), written).line
+
+
+async def hover_text(client: LanguageClient, uri: str, position: lsp.Position) -> str:
+    found = await client.text_document_hover_async(lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=position))
+    assert found is not None
+    return found.contents.value
+
+
+# ---- diagnostics ------------------------------------------------------------------------------
+
+
+async def test_a_broken_file_gets_the_checkers_messages_with_their_exact_ranges(client: LanguageClient, tmp_path):
+    text = ('rules "broken"\nkind unit_type { figures: int  hitpoints: int }\n'
+            "unit_type gunner { figures 3  hitpoint 2 }\n"
+            "param wide = unknown_thing + 1\n")
+    uri = await open_document(client, tmp_path / "broken.rules", text)
+    found = sorted(await diagnostics_of(client, uri), key=lambda d: d.range.start.line)
+    assert [d.message.splitlines()[0] for d in found] == [
+        "unknown field 'hitpoint' of kind 'unit_type'", "unknown name 'unknown_thing'"]
+    assert found[0].range == lsp.Range(start=lsp.Position(line=2, character=30), end=lsp.Position(line=2, character=38))
+    assert "hint: did you mean 'hitpoints'?" in found[0].message
+    assert found[1].range == lsp.Range(start=lsp.Position(line=3, character=13), end=lsp.Position(line=3, character=26))
+    assert all(d.severity == lsp.DiagnosticSeverity.Error for d in found)
+    close(client, uri)
+
+
+async def test_a_syntax_error_is_a_diagnostic_and_fixing_it_clears_it(client: LanguageClient, tmp_path):
+    uri = await open_document(client, tmp_path / "half.rules", "param a = \n")
+    (found,) = await diagnostics_of(client, uri)
+    assert found.message.startswith("unexpected end of file")
+    change(client, uri, 2, "param a = 1\n")
+    assert await diagnostics_of(client, uri) == []
+    close(client, uri)
+
+
+async def test_editing_a_base_file_diagnoses_its_open_variants_again(client: LanguageClient):
+    base_uri = await open_document(client, BASE)
+    variant_uri = await open_document(client, VARIANT)
+    assert await diagnostics_of(client, variant_uri) == []
+    text = BASE.read_text()
+    client.diagnostics.pop(variant_uri)
+    change(client, base_uri, 2, re.sub(r"(?m)^tile_type farm .*\n", "", text))  # the row the variant overrides
+    found = await diagnostics_of(client, variant_uri)
+    assert [d.message.splitlines()[0] for d in found] == [f"override of row 'farm' names nothing in {BASE}"]
+    assert found[0].range.start.line == line_of(VARIANT, "override tile_type farm")
+    client.diagnostics.pop(variant_uri)
+    change(client, base_uri, 3, text)
+    assert await diagnostics_of(client, variant_uri) == []
+    close(client, variant_uri)
+    close(client, base_uri)
+
+
+# ---- hover, definition and references across extends ---------------------------------------------
+
+
+async def test_hover_on_an_overridden_row_shows_its_values_both_places_and_its_comment(client: LanguageClient):
+    uri = await open_document(client, VARIANT)
+    text = VARIANT.read_text()
+    shown = await hover_text(client, uri, where(text, "override tile_type city", "city"))
+    assert "tile_type city {" in shown and "    hitpoints 3\n" in shown and "    stacks 5\n" in shown
+    assert "trenches false    # the default" in shown
+    assert "EPF-03 needs 3 hitpoints per City building" in shown
+    declared = line_in(RULES / "epicinium.rules", "tile_type city")
+    overridden = line_in(RULES / "epicinium-classic.rules", "tile_type city")
+    assert f"Declared at epicinium.rules:{declared}; overridden at epicinium-classic.rules:{overridden}" in shown
+    close(client, uri)
+
+
+async def test_hover_on_names_declared_in_the_base(client: LanguageClient):
+    uri = await open_document(client, VARIANT)
+    text = VARIANT.read_text()
+    modifier = await hover_text(client, uri, where(text, "= vulnerable(", "vulnerable"))
+    assert "modifier vulnerable(hitpoints: int, where: space, air: bool, tile: bool = false)" in modifier
+    assert f"Declared at epicinium.rules:{line_of(BASE, 'modifier vulnerable') + 1}" in modifier
+    field = await hover_text(client, uri, where(text, "space.tile.hitpoints", "hitpoints"))
+    assert "hitpoints: int = 1    # a field of kind tile_type" in field and "of one building or tree" in field
+    builtin = await hover_text(client, uri, where(text, "damage_taken(pool"))
+    assert "damage_taken(pool: pool" in builtin and "Damage the bodies took." in builtin
+    param = await hover_text(client, uri, where(text, "override effect firestorm { damage firestorm_damage }",
+                                                "firestorm_damage"))
+    assert "param firestorm_damage: int = 1" in param and "set this to 2 for the game's number" in param
+    close(client, uri)
+
+
+async def test_definition_of_a_base_name_used_in_a_variant_is_in_the_base(client: LanguageClient):
+    uri = await open_document(client, VARIANT)
+    text = VARIANT.read_text()
+    found = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=where(text, "= vulnerable(", "vulnerable")))
+    assert [(f.uri, f.range.start.line) for f in found] == [(BASE.as_uri(), line_of(BASE, "modifier vulnerable"))]
+    close(client, uri)
+
+
+async def test_definition_of_an_overridden_row_shows_both_places(client: LanguageClient):
+    uri = await open_document(client, VARIANT)
+    text = VARIANT.read_text()
+    found = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=where(text, "override tile_type city", "city")))
+    assert [(f.uri, f.range.start.line) for f in found] == [
+        (BASE.as_uri(), line_of(BASE, "tile_type city ")), (uri, line_of(VARIANT, "override tile_type city"))]
+    assert found[0].range.end.character - found[0].range.start.character == len("city")
+    close(client, uri)
+
+
+async def test_references_of_an_overridden_function_cover_the_base_and_the_variant(client: LanguageClient):
+    uri = await open_document(client, VARIANT)
+    text = VARIANT.read_text()
+    found = await client.text_document_references_async(lsp.ReferenceParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri),
+        position=where(text, "override fn collateral_bodies", "collateral_bodies"),
+        context=lsp.ReferenceContext(include_declaration=True)))
+    places = {(f.uri, f.range.start.line) for f in found}
+    assert places == {(uri, line_of(VARIANT, "override fn collateral_bodies")),
+                      (BASE.as_uri(), line_of(BASE, "fn collateral_bodies")),
+                      (BASE.as_uri(), line_of(BASE, "pool += collateral_bodies(space)"))}
+    close(client, uri)
+
+
+async def test_references_from_a_base_include_its_open_variants(client: LanguageClient):
+    base_uri = await open_document(client, BASE)
+    variant_uri = await open_document(client, VARIANT)
+    text = BASE.read_text()
+    found = await client.text_document_references_async(lsp.ReferenceParams(
+        text_document=lsp.TextDocumentIdentifier(uri=base_uri), position=where(text, "modifier vulnerable", "vulnerable"),
+        context=lsp.ReferenceContext(include_declaration=False)))
+    lines = {(f.uri, f.range.start.line) for f in found}
+    assert (variant_uri, line_of(VARIANT, "fn building_hitpoints")) in lines
+    assert (base_uri, line_of(BASE, "let hitpoints = vulnerable(")) in lines
+    assert (base_uri, line_of(BASE, "modifier vulnerable")) not in lines
+    close(client, variant_uri)
+    close(client, base_uri)
+
+
+# ---- completion -------------------------------------------------------------------------------------
+
+
+COMPLETING = VARIANT.read_text() + '\nexample "new" {\n    run targeted_attack(attackers: [{type: '
+
+
+async def complete_at_end(client: LanguageClient, uri: str, text: str) -> list[str]:
+    end = where(text + "\0", "\0")
+    found = await client.text_document_completion_async(lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=end))
+    items = found.items if isinstance(found, lsp.CompletionList) else found
+    return [item.label for item in items]
+
+
+async def test_completion_offers_only_the_rows_of_the_kind_a_field_expects(client: LanguageClient, tmp_path):
+    path = tmp_path / "epicinium-classic.rules"  # beside a copy of its base, as a modder's file would be
+    (tmp_path / "epicinium.rules").write_text(BASE.read_text())
+    uri = await open_document(client, path, VARIANT.read_text())
+    change(client, uri, 2, COMPLETING)
+    assert await complete_at_end(client, uri, COMPLETING) == [
+        "rifleman", "gunner", "sapper", "militia", "tank", "settler", "zeppelin"]
+    tiles = COMPLETING + "rifleman}], target: {type: gunner}, space: {tile: "
+    change(client, uri, 3, tiles)
+    offered = await complete_at_end(client, uri, tiles)
+    assert "trenches" in offered and "city" in offered and "rifleman" not in offered
+    close(client, uri)
+
+
+async def test_completion_offers_fields_after_a_dot_and_parameters_after_set(client: LanguageClient, tmp_path):
+    (tmp_path / "epicinium.rules").write_text(BASE.read_text())
+    path = tmp_path / "epicinium-classic.rules"
+    uri = await open_document(client, path, VARIANT.read_text())
+    dotted = VARIANT.read_text() + "\nfn q(s: space) = s.tile."
+    change(client, uri, 2, dotted)
+    assert await complete_at_end(client, uri, dotted) == [
+        "stacks", "hitpoints", "power", "becomes", "trenches", "leaks_gas"]
+    setting = VARIANT.read_text() + '\nexample "n" {\n    set '
+    change(client, uri, 3, setting)
+    assert "firestorm_damage" in await complete_at_end(client, uri, setting)
+    anywhere = VARIANT.read_text() + "\nfn q(s: space) = "
+    change(client, uri, 4, anywhere)
+    offered = await complete_at_end(client, uri, anywhere)
+    assert {"successes", "if", "collateral_bodies", "firestorm_damage"} <= set(offered)
+    close(client, uri)
+
+
+# ---- outline, examples and formatting -----------------------------------------------------------------
+
+
+async def test_the_outline_lists_kinds_with_their_fields_rows_actions_and_examples(client: LanguageClient):
+    uri = await open_document(client, BASE)
+    found = await client.text_document_document_symbol_async(
+        lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    by_name = {symbol.name: symbol for symbol in found}
+    assert by_name["unit_type"].kind == lsp.SymbolKind.Class
+    assert [child.name for child in by_name["unit_type"].children][:3] == ["figures", "hitpoints", "shots"]
+    assert by_name["rifleman"].kind == lsp.SymbolKind.Object
+    assert by_name["targeted_attack"].kind == lsp.SymbolKind.Event
+    assert by_name["targeted_attack"].range.end.line > by_name["targeted_attack"].range.start.line + 10
+    examples = [s.name for s in found if s.kind == lsp.SymbolKind.Module]
+    assert examples[0] == "EPI-01 each shot hits one body chosen uniformly among the living"
+    close(client, uri)
+
+
+EXAMPLES = """outcome total: int = 0
+action add(a: int, b: int) { total = a + b }
+example "T-01 adds" {
+    run add(a: 1, b: 2)
+    expect total == 3
+}
+example "T-02 a wrong sum" {
+    run add(a: 1, b: 2)
+    expect total == 4
+}
+"""
+
+
+async def test_a_lens_runs_one_example_and_then_shows_pass_or_fail(client: LanguageClient, tmp_path):
+    uri = await open_document(client, tmp_path / "sums.rules", EXAMPLES)
+    identifier = lsp.TextDocumentIdentifier(uri=uri)
+    found = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=identifier))
+    assert [(lens.range.start.line, lens.command.title) for lens in found] == [(2, "▶ run example"),
+                                                                               (6, "▶ run example")]
+    results = []
+    for lens in found:
+        results.append(await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            command=lens.command.command, arguments=lens.command.arguments)))
+    assert results[0] == {"passed": True, "message": ""}
+    assert len(client.lens_refreshes) >= 2  # the editor is asked to show the lenses anew
+    assert results[1]["passed"] is False and "expect total == 4 (line 9) is false" in results[1]["message"]
+    shown = [lens.command.title for lens in await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=identifier))]
+    assert shown[0] == "PASS ✓ (run again)"
+    assert shown[1].startswith("FAIL ✗ expect total == 4 (line 9) is false")
+    close(client, uri)
+
+
+def careless(text: str) -> str:
+    """A shipped file as a hurried writer would leave it: no indentation, doubled blank lines."""
+    return "\n".join(line.strip() for line in text.splitlines()).replace("\n\n", "\n\n\n")
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
+async def test_formatting_gives_back_every_shipped_file(client: LanguageClient, path: Path):
+    text = path.read_text()
+    uri = await open_document(client, path, careless(text))
+    edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), options=lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert len(edits) == 1 and edits[0].range.start == lsp.Position(line=0, character=0)
+    assert edits[0].new_text == text
+    change(client, uri, 2, text)
+    again = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), options=lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert list(again) == []
+    close(client, uri)
+
+
+# ---- any text at all ----------------------------------------------------------------------------------
+
+
+def half_typed(text: str, rng: random.Random) -> str:
+    """A file cut short, or with a fragment of itself typed somewhere else."""
+    cut = rng.randrange(len(text))
+    if rng.random() < 0.5:
+        return text[:cut]
+    start = rng.randrange(len(text))
+    return text[:cut] + text[start : start + rng.randrange(1, 40)] + text[cut:]
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
+async def test_half_typed_edits_never_crash_the_server_and_every_request_is_answered(client: LanguageClient,
+                                                                                   path: Path):
+    rng = random.Random(path.name)
+    text = path.read_text()
+    uri = await open_document(client, path, text)
+    identifier = lsp.TextDocumentIdentifier(uri=uri)
+    errors_before = sum(1 for m in client.log_messages if m.type == lsp.MessageType.Error)
+    for version in range(2, 10):
+        edited = half_typed(text, rng)
+        change(client, uri, version, edited)
+        lines = edited.split("\n")
+        line = rng.randrange(len(lines))
+        position = lsp.Position(line=line, character=rng.randrange(len(lines[line]) + 1))
+        await client.text_document_hover_async(lsp.HoverParams(text_document=identifier, position=position))
+        await client.text_document_completion_async(lsp.CompletionParams(text_document=identifier, position=position))
+        await client.text_document_definition_async(lsp.DefinitionParams(text_document=identifier, position=position))
+        await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(text_document=identifier))
+        await client.text_document_formatting_async(lsp.DocumentFormattingParams(
+            text_document=identifier, options=lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
+        await diagnostics_of(client, uri)
+    errors = [m.message for m in client.log_messages if m.type == lsp.MessageType.Error][errors_before:]
+    assert errors == []
+    change(client, uri, 10, text)
+    assert await diagnostics_of(client, uri) == []
+    close(client, uri)
+
+
+def line_in(path: Any, text: str) -> int:
+    """The first line of a file that holds `text`: the tests need not change when the rules move."""
+    return next(number for number, line in enumerate(path.read_text().splitlines(), 1) if text in line)
