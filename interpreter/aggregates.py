@@ -15,7 +15,6 @@ from typing import Any
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES
 from interpreter.api import Prepared
-from interpreter.errors import RunError
 from interpreter.core.resolve import evaluate
 from interpreter.state import State
 

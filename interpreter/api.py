@@ -315,7 +315,7 @@ def exact(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None =
     progress: told now and then which rule the engine is at and how many states wait.
     """
     prepared = prepare(rules, scenario, overrides)
-    engine = ExactEngine(max_states or rules.limits.states, progress)
+    engine = ExactEngine(max_states or rules.limits.states, progress, rules.limits.work)
     return Distribution(prepared, _resolve(prepared, engine, not outcomes_only))
 
 
@@ -348,7 +348,6 @@ def _chunk_counts(prepared: Prepared, chunks: list[tuple[int, int, int]], jobs: 
         yield from (_sample_chunk(prepared, chunk) for chunk in chunks)
         return
     import multiprocessing
-    import signal
 
     with multiprocessing.Pool(min(jobs, len(chunks)), initializer=_worker_start, initargs=(prepared,)) as pool:
         yield from pool.imap(_worker_chunk, chunks)

@@ -22,7 +22,6 @@ from dsl.types import Type, type_from
 from interpreter.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
                                      records_in, where_written)
 from interpreter.core.resolve import evaluate
-from interpreter.errors import RunError
 from interpreter.runtime.bodies import Pool, Volley
 from interpreter.runtime.chance import DiceValue, parse_dice
 from interpreter.state import Frozen, State

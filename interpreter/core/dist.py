@@ -134,4 +134,4 @@ class Chooser:
         self.engine = engine
 
     def draw(self, primitive: Any, pos: Pos) -> Dist:
-        return Dist.of_fractions(self.engine.distribution(primitive, pos))
+        return self.engine.weights(primitive, pos)

@@ -23,7 +23,9 @@ from interpreter.core import dist as D
 from interpreter.core import liveness, rt
 from interpreter.core.codegen import END, CallSite, Generator, Routine
 from interpreter.errors import RunError
-from interpreter.runtime.chance import Fire, ForcedRollError, StateLimitError, Tally
+from dsl.limits import DEFAULT
+from interpreter.runtime.chance import Chance, Fire, ForcedRollError
+from interpreter.runtime.weights import Allowance, LimitError
 from interpreter.state import Frozen
 from interpreter.values import show
 
@@ -96,22 +98,29 @@ class ExactEngine:
     exact = True
     trace = None
 
-    def __init__(self, max_states: int, progress: Callable[[Pos | None, int], None] | None = None):
+    def __init__(self, max_states: int, progress: Callable[[Pos | None, int], None] | None = None,
+                 work: int = DEFAULT.work):
         self.max_states = max_states
         # Told now and then, on a long run, which rule is being worked on and how many states wait.
         self.progress = progress
+        self.work = work
 
     def draw(self, primitive: Any, pos: Pos) -> Any:
         # Reached only if the static analysis missed a chance primitive: a bug of ours.
         raise RunError(pos, "internal error: a statement judged free of chance met chance")
 
-    def distribution(self, primitive: Any, pos: Pos) -> dict[Any, Fraction]:
+    def weights(self, primitive: Any, pos: Pos) -> D.Dist:
+        """Every outcome of a primitive with its whole-number weight, within the limits."""
         try:
-            if isinstance(primitive, (Fire, Tally)):  # the two whose outcomes can outgrow any limit
-                return primitive.distribution(max_states=self.max_states)
-            return primitive.distribution()
-        except StateLimitError as error:
-            raise RunError(pos, f"the exact engine stopped: {error}", _ESTIMATE_HINT) from None
+            if isinstance(primitive, Chance):
+                # A step of a primitive's work is a multiply-add, far less than a block run: 50 a step.
+                found = primitive.weights(Allowance(states=self.max_states, work=50 * self.work))
+                return D.Dist(dict(zip(found.outcomes, found.weights)), found.total)
+            return D.Dist.of_fractions(primitive.distribution())
+        except LimitError as error:
+            hint = _ESTIMATE_HINT if error.name != "work" else (
+                "estimate by sampling instead (fracas odds --samples N), or raise the limit with --limit work=N")
+            raise RunError(pos, f"the exact engine stopped: {error}", hint) from None
 
 
 _ESTIMATE_HINT = "estimate by sampling instead (fracas odds --samples N), or raise the limit with --limit states=N"

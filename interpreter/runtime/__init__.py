@@ -9,14 +9,13 @@ from interpreter.runtime.chance import (
     Fire,
     ForcedRollError,
     Hit,
-    StateLimitError,
     SuccessPool,
     Uniform,
     merge,
 )
 from interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
 from interpreter.runtime.keys import stable_key
-from interpreter.runtime.weights import Allowance, Budget, LimitError, Weights, WorkLimitError
+from interpreter.runtime.weights import Allowance, Budget, LimitError, StateLimitError, Weights, WorkLimitError
 
 __all__ = [
     "ANY", "Bernoulli", "Binomial", "Body", "Dice", "DiceValue", "Fire", "ForcedRollError", "Hit", "Pool", "Shot",

@@ -33,7 +33,6 @@ from interpreter.runtime.weights import (
     step_size,
     uniform_dice,
 )
-from interpreter.runtime.weights import LimitError, StateLimitError, WorkLimitError  # noqa: F401 (the engines' import)
 
 Distribution = dict[Any, Fraction]
 
