@@ -15,7 +15,7 @@ from dsl import missing
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES, Signature
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
-from dsl.narrowing import Changes, Path, always_leaves, changes, path_of, proven
+from dsl.narrowing import Changes, Path, always_leaves, breaks, changes, path_of, proven
 from dsl.rewrite import Replacements, replace_nodes
 from dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
 from dsl.types import (
@@ -108,6 +108,7 @@ class Checker:
         self._requires: list[n.Require] = []  # at the top of the file: over the parameters
         self.described: Replacements = {}  # dice literals that describe a roll rather than make one
         self._taken_away: set[int] = set()  # `1d6 - 1d4` where a dice value is wanted, reported once
+        self._loops = 0  # loops around the statement being checked, in its step: where `break` may stand
 
     # ---- reporting
 
@@ -419,6 +420,7 @@ class Checker:
         scope = self.check_params(decl.params)
         self.check_input_constraints(decl, scope)
         body = scope.child()
+        self._loops = 0
         self.check_block(decl.body, body)
         if decl.is_action:
             self.rules.action_locals[decl.name] = dict(body.names)
@@ -460,8 +462,14 @@ class Checker:
             inner = scope.child()
             inner.forget(changed)
             inner.names[stmt.var] = item
-            self.check_block(stmt.body, inner)
+            self.check_loop_body(stmt.body, inner)
             scope.forget(changed)
+        elif isinstance(stmt, n.While):
+            self.check_while(stmt, scope)
+        elif isinstance(stmt, n.Break):
+            if not self._loops:
+                self.error(stmt.pos, "'break' leaves a loop, and there is no loop around it here",
+                           "to leave a step, write 'return'; to end the resolution, 'stop'")
         elif isinstance(stmt, n.CallStmt):
             self.check_call_stmt(stmt.call, scope)
             scope.forget(Changes(calls=True))
@@ -470,6 +478,22 @@ class Checker:
                 self.infer(arg, scope)
             for kw in stmt.keywords:
                 self.infer(kw.value, scope)
+
+    def check_loop_body(self, body: tuple[n.Stmt, ...], scope: Scope) -> None:
+        self._loops += 1
+        self.check_block(body, scope)
+        self._loops -= 1
+
+    def check_while(self, stmt: n.While, scope: Scope) -> None:
+        # The condition is tested before every pass: what the body changes is not known when it is.
+        changed = changes(stmt.body)
+        scope.forget(changed)
+        self.expect(stmt.test, BOOL, scope)
+        inner = scope.child()
+        inner.learn(proven(stmt.test, True))
+        self.check_loop_body(stmt.body, inner)
+        if not breaks(stmt.body):  # the loop ends only when its condition fails
+            scope.learn(proven(stmt.test, False))
 
     def check_if(self, stmt: n.If, scope: Scope) -> None:
         self.expect(stmt.test, BOOL, scope)

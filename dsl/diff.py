@@ -8,6 +8,7 @@ file has no name: it is known by its condition.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from dsl import nodes as n
@@ -57,7 +58,8 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
     if isinstance(old, n.Require) and isinstance(new, n.Require):
         return (f'message: "{old.message}" -> "{new.message}"',)
     if isinstance(old, n.StepDecl) and isinstance(new, n.StepDecl):
-        return _require_changes(old.requires, new.requires, before, after)
+        return tuple(_require_changes(old.requires, new.requires, before, after)
+                     + _statement_changes(old.body, new.body, before, after))
     if isinstance(old, n.RowDecl) and isinstance(new, n.RowDecl):
         a = {f.name: f.value for f in old.fields}
         b = {f.name: f.value for f in new.fields}
@@ -88,6 +90,44 @@ def _require_changes(old: tuple[n.Require, ...], new: tuple[n.Require, ...], bef
     details += [f"require {text}: (added)" for text in b if text not in a]
     details += [f'require {text}: "{a[text]}" -> "{b[text]}"' for text in b if text in a and a[text] != b[text]]
     return details
+
+
+def _statement_changes(old: tuple[n.Stmt, ...], new: tuple[n.Stmt, ...], before: Ruleset,
+                       after: Ruleset) -> list[str]:
+    """The statements of a step's body removed, added or changed, each by its line and its first words."""
+    was, now = _statement_lines(old, before), _statement_lines(new, after)
+    details = []
+    matcher = difflib.SequenceMatcher(a=[text for _, text in was], b=[text for _, text in now], autojunk=False)
+    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        if op == "replace" and a1 - a0 == b1 - b0:
+            details += [f"line {line}: {a} -> {b}" for (_, a), (line, b) in zip(was[a0:a1], now[b0:b1])]
+            continue
+        details += [f"line {line}: {text} (removed)" for line, text in was[a0:a1]]
+        details += [f"line {line}: {text} (added)" for line, text in now[b0:b1]]
+    return details
+
+
+def _statement_lines(stmts: tuple[n.Stmt, ...], rules: Ruleset) -> list[tuple[int, str]]:
+    """Every statement, nested ones too, in order: a block's statement by its head (`while hp > 0`)."""
+    found: list[tuple[int, str]] = []
+    for stmt in stmts:
+        if isinstance(stmt, n.If):
+            found.append((stmt.pos.line, f"if {rules.text_of(stmt.test)}"))
+            found += _statement_lines(stmt.then, rules)
+            if stmt.otherwise:
+                found.append((stmt.otherwise[0].pos.line, "else"))
+                found += _statement_lines(stmt.otherwise, rules)
+        elif isinstance(stmt, n.For):
+            found.append((stmt.pos.line, f"for {stmt.var} in {rules.text_of(stmt.source)}"))
+            found += _statement_lines(stmt.body, rules)
+        elif isinstance(stmt, n.While):
+            found.append((stmt.pos.line, f"while {rules.text_of(stmt.test)}"))
+            found += _statement_lines(stmt.body, rules)
+        else:
+            found.append((stmt.pos.line, rules.text_of(stmt)))
+    return found
 
 
 def _shown(node: n.Node, rules: Ruleset) -> str:

@@ -22,7 +22,7 @@ class Limits:
     nesting: int = 150               # expressions and blocks inside each other
     extends_depth: int = 16          # files extending files
     count: int = 10_000              # dice, trials, shots or bodies in one call, and in a pool or volley fired
-    loop_items: int = 10_000         # items of one for loop
+    loop_items: int = 10_000         # items of one for loop, passes of one while loop
     call_depth: int = 64             # functions and steps calling each other
     states: int = 200_000            # states the exact engine holds at once
     digits: int = 1000               # of a number, written or computed (a fraction: of either part)

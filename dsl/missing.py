@@ -19,15 +19,9 @@ class Missing:
     hint: str
 
 
-BOUNDED_LOOP = ("repeat a bounded number of times and test the condition each time: "
-                "for i in range(N) { if CONDITION { ... } }")
-
 # Words of other languages, as the parser meets them where a statement or declaration starts. Only
 # words no rules would name a thing by: a field called `def` (defence) must not be told about `fn`.
 WORDS: dict[str, Missing] = {
-    "while": Missing("fracas has no 'while' loop", BOUNDED_LOOP),
-    "break": Missing("fracas has no 'break'",
-                     "guard the rest of the loop with an 'if', or put the loop in a step and leave it with 'return'"),
     "continue": Missing("fracas has no 'continue'", "guard the rest of the loop's body with an 'if'"),
     "elif": Missing("fracas writes 'else if', not 'elif'", "} else if CONDITION { ... }"),
     "elsif": Missing("fracas writes 'else if', not 'elsif'", "} else if CONDITION { ... }"),

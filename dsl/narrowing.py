@@ -69,10 +69,23 @@ def changes(stmts: tuple[n.Stmt, ...]) -> Changes:
 
 
 def always_leaves(stmts: tuple[n.Stmt, ...]) -> bool:
-    """Whether a block never reaches its end: a `stop` or `return` on every way through it."""
+    """Whether a block never reaches its end: a `stop`, `return` or `break` on every way through it."""
     for stmt in stmts:
-        if isinstance(stmt, (n.Stop, n.Return)):
+        if isinstance(stmt, (n.Stop, n.Return, n.Break)):
             return True
         if isinstance(stmt, n.If) and always_leaves(stmt.then) and always_leaves(stmt.otherwise):
             return True
+    return False
+
+
+def breaks(stmts: tuple[n.Stmt, ...]) -> bool:
+    """Whether a loop's body has a `break` of its own (not one of a loop inside it)."""
+    stack: list[n.Stmt] = list(stmts)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, n.Break):
+            return True
+        if isinstance(stmt, n.If):
+            stack.extend(stmt.then)
+            stack.extend(stmt.otherwise)
     return False

@@ -196,6 +196,17 @@ class For(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class While(Stmt):
+    test: Expr = None  # type: ignore[assignment]
+    body: tuple[Stmt, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Break(Stmt):
+    """Leaves the innermost loop."""
+
+
+@dataclass(frozen=True, slots=True)
 class Stop(Stmt):
     reason: str = ""
 

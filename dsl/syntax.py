@@ -544,6 +544,13 @@ class ToNodes(Transformer):
         var, source, body = items
         return n.For(self._pos(meta), var=str(var), source=source, body=body)
 
+    def while_stmt(self, meta, items):
+        test, body = items
+        return n.While(self._pos(meta), test=test, body=body)
+
+    def break_stmt(self, meta, items):
+        return n.Break(self._pos(meta))
+
     def stop_stmt(self, meta, items):
         return n.Stop(self._pos(meta), reason=_unquote(items[0]) if items[0] else "")
 

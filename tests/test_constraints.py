@@ -191,7 +191,8 @@ def test_exalted_magnitudes_and_health_are_never_negative(capsys, tmp_path):
 
 
 def test_every_shipped_scenario_meets_the_constraints():
-    systems = {"epicinium": EPI, "exalted": EXALTED, "gilgamesh": GIL, "weewar": WEEWAR}
+    systems = {"epicinium": EPI, "exalted": EXALTED, "gilgamesh": GIL, "weewar": WEEWAR,
+               "risk": str(RULES / "risk.rules")}
     from interpreter.scenario import load_scenario
 
     for path in sorted((RULES / "scenarios").glob("*.toml")):

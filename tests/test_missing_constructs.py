@@ -25,16 +25,15 @@ def in_a_step(*lines: str) -> str:
     return "outcome r: int = 0\naction go(a: bool = true, hp: int = 3) {\n" + "\n".join(lines) + "\n}\n"
 
 
-def test_while_is_named_and_the_bounded_loop_to_write_is_given():
-    assert problem(in_a_step("    while hp > 0 {", "        hp -= 1", "    }")) == (
-        3, 5, "fracas has no 'while' loop",
-        "repeat a bounded number of times and test the condition each time: for i in range(N) { if CONDITION { ... } }")
+def test_continue_is_named_and_the_if_to_write_is_given():
+    assert problem(in_a_step("    for i in range(3) {", "        continue", "    }")) == (
+        4, 9, "fracas has no 'continue'", "guard the rest of the loop's body with an 'if'")
 
 
-def test_break_is_named():
-    line, column, message, hint = problem(in_a_step("    for i in range(3) {", "        break", "    }"))
-    assert (line, column, message) == (4, 9, "fracas has no 'break'")
-    assert "leave it with 'return'" in hint
+def test_break_outside_a_loop_says_what_leaves_a_step():
+    line, column, message, hint = problem(in_a_step("    if a {", "        break", "    }"))
+    assert (line, column, message) == (4, 9, "'break' leaves a loop, and there is no loop around it here")
+    assert "'return'" in hint
 
 
 def test_elif_is_told_to_be_else_if():

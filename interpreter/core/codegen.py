@@ -103,6 +103,9 @@ class Routine:
     successors: list[list[int]] = field(default_factory=list)
     statics: dict[int, str] = field(default_factory=dict)  # slot -> the input entity it holds
     projections: dict[Any, Any] = field(default_factory=dict)  # what the exact engine forgets where
+    # Each while loop: its first block (where every pass starts) -> the blocks of its passes (itself too).
+    # The exact engine solves a loop whose states may come round again as a whole, there.
+    loops: dict[int, frozenset[int]] = field(default_factory=dict)
 
 
 class Generator:
@@ -595,6 +598,7 @@ class RoutineBuilder:
         self.inline_depth = 0
         self.consumed: list[int] = []  # slots of drawn values the statement being lowered reads
         self.copies: dict[int, int] = {}  # an inlined step's parameter slot -> the caller's slot passed to it
+        self.breaks: list[int] = []  # where a `break` goes: the block after the innermost loop
 
     # ---- blocks
 
@@ -852,9 +856,41 @@ class RoutineBuilder:
         self.emit(f"F[{items}] = F[{at}] = F[{var}] = None", stmt.pos)
         self.jump(done, stmt.pos)
         self.start(body)
+        self.breaks.append(done)
         self.statements(stmt.body, {**scope, stmt.var: f"F[{var}]"})
+        self.breaks.pop()
         self.jump(head, stmt.pos)
         self.start(done)
+
+    def s_While(self, stmt: n.While, scope: Scope) -> None:
+        gen, pos = self.gen, stmt.pos
+        head = self.new_block()
+        self.emit(f"rt.loop_enter(R, S, {head})", pos)
+        self.jump(head, pos)
+        self.start(head)
+        self.emit(f"rt.loop_pass(R, S, {head}, {gen.const(pos)})", pos)
+        test = self.draw(stmt.test, scope) if gen.chance.may_draw(stmt.test) else stmt.test
+        body, done = self.new_block(), self.new_block()
+        self.block.successors += [body, done]
+        self.end(f"return {body} if {gen.test(test, scope)} else {done}", pos)
+        drawn, self.consumed = self.consumed, []
+        self.start(body)
+        self.consumed = list(drawn)
+        self.forget_draws(pos)
+        self.breaks.append(done)
+        self.statements(stmt.body, scope)
+        self.breaks.pop()
+        self.jump(head, pos)
+        self.routine.loops[head] = frozenset(range(head, len(self.routine.blocks))) - {done}
+        self.start(done)
+        self.consumed = list(drawn)
+        self.forget_draws(pos)
+
+    def s_Break(self, stmt: n.Break, scope: Scope) -> None:
+        if not self.breaks:  # the checker refuses it; kept so unchecked code still fails where it is
+            self.emit(f"rt.fail({self.gen.const(stmt.pos)}, {'break outside a loop'!r})", stmt.pos)
+            return
+        self.jump(self.breaks[-1], stmt.pos)
 
     def s_CallStmt(self, stmt: n.CallStmt, scope: Scope) -> None:
         call, gen = stmt.call, self.gen
@@ -884,7 +920,9 @@ class RoutineBuilder:
         done = self.new_block()
         self.exits.append(done)
         self.inline_depth += 1
+        loops, self.breaks = self.breaks, []  # a step's `break` would leave its own loops only
         self.statements(decl.body, {p.name: f"F[{s}]" for p, s in zip(decl.params, slots)})
+        self.breaks = loops
         self.inline_depth -= 1
         self.exits.pop()
         self.jump(done, decl.pos)
@@ -996,7 +1034,7 @@ def _recursive_steps(rules: Ruleset) -> set[str]:
             if isinstance(node, n.If):
                 stack.extend(node.then)
                 stack.extend(node.otherwise)
-            elif isinstance(node, n.For):
+            elif isinstance(node, (n.For, n.While)):
                 stack.extend(node.body)
         calls[name] = found
     recursive = set()

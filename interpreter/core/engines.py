@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from dsl.nodes import Pos
 from interpreter.core import dist as D
-from interpreter.core import liveness, rt
+from interpreter.core import liveness, loops, rt
 from interpreter.core.codegen import END, CallSite, Generator, Routine
 from interpreter.errors import RunError
 from dsl.limits import DEFAULT
@@ -129,7 +129,8 @@ _ESTIMATE_HINT = "estimate by sampling instead (fracas odds --samples N), or rai
 class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
-    __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws")
+    __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws",
+                 "passes", "solved")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -141,6 +142,10 @@ class Run:
         self.work = 0
         self.work_limit = program.rules.limits.work
         self.draws: dict[tuple[int, int], dict[Any, Any]] = {}  # the exact engine's draws, by what they read
+        # Passes of each while loop being run, by its first block and the call depth (sampling only:
+        # the exact engine solves a loop instead of counting passes).
+        self.passes: dict[tuple[int, int], int] | None = {}
+        self.solved: dict[Any, Any] = {}  # the exact engine's passes of a loop from each state met at its start
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params
@@ -208,16 +213,31 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     keep the frame's slots that are observed (`Projection.end`).
     """
     R.chooser = D.Chooser(engine)  # an expression's draw gives the whole distribution
+    R.passes = None
     projection = projection_of(routine, observe_all, fields)
-    rank = routine.order
     pending: dict[int, dict[Key, Any]] = {}
     for (frame, *rest), p in start.items():
         key = (projection.keep(0, list(frame)), projection.world(0, rest[0]), *rest[1:])
         pending.setdefault(0, {})[key] = p  # type: ignore[index]
-    waiting = [(rank[0], 0)]
-    final: dict[Key, Any] = {}
+    return _flow(routine, pending, engine, R, projection).get(END, {})
+
+
+def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEngine, R: Run,
+          projection: liveness.Projection, region: frozenset[int] | None = None,
+          entry: int | None = None) -> dict[int, dict[Key, Any]]:
+    """Run states through the blocks, merging them where they meet, until they leave: the states leaving, by
+    the block they go to (END for the routine's end).
+
+    Within a `region` (a loop's blocks, from its first block `entry`), states leave for a block outside
+    it, and for `entry` again: one pass of the loop.
+    """
+    rank = routine.order
+    waiting = [(rank[pc], pc) for pc in pending]
+    heapq.heapify(waiting)
+    out: dict[int, dict[Key, Any]] = {}
     limit = engine.max_states
     progress = engine.progress
+    heads = routine.loops
     while waiting:
         _, pc = heapq.heappop(waiting)
         group = pending.pop(pc)
@@ -227,6 +247,8 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
         block = routine.blocks[pc]
         if isinstance(block, CallSite):
             results = _call_all(block, group, engine, R, projection)
+        elif pc in heads and pc != entry:
+            results = _loop_all(routine, pc, group, engine, R, projection)
         else:
             results = _block_all(routine, pc, group, engine, R, projection)
         for key, p, following in results:
@@ -235,18 +257,77 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
                 kept = projection.world(following, world)
                 if kept is not world:
                     key = (key[0], kept, *key[2:])  # type: ignore[assignment]
+            if following < 0 or following == entry or (region is not None and following not in region):
+                target = out.get(following)
+                if target is None:
+                    target = out[following] = {}
+            else:
                 target = pending.get(following)
                 if target is None:
                     target = pending[following] = {}
                     heapq.heappush(waiting, (rank[following], following))
-            else:
-                target = final
             before = target.get(key)
             target[key] = p if before is None else before + p
             if len(target) > limit:
                 raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states here",
                                _ESTIMATE_HINT)
-    return final
+    return out
+
+
+def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
+              projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
+    """Every state leaving a while loop, with its probability, from the states at its start.
+
+    A pass of the loop from each state met at its start is run once (and kept for the resolution),
+    which gives a Markov chain over those states; where they come round again, the chain is solved
+    exactly (loops.solve), so a loop that may run for ever but ends with probability 1 has exact odds.
+    """
+    region = routine.loops[head]
+    passes = R.solved.setdefault((id(routine), head, id(projection)), {})
+    pos = _block_pos(routine, head)
+    limits = R.program.rules.limits
+    met = list(group)
+    seen = set(met)
+    frontier = list(met)
+    rounds = 0
+    while frontier:
+        fresh = [key for key in frontier if key not in passes]
+        if fresh:  # their passes, all at once
+            rounds += 1
+            if rounds > limits.loop_items:
+                raise RunError(pos, f"this loop may make more than {limits.loop_items} passes without coming "
+                                    "back to a state it was in", "a value it changes may grow without bound (a count "
+                                    "of passes, say): bound it; " + limits.hint("loop_items"))
+            for key in fresh:
+                passes[key] = {}
+            starts = {key: loops.ByStart({key: Fraction(1)}) for key in fresh}
+            for following, states in _flow(routine, {head: starts}, engine, R, projection, region, head).items():
+                for key, weight in states.items():
+                    for origin, p in weight.parts.items():
+                        passes[origin].setdefault(following, {})[key] = p
+        following_frontier = []
+        for key in frontier:
+            for again in passes[key].get(head, ()):
+                if again not in seen:
+                    seen.add(again)
+                    met.append(again)
+                    following_frontier.append(again)
+        frontier = following_frontier
+        if len(met) > engine.max_states:
+            raise RunError(pos, f"the exact engine meets more than {engine.max_states} states at the start of this "
+                                "loop", _ESTIMATE_HINT)
+    try:
+        times = loops.solve(met, {key: passes[key].get(head, {}) for key in met}, group,
+                            {key: any(f != head for f in passes[key]) for key in met})
+    except loops.Endless as endless:
+        raise RunError(pos, f"this loop can run for ever: with probability {endless.probability} it never ends",
+                       "every way round the loop must lead out of it at last; bound it with a count of passes "
+                       "(while ... and passes < N) or a break") from None
+    for key, weight in times.items():
+        for following, states in passes[key].items():
+            if following != head:
+                for leaving, p in states.items():
+                    yield leaving, weight * p, following
 
 
 def projection_of(routine: Routine, observe_all: bool, fields: frozenset[str] = frozenset()) -> liveness.Projection:

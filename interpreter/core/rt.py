@@ -318,6 +318,22 @@ def loop_items(items: Any, R: Any, pos: n.Pos) -> Items:
     return Items(items)
 
 
+def loop_enter(R: Any, S: Working, head: int) -> None:
+    if R.passes is not None:
+        R.passes[head, S.depth] = 0
+
+
+def loop_pass(R: Any, S: Working, head: int, pos: n.Pos) -> None:
+    """One more pass of a while loop, sampled: passes of one loop are held to the loop_items limit."""
+    passes = R.passes
+    if passes is not None:
+        count = passes[head, S.depth] = passes[head, S.depth] + 1
+        if count > R.program.rules.limits.loop_items:
+            limits = R.program.rules.limits
+            raise RunError(pos, f"a while loop made more than {limits.loop_items} passes",
+                           "its condition may never fail; " + limits.hint("loop_items"))
+
+
 def deeper(depth: int, R: Any, pos: n.Pos) -> int:
     limits = R.program.rules.limits
     if depth >= limits.call_depth:

@@ -364,6 +364,9 @@ class _Indexer:
             self.expr(stmt.test, scope)
             self.block(stmt.then, dict(scope), what)
             self.block(stmt.otherwise, dict(scope), what)
+        elif isinstance(stmt, n.While):
+            self.expr(stmt.test, scope)
+            self.block(stmt.body, dict(scope), what)
         elif isinstance(stmt, n.For):
             self.expr(stmt.source, scope)
             inner = dict(scope)

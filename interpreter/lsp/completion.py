@@ -20,7 +20,7 @@ from interpreter.lsp.analysis import Analysis
 from interpreter.lsp.features import doc_comment, signature
 
 KEYWORDS = ("rules extends override kind enum table default param choice outcome modifier add multiply replace at "
-            "least most when fn step action let if else for in stop return event example set run rolls expect and "
+            "least most when fn step action let if else for while break in stop return event example set run rolls expect and "
             "or not then true false none list of").split()
 
 _TOKEN = re.compile(r'\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"?|[0-9]+d[0-9]+|[0-9]+(?:\.[0-9]+)?|[A-Za-z_][A-Za-z0-9_]*'

@@ -1,0 +1,178 @@
+"""A loop as an absorbing Markov chain, solved exactly.
+
+The states met at the start of a while loop's passes are the chain's states.
+One pass from state i comes round to state j with probability Q[i][j], or
+leaves the loop. The number of times the loop starts a pass in state i,
+counted over all the ways it can run, is x_i, where x = start + x Q: a
+state's visits are its share of the start plus what every pass brings it.
+Most loops only go forward (each pass changes something for good) and the
+equations are solved one state at a time, in the order the chain flows; the
+states that can come round to each other (a strongly connected group) are
+solved together by elimination over fractions. A group that no pass leaves
+is a loop that runs for ever: if the start reaches it, that is reported with
+its probability rather than answered wrongly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+
+class ByStart:
+    """A probability for each state a batch of passes started from.
+
+    The passes from every new state at a loop's start run together through the blocks, merging
+    where they meet, yet each state's probability stays apart by where its pass began.
+    """
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: dict[Hashable, Any]):
+        self.parts = parts
+
+    def __mul__(self, k: Any) -> ByStart:
+        return ByStart({start: p * k for start, p in self.parts.items()})
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, k: Any) -> ByStart:
+        return ByStart({start: p / k for start, p in self.parts.items()})
+
+    def __add__(self, other: Any) -> ByStart:
+        if not isinstance(other, ByStart):
+            if other == 0:
+                return self
+            return NotImplemented
+        parts = dict(self.parts)
+        for start, p in other.parts.items():
+            parts[start] = parts.get(start, 0) + p
+        return ByStart(parts)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> ByStart:
+        return self + other * -1
+
+    def __bool__(self) -> bool:
+        return any(self.parts.values())
+
+    def __repr__(self) -> str:
+        return f"ByStart({self.parts!r})"
+
+
+def largest(p: Any) -> Any:
+    """A probability, or the largest of a ByStart's."""
+    return max(p.parts.values()) if isinstance(p, ByStart) else p
+
+
+class Endless(Exception):
+    """Some of the probability never leaves the loop."""
+
+    def __init__(self, probability: Fraction):
+        super().__init__(probability)
+        self.probability = probability
+
+
+def solve(states: Sequence[Hashable], again: Mapping[Hashable, Mapping[Hashable, Any]],
+          start: Mapping[Hashable, Any], leaves: Mapping[Hashable, bool]) -> dict[Hashable, Any]:
+    """The expected number of passes begun in each state (states with none are left out).
+
+    The start's probabilities may be ByStart (a loop inside another loop's passes): the answer then is too.
+
+    again[i][j]: the probability that a pass from i comes round in state j; leaves[i]: whether a pass
+    from i may leave the loop (the rest of its probability).
+    """
+    mass: dict[Hashable, Any] = {state: start.get(state, 0) for state in states}
+    times: dict[Hashable, Any] = {}
+    for group in _groups_in_flow_order(states, again):
+        members = set(group)
+        entering = [mass[state] for state in group]
+        if not any(entering):
+            continue
+        if not any(leaves[state] or any(j not in members for j in again[state]) for state in group):
+            raise Endless(largest(sum(entering, 0)))
+        if len(group) == 1:
+            (state,) = group
+            solved = [entering[0] / (1 - Fraction(again[state].get(state, 0)))]
+        else:
+            solved = _eliminate(group, again, entering)
+        for state, visits in zip(group, solved):
+            times[state] = visits
+            for following, p in again[state].items():
+                if following not in members:
+                    mass[following] += visits * p
+    return times
+
+
+def _eliminate(group: list[Hashable], again: Mapping[Hashable, Mapping[Hashable, Any]],
+               entering: list[Any]) -> list[Any]:
+    """x (I - Q) = b for one strongly connected group, by Gauss-Jordan elimination over fractions."""
+    place = {state: k for k, state in enumerate(group)}
+    size = len(group)
+    # Row j of the transposed system: x_j - sum_i x_i Q[i][j] = b_j.
+    rows: list[list[Any]] = [[Fraction(int(j == k)) for k in range(size)] + [entering[j]] for j in range(size)]
+    for i, state in enumerate(group):
+        for following, p in again[state].items():
+            j = place.get(following)
+            if j is not None:
+                rows[j][i] -= p
+    for column in range(size):
+        pivot = next(r for r in range(column, size) if rows[r][column] != 0)
+        rows[column], rows[pivot] = rows[pivot], rows[column]
+        lead = rows[column]
+        inverse = 1 / lead[column]
+        for k in range(column, size + 1):
+            lead[k] *= inverse
+        for r in range(size):
+            factor = rows[r][column]
+            if r != column and factor:
+                row = rows[r]
+                for k in range(column, size + 1):
+                    row[k] -= factor * lead[k]
+    return [rows[j][size] for j in range(size)]
+
+
+def _groups_in_flow_order(states: Sequence[Hashable],
+                          again: Mapping[Hashable, Mapping[Hashable, Any]]) -> list[list[Hashable]]:
+    """The strongly connected groups of states, each before every group it leads to (Tarjan, without recursion)."""
+    index: dict[Hashable, int] = {}
+    low: dict[Hashable, int] = {}
+    on_stack: set[Hashable] = set()
+    stack: list[Hashable] = []
+    found: list[list[Hashable]] = []
+    for root in states:
+        if root in index:
+            continue
+        work: list[tuple[Hashable, Any]] = [(root, iter(again[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            state, following = work[-1]
+            for nxt in following:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(again[nxt])))
+                    break
+                if nxt in on_stack:
+                    low[state] = min(low[state], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[state])
+                if low[state] == index[state]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == state:
+                            break
+                    found.append(group)
+    found.reverse()  # Tarjan finds a group after every group it leads to
+    return found

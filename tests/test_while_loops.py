@@ -1,0 +1,135 @@
+"""`while` and `break`: loops that run until something happens, sampled and solved exactly."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+import dsl
+from dsl.diagnostics import RulesError
+from interpreter import Scenario, ScenarioError, exact, forced, sample
+
+HEADER = 'rules "loops"\noutcome x: int = 0\noutcome y: int = 0\n'
+
+
+def rules_of(body: str, extra: str = "") -> dsl.Ruleset:
+    return dsl.loads(HEADER + extra + "action go() {\n" + body + "\n}\n", "loops.rules")
+
+
+def odds(body: str, name: str = "x", extra: str = "") -> dict[object, Fraction]:
+    return exact(rules_of(body, extra), Scenario("go", {})).marginal(name)
+
+
+def refused(body: str, engine: str = "exact") -> tuple[int, str, str]:
+    rules = rules_of(body)
+    with pytest.raises(ScenarioError) as caught:
+        if engine == "exact":
+            exact(rules, Scenario("go", {}))
+        else:
+            sample(rules, Scenario("go", {}), seed=1)
+    found = caught.value.diagnostics[0]
+    return found.line, found.message, found.hint
+
+
+def test_a_while_loop_runs_while_its_condition_holds():
+    assert odds("while x < 5 { x += 2 }") == {6: 1}
+
+
+def test_a_loop_whose_condition_fails_at_once_runs_no_pass():
+    assert odds("while x > 0 { y = 1 }", "y") == {0: 1}
+
+
+def test_break_leaves_a_while_loop_at_once():
+    assert odds("while x < 10 {\n  x += 1\n  if x == 3 { break }\n  y = x\n}", "y") == {2: 1}
+
+
+def test_break_leaves_only_the_innermost_loop():
+    body = "for i in range(3) {\n  for j in range(3) {\n    if j == 1 { break }\n    x += 1\n  }\n  y += 1\n}"
+    assert odds(body, "x") == {3: 1} and odds(body, "y") == {3: 1}
+
+
+def test_rerolling_until_another_face_shows_is_solved_exactly():
+    assert odds("x = 1d6\nwhile x == 1 { x = 1d6 }") == {face: Fraction(1, 5) for face in range(2, 7)}
+
+
+def test_a_condition_that_rolls_is_rolled_again_before_each_pass():
+    # Passes made before the first 6: 0 with 1/6, 1 with 5/36, ... capped here at 2 by a break.
+    body = "while 1d6 != 6 {\n  x += 1\n  if x == 2 { break }\n}"
+    assert odds(body) == {0: Fraction(1, 6), 1: Fraction(5, 36), 2: Fraction(25, 36)}
+
+
+def test_states_that_come_round_again_are_solved_together():
+    # A walk from 2 that goes up with 1/3 and down with 2/3 until it reaches 0 or 4: it reaches 4 with
+    # probability (2^2 - 1) / (2^4 - 1) = 1/5 (the gambler's ruin).
+    body = "x = 2\nwhile x > 0 and x < 4 {\n  if chance(1/3) { x += 1 } else { x -= 1 }\n}"
+    assert odds(body) == {0: Fraction(4, 5), 4: Fraction(1, 5)}
+
+
+def test_a_loop_inside_a_loop_is_solved_for_each_pass_of_the_outer_one():
+    # Each pass rerolls a die until it shows 5 or more: 5 and 6 are equally likely.
+    body = "while y < 2 {\n  let face = 1d6\n  while face < 5 { face = 1d6 }\n  x += face\n  y += 1\n}"
+    assert odds(body) == {10: Fraction(1, 4), 11: Fraction(1, 2), 12: Fraction(1, 4)}
+
+
+def test_a_step_called_in_a_loop_and_a_loop_in_a_step_run_alike():
+    extra = "step reroll_low() {\n  while y < 3 { y = 1d6 }\n}\n"
+    assert odds("while x < 2 {\n  reroll_low()\n  x += 1\n}", "y", extra) == {f: Fraction(1, 4) for f in range(3, 7)}
+
+
+def test_sampling_and_forced_rolls_follow_the_same_loop():
+    rules = rules_of("x = 1d6\nwhile x == 1 { x = 1d6 }")
+    assert forced(rules, Scenario("go", {}), [1, 1, 4]).outcomes["x"] == 4
+    assert all(sample(rules, Scenario("go", {}), seed=seed).outcomes["x"] != 1 for seed in range(30))
+
+
+def test_an_exact_loop_that_may_never_end_is_reported_with_that_probability():
+    line, message, hint = refused("let stuck = chance(1/3)\nwhile stuck { x = 1 - x }")
+    assert (line, message) == (6, "this loop can run for ever: with probability 1/3 it never ends")
+    assert "break" in hint
+
+
+def test_a_sampled_loop_that_never_ends_stops_at_the_loop_items_limit():
+    line, message, hint = refused("while x < 1 { y += 1 }", "sampled")
+    assert (line, message) == (5, "a while loop made more than 10000 passes")
+    assert "--limit loop_items=N" in hint
+
+
+def test_an_exact_loop_whose_states_never_repeat_stops_at_the_loop_items_limit():
+    line, message, hint = refused("while 1d6 != 6 { x += 1 }")
+    assert (line, message) == (5, "this loop may make more than 10000 passes without coming back to a state it was in")
+    assert "--limit loop_items=N" in hint
+
+
+def test_break_outside_a_loop_is_a_checker_error():
+    with pytest.raises(RulesError) as caught:
+        rules_of("if x == 0 { break }")
+    assert caught.value.diagnostics[0].message == "'break' leaves a loop, and there is no loop around it here"
+
+
+def test_break_inside_a_step_called_from_a_loop_is_still_outside_a_loop():
+    with pytest.raises(RulesError):
+        rules_of("while x < 2 { leave() }", "step leave() { break }\n")
+
+
+def test_the_condition_must_be_true_or_false():
+    with pytest.raises(RulesError) as caught:
+        rules_of("while x { x += 1 }")
+    assert "bool" in caught.value.diagnostics[0].message
+
+
+def test_after_a_loop_without_break_its_condition_is_known_to_have_failed():
+    extra = "kind thing { size: int? = none }\n"
+    rules = dsl.loads(HEADER + extra + "action go(t: thing = {}) {\n  while t.size == none { t.size = 3 }\n"
+                      "  x = t.size + 1\n}\n", "loops.rules")
+    assert exact(rules, Scenario("go", {})).marginal("x") == {4: 1}
+
+
+def test_a_diff_names_the_loop_whose_condition_changed_with_its_line():
+    from dsl.diff import compare
+
+    before = rules_of("while x < 5 {\n  x += 2\n  if x == 4 { break }\n}")
+    after = dsl.loads(HEADER + "action go() {\nwhile x <= 5 {\n  x += 2\n}\n}\n", "after.rules")
+    (change,) = compare(before, after)
+    assert change.details == ("line 5: while x < 5 -> while x <= 5", "line 7: if x == 4 (removed)",
+                              "line 7: break (removed)")
