@@ -9,7 +9,7 @@ at the constraint, with how likely it is in the exact engine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -149,7 +149,8 @@ class _Breach:
     found: tuple[tuple[Path, Any], ...]
 
 
-def check_after(program: Program, action: n.StepDecl, states: dict[State, Any], exact: bool) -> None:
+def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any] | Sequence[tuple[State, Any]],
+                exact: bool) -> None:
     """Every state an action leaves must meet the constraints of every record in it; else a RunError.
 
     The error stands at the constraint that fails, names the record and its
@@ -161,7 +162,8 @@ def check_after(program: Program, action: n.StepDecl, states: dict[State, Any], 
     first: _Breach | None = None
     first_state: State | None = None
     weight: Any = 0
-    for state, p in states.items():
+    pairs = list(states.items()) if isinstance(states, Mapping) else states  # a sampled state is not hashed
+    for state, p in pairs:
         found = _breach_in(program, state)
         if found is None:
             continue
@@ -176,7 +178,7 @@ def check_after(program: Program, action: n.StepDecl, states: dict[State, Any], 
         path, value = first.found[0]
         subject = f"{first.subject}.{path_text(path)}"
         shown_value = f" is {show(value)}" if plain(value) else ""
-    total = sum(states.values())
+    total = sum(p for _, p in pairs)
     if not exact:
         chance = ""
     elif weight == total:
