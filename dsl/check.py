@@ -999,8 +999,30 @@ class Checker:
         if missing:
             self.error(call.pos, f"'{sig.name}' needs {', '.join(repr(m) for m in missing)}",
                        f"{sig.name}({', '.join(names)}): {sig.summary}")
+        given = dict(zip(names, call.args)) | {kw.name: kw.value for kw in call.keywords}
+        self.check_words(sig, given)
+        if sig.name == "fire":
+            self.check_allocation(given)
         ordered = [arg_types.get(p, ANY) for p in names]
         return sig.returns(ordered) if callable(sig.returns) else sig.returns
+
+
+    def check_words(self, sig: Signature, given: dict[str, n.Expr]) -> None:
+        """A word written for a parameter that takes one of a few: one of them, or a located error."""
+        for param, words in sig.words:
+            value = given.get(param)
+            if isinstance(value, n.Text) and value.value not in words:
+                listed = f"{param} is one of " + ", ".join(f'"{w}"' for w in words)
+                suggestion = did_you_mean(value.value, words)
+                self.error(value.pos, f'\'{sig.name}\' has no {param} "{value.value}"',
+                           f"{suggestion} {listed}" if suggestion else listed)
+
+    def check_allocation(self, given: dict[str, n.Expr]) -> None:
+        """An order of bodies is for focused allocation: random allocation has none to follow."""
+        order, allocate = given.get("order"), given.get("allocate")
+        if order is not None and (allocate is None or isinstance(allocate, n.Text) and allocate.value == "random"):
+            self.error(order.pos, "'order' says which bodies focused shots reach first, but these shots are random",
+                       'add allocate: "focused" (or "focused_carry"), or leave the order out')
 
 
 def _uses_chance(expr: n.Expr, described: Replacements) -> bool:
