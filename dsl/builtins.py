@@ -7,7 +7,7 @@ exactly. Aggregates read a whole distribution and exist only in `expect`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dsl.types import ANY, BOOL, DICE, INT, NUMBER, POOL, TEXT, VOLLEY, Type, list_of
@@ -53,6 +53,13 @@ ALLOCATIONS = {
     "focused": "each shot hits the first living body in order; damage beyond what kills it is lost",
     "focused_carry": "each shot hits the first living body in order; damage beyond what kills it goes on to the next",
 }
+# An order given to random allocation, which has none to follow: the message and its hint.
+ORDER_WITHOUT_FOCUS = ("'order' says which bodies focused shots reach first, but these shots are random",
+                       'add allocate: "focused" (or "focused_carry"), or leave the order out')
+
+
+def words_hint(param: str, words: Iterable[str]) -> str:
+    return f"{param} is one of " + ", ".join(f'"{word}"' for word in words)
 
 SIGNATURES: dict[str, Signature] = {
     s.name: s

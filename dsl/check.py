@@ -13,7 +13,7 @@ from typing import Any
 
 from dsl import missing
 from dsl import nodes as n
-from dsl.builtins import SIGNATURES, Signature
+from dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
 from dsl.narrowing import Changes, Path, always_leaves, changes, path_of, proven
 from dsl.rewrite import Replacements, replace_nodes
@@ -1012,7 +1012,7 @@ class Checker:
         for param, words in sig.words:
             value = given.get(param)
             if isinstance(value, n.Text) and value.value not in words:
-                listed = f"{param} is one of " + ", ".join(f'"{w}"' for w in words)
+                listed = words_hint(param, words)
                 suggestion = did_you_mean(value.value, words)
                 self.error(value.pos, f'\'{sig.name}\' has no {param} "{value.value}"',
                            f"{suggestion} {listed}" if suggestion else listed)
@@ -1021,8 +1021,7 @@ class Checker:
         """An order of bodies is for focused allocation: random allocation has none to follow."""
         order, allocate = given.get("order"), given.get("allocate")
         if order is not None and (allocate is None or isinstance(allocate, n.Text) and allocate.value == "random"):
-            self.error(order.pos, "'order' says which bodies focused shots reach first, but these shots are random",
-                       'add allocate: "focused" (or "focused_carry"), or leave the order out')
+            self.error(order.pos, *ORDER_WITHOUT_FOCUS)
 
 
 def _uses_chance(expr: n.Expr, described: Replacements) -> bool:

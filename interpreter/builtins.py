@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from dsl import nodes as n
-from dsl.builtins import ALLOCATIONS
+from dsl.builtins import ALLOCATIONS, ORDER_WITHOUT_FOCUS, words_hint
 from dsl.limits import Limits
 from interpreter.errors import RunError
 from interpreter.runtime.allocation import RANDOM
@@ -117,11 +117,9 @@ def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:
             raise RunError(pos, f"fire with {size} {what} is over the limit of {limits.count}", limits.hint("count"))
     allocate, order = a.get("allocate", RANDOM), tuple(a.get("order", ()))
     if allocate not in ALLOCATIONS:
-        raise RunError(pos, f"fire has no allocate {show(allocate)}",
-                       "allocate is one of " + ", ".join(f'"{word}"' for word in ALLOCATIONS))
+        raise RunError(pos, f"fire has no allocate {show(allocate)}", words_hint("allocate", ALLOCATIONS))
     if order and allocate == RANDOM:
-        raise RunError(pos, "'order' says which bodies focused shots reach first, but these shots are random",
-                       'add allocate: "focused" (or "focused_carry"), or leave the order out')
+        raise RunError(pos, *ORDER_WITHOUT_FOCUS)
     return _draw(env, Fire(a["shots"], a["at"], allocate, order), pos)
 
 
