@@ -8,6 +8,7 @@ are checked against an independent calculation, as exact fractions.
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from math import comb
 
@@ -251,3 +252,22 @@ def test_focused_fire_has_one_certain_outcome_in_the_exact_engine():
 
 def test_the_checker_and_the_runtime_know_the_same_policies():
     assert set(ALLOCATIONS) == set(POLICIES) and RANDOM in POLICIES
+
+
+def test_diff_shows_a_variant_that_changes_how_shots_are_allocated(tmp_path, capsys):
+    (tmp_path / "base.rules").write_text(
+        "outcome lost: int = 0\n"
+        "fn shots_at(n: int) = fire(volley(n, damage: 2), bodies(3, 3))\n"
+        "step shoot(n: int) { lost = lethal(fire(volley(n, damage: 2), bodies(3, 3), allocate: \"focused\")) }\n"
+        "action go(n: int) { shoot(n) }\n")
+    (tmp_path / "variant.rules").write_text(
+        'extends "base.rules"\n'
+        'override fn shots_at(n: int) = fire(volley(n, damage: 2), bodies(3, 3), allocate: "focused")\n'
+        "override step shoot(n: int) {\n"
+        '    lost = lethal(fire(volley(n, damage: 2), bodies(3, 3), allocate: "focused_carry", order: ["a"]))\n'
+        "}\n")
+    assert main(["diff", str(tmp_path / "base.rules"), str(tmp_path / "variant.rules"), "--json"]) == 0
+    changes = {(c["category"], c["name"]): c["details"] for c in json.loads(capsys.readouterr().out)}
+    assert changes[("fn", "shots_at")] == ['fire at line 2: allocate (unwritten: "random") -> "focused"']
+    assert changes[("step", "shoot")] == ['fire at line 4: allocate "focused" -> "focused_carry"',
+                                          'fire at line 4: order (unwritten) -> ["a"]']
