@@ -28,9 +28,6 @@ class Signature:
     # Parameters that take one of a few words, a text: the checker knows a written word from a wrong one.
     words: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
-    def words_of(self, param: str) -> tuple[str, ...]:
-        return dict(self.words).get(param, ())
-
 
 def _numeric_result(types: list[Type]) -> Type:
     flat = [t.item if t.name == "list" and t.item else t for t in types]
@@ -60,6 +57,7 @@ ORDER_WITHOUT_FOCUS = ("'order' says which bodies focused shots reach first, but
 
 def words_hint(param: str, words: Iterable[str]) -> str:
     return f"{param} is one of " + ", ".join(f'"{word}"' for word in words)
+
 
 SIGNATURES: dict[str, Signature] = {
     s.name: s

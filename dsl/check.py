@@ -1006,7 +1006,6 @@ class Checker:
         ordered = [arg_types.get(p, ANY) for p in names]
         return sig.returns(ordered) if callable(sig.returns) else sig.returns
 
-
     def check_words(self, sig: Signature, given: dict[str, n.Expr]) -> None:
         """A word written for a parameter that takes one of a few: one of them, or a located error."""
         for param, words in sig.words:

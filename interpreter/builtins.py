@@ -117,8 +117,8 @@ def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:
             raise RunError(pos, f"fire with {size} {what} is over the limit of {limits.count}", limits.hint("count"))
     allocate, order = a.get("allocate", RANDOM), tuple(a.get("order", ()))
     if allocate not in ALLOCATIONS:
-        raise RunError(pos, f"fire has no allocate {show(allocate)}", words_hint("allocate", ALLOCATIONS))
-    if order and allocate == RANDOM:
+        raise RunError(pos, f"'fire' has no allocate {show(allocate)}", words_hint("allocate", ALLOCATIONS))
+    if "order" in a and allocate == RANDOM:
         raise RunError(pos, *ORDER_WITHOUT_FOCUS)
     return _draw(env, Fire(a["shots"], a["at"], allocate, order), pos)
 

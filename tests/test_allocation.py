@@ -196,7 +196,7 @@ def test_a_policy_computed_while_running_is_checked_then():
     with pytest.raises(ScenarioError) as caught:
         exact(sequence(), Scenario("shoot", {"how": "sideways"}))
     d = caught.value.diagnostics[0]
-    assert d.line == 9 and d.message == 'fire has no allocate "sideways"' and "focused_carry" in d.hint
+    assert d.line == 9 and d.message == """'fire' has no allocate "sideways\"""" and "focused_carry" in d.hint
 
 
 def test_fracas_check_stops_at_an_unknown_policy_with_exit_code_2(tmp_path, capsys):

@@ -338,6 +338,6 @@ def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
         shot = f"shot {hit.index + 1} ({hit.shot.damage} damage from {show(hit.shot.source)})"
         if hit.carried:
             shot = f"the rest of shot {hit.index + 1}"
-        trace.add("shot", pos, f"{where}{shot} hits {owner}: {status}", shot=hit.index + 1, damage=hit.shot.damage, owner=show(after.owner),
-                  tag=after.tag, lethal=after.lethal, overflow=hit.overflow,
+        trace.add("shot", pos, f"{where}{shot} hits {owner}: {status}", shot=hit.index + 1, damage=hit.shot.damage,
+                  owner=show(after.owner), tag=after.tag, lethal=after.lethal, overflow=hit.overflow,
                   carried=hit.carried)
