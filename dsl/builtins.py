@@ -7,7 +7,7 @@ exactly. Aggregates read a whole distribution and exist only in `expect`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dsl.types import ANY, BOOL, DICE, INT, NUMBER, POOL, TEXT, VOLLEY, Type, list_of
@@ -25,6 +25,8 @@ class Signature:
     chance: bool = False
     aggregate: bool = False
     variadic: bool = False  # min, max: any number of numbers, or one list of numbers
+    # Parameters that take one of a few words, a text: the checker knows a written word from a wrong one.
+    words: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def _numeric_result(types: list[Type]) -> Type:
@@ -41,6 +43,21 @@ def _item(types: list[Type]) -> Type:
 
 
 FILTERS = (("owner", ANY), ("tag", TEXT))
+
+# How `fire` chooses the body each shot hits: the word, and what it means.
+ALLOCATIONS = {
+    "random": "each shot hits a living body chosen uniformly",
+    "focused": "each shot hits the first living body in order; damage beyond what kills it is lost",
+    "focused_carry": "each shot hits the first living body in order; damage beyond what kills it goes on to the next",
+}
+# An order given to random allocation, which has none to follow: the message and its hint.
+ORDER_WITHOUT_FOCUS = ("'order' says which bodies focused shots reach first, but these shots are random",
+                       'add allocate: "focused" (or "focused_carry"), or leave the order out')
+
+
+def words_hint(param: str, words: Iterable[str]) -> str:
+    return f"{param} is one of " + ", ".join(f'"{word}"' for word in words)
+
 
 SIGNATURES: dict[str, Signature] = {
     s.name: s
@@ -66,8 +83,10 @@ SIGNATURES: dict[str, Signature] = {
                   "count shots of a damage each, fired in order"),
         Signature("bodies", (("count", INT), ("hitpoints", INT.maybe()), ("owner", ANY), ("tag", TEXT)),
                   2, POOL, "count fresh bodies; hitpoints none means a body that cannot die"),
-        Signature("fire", (("shots", VOLLEY), ("at", POOL)), 2, POOL,
-                  "each shot hits a living body chosen uniformly", chance=True),
+        Signature("fire", (("shots", VOLLEY), ("at", POOL), ("allocate", TEXT), ("order", list_of(ANY))), 2, POOL,
+                  "each shot hits a living body: chosen uniformly (allocate: \"random\"), or the first in pool "
+                  "order, owners or tags listed in order first (\"focused\", \"focused_carry\")", chance=True,
+                  words=(("allocate", tuple(ALLOCATIONS)),)),
         Signature("lethal", (("pool", POOL),) + FILTERS, 1, INT, "bodies that took lethal damage"),
         Signature("living", (("pool", POOL),) + FILTERS, 1, INT, "bodies not yet lethal"),
         Signature("count_bodies", (("pool", POOL),) + FILTERS, 1, INT, "bodies in a pool"),

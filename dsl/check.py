@@ -13,7 +13,7 @@ from typing import Any
 
 from dsl import missing
 from dsl import nodes as n
-from dsl.builtins import SIGNATURES, Signature
+from dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
 from dsl.narrowing import Changes, Path, always_leaves, breaks, changes, path_of, proven
 from dsl.rewrite import Replacements, replace_nodes
@@ -1023,8 +1023,28 @@ class Checker:
         if missing:
             self.error(call.pos, f"'{sig.name}' needs {', '.join(repr(m) for m in missing)}",
                        f"{sig.name}({', '.join(names)}): {sig.summary}")
+        given = dict(zip(names, call.args)) | {kw.name: kw.value for kw in call.keywords}
+        self.check_words(sig, given)
+        if sig.name == "fire":
+            self.check_allocation(given)
         ordered = [arg_types.get(p, ANY) for p in names]
         return sig.returns(ordered) if callable(sig.returns) else sig.returns
+
+    def check_words(self, sig: Signature, given: dict[str, n.Expr]) -> None:
+        """A word written for a parameter that takes one of a few: one of them, or a located error."""
+        for param, words in sig.words:
+            value = given.get(param)
+            if isinstance(value, n.Text) and value.value not in words:
+                listed = words_hint(param, words)
+                suggestion = did_you_mean(value.value, words)
+                self.error(value.pos, f'\'{sig.name}\' has no {param} "{value.value}"',
+                           f"{suggestion} {listed}" if suggestion else listed)
+
+    def check_allocation(self, given: dict[str, n.Expr]) -> None:
+        """An order of bodies is for focused allocation: random allocation has none to follow."""
+        order, allocate = given.get("order"), given.get("allocate")
+        if order is not None and (allocate is None or isinstance(allocate, n.Text) and allocate.value == "random"):
+            self.error(order.pos, *ORDER_WITHOUT_FOCUS)
 
 
 def _uses_chance(expr: n.Expr, described: Replacements) -> bool:

@@ -8,10 +8,12 @@ file has no name: it is known by its condition.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from dataclasses import dataclass
 
 from dsl import nodes as n
+from dsl.builtins import SIGNATURES
 from dsl.extend import describe
 from dsl.ruleset import Ruleset
 
@@ -59,7 +61,10 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
         return (f'message: "{old.message}" -> "{new.message}"',)
     if isinstance(old, n.StepDecl) and isinstance(new, n.StepDecl):
         return tuple(_require_changes(old.requires, new.requires, before, after)
-                     + _statement_changes(old.body, new.body, before, after))
+                     + _statement_changes(old.body, new.body, before, after)) + _allocation_changes(
+            old, new, before, after)
+    if isinstance(old, n.FnDecl) and isinstance(new, n.FnDecl):
+        return _allocation_changes(old, new, before, after)
     if isinstance(old, n.RowDecl) and isinstance(new, n.RowDecl):
         a = {f.name: f.value for f in old.fields}
         b = {f.name: f.value for f in new.fields}
@@ -127,6 +132,47 @@ def _statement_lines(stmts: tuple[n.Stmt, ...], rules: Ruleset) -> list[tuple[in
             found += _statement_lines(stmt.body, rules)
         else:
             found.append((stmt.pos.line, rules.text_of(stmt)))
+    return found
+
+
+# How `fire` allocates its shots, and what it shows when a variant does not say.
+_ALLOCATION = (("allocate", '(unwritten: "random")'), ("order", "(unwritten)"))
+
+
+def _allocation_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) -> tuple[str, ...]:
+    """How the fires of a step or function allocate, where the variant changes it: the n-th fire with the n-th."""
+    details = []
+    for was, now in zip(_calls_of(old, "fire"), _calls_of(new, "fire")):
+        for param, unwritten in _ALLOCATION:
+            a, b = _argument(was, param), _argument(now, param)
+            shown_was = unwritten if a is None else before.text_of(a)
+            shown_now = unwritten if b is None else after.text_of(b)
+            if shown_was != shown_now:
+                details.append(f"fire at line {now.pos.line}: {param} {shown_was} -> {shown_now}")
+    return tuple(details)
+
+
+def _argument(call: n.Call, param: str) -> n.Expr | None:
+    """The argument a call of a builtin gives for `param`, by name or by position, if any."""
+    for keyword in call.keywords:
+        if keyword.name == param:
+            return keyword.value
+    position = [name for name, _ in SIGNATURES[call.func].params].index(param)
+    return call.args[position] if len(call.args) > position else None
+
+
+def _calls_of(decl: n.Decl, func: str) -> list[n.Call]:
+    """The calls of `func` in a declaration, in the order written."""
+    found: list[n.Call] = []
+    stack: list[object] = [decl]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(reversed(node))
+        elif isinstance(node, n.Node):
+            if isinstance(node, n.Call) and node.func == func:
+                found.append(node)
+            stack.extend(reversed([getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "pos"]))
     return found
 
 

@@ -12,8 +12,10 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from dsl import nodes as n
+from dsl.builtins import ALLOCATIONS, ORDER_WITHOUT_FOCUS, words_hint
 from dsl.limits import Limits
 from interpreter.errors import RunError
+from interpreter.runtime.allocation import RANDOM
 from interpreter.runtime.bodies import ANY, Pool, Volley
 from interpreter.runtime.chance import Bernoulli, Binomial, Dice, DiceValue, Fire, SuccessPool, Tally, Uniform, dice_value
 from interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
@@ -113,7 +115,12 @@ def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:
     for what, size in (("shots", len(a["shots"])), ("bodies", len(a["at"]))):
         if size > limits.count:
             raise RunError(pos, f"fire with {size} {what} is over the limit of {limits.count}", limits.hint("count"))
-    return _draw(env, Fire(a["shots"], a["at"]), pos)
+    allocate, order = a.get("allocate", RANDOM), tuple(a.get("order", ()))
+    if allocate not in ALLOCATIONS:
+        raise RunError(pos, f"'fire' has no allocate {show(allocate)}", words_hint("allocate", ALLOCATIONS))
+    if "order" in a and allocate == RANDOM:
+        raise RunError(pos, *ORDER_WITHOUT_FOCUS)
+    return _draw(env, Fire(a["shots"], a["at"], allocate, order), pos)
 
 
 def _successes(a: Args, env: Env, pos: n.Pos) -> int:

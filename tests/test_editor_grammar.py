@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from dsl.builtins import SIGNATURES
+from dsl.builtins import ALLOCATIONS, SIGNATURES
 from dsl.types import BASIC_TYPES
 
 GRAMMARS = Path(__file__).resolve().parent.parent / "grammars"
@@ -33,6 +33,16 @@ def test_the_editor_grammar_highlights_every_keyword_of_the_language():
 
 def test_the_editor_grammar_highlights_every_builtin():
     assert alternatives(textmate()["repository"]["builtin"]["match"]) == set(SIGNATURES)
+
+
+def test_the_editor_grammar_highlights_every_allocation_policy_where_it_is_given():
+    rule = textmate()["repository"]["allocation"]
+    policies = re.search(r"\(\?:([a-z_|]+)\)", rule["match"]).group(1).split("|")
+    assert set(policies) == set(ALLOCATIONS)
+    for word in ALLOCATIONS:
+        found = re.search(rule["match"], f'fire(shots, pool, allocate: "{word}")')
+        assert found and found.group(2) == f'"{word}"'
+    assert not re.search(rule["match"], 'fire(shots, pool, allocate: "sideways")')
 
 
 def test_the_editor_grammar_highlights_every_basic_type():

@@ -416,6 +416,9 @@ def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
             status = "cannot die"
         where = "overflow: " if hit.overflow else ""
         owner = show(after.owner) + (f" ({after.tag})" if after.tag else "")
-        trace.add("shot", pos, f"{where}shot {hit.index + 1} ({hit.shot.damage} damage from {show(hit.shot.source)}) "
-                  f"hits {owner}: {status}", shot=hit.index + 1, damage=hit.shot.damage, owner=show(after.owner),
-                  tag=after.tag, lethal=after.lethal, overflow=hit.overflow)
+        shot = f"shot {hit.index + 1} ({hit.shot.damage} damage from {show(hit.shot.source)})"
+        if hit.carried:
+            shot = f"the rest of shot {hit.index + 1}"
+        trace.add("shot", pos, f"{where}{shot} hits {owner}: {status}", shot=hit.index + 1, damage=hit.shot.damage,
+                  owner=show(after.owner), tag=after.tag, lethal=after.lethal, overflow=hit.overflow,
+                  carried=hit.carried)

@@ -25,6 +25,9 @@ class Body:
     damage: int = 0  # accumulated, never above hitpoints: a shot's excess is wasted
     owner: object = None
     tag: str = ""
+    # Which `bodies(...)` of its pool the body came from, counted in the order they were
+    # added: pool order, which focused allocation follows. Alike bodies share it.
+    group: int = 0
 
     @property
     def lethal(self) -> bool:
@@ -37,11 +40,11 @@ class Body:
     def hit(self, damage: int) -> Body:
         if self.hitpoints is None:
             return self
-        return Body(self.hitpoints, min(self.hitpoints, self.damage + damage), self.owner, self.tag)
+        return Body(self.hitpoints, min(self.hitpoints, self.damage + damage), self.owner, self.tag, self.group)
 
     def sort_key(self) -> tuple:
         life = (0, self.hitpoints) if self.hitpoints is not None else (1, 0)
-        return (stable_key(self.owner), self.tag, life, self.damage)
+        return (stable_key(self.owner), self.tag, life, self.damage, self.group)
 
     def matches(self, owner: object, tag: object) -> bool:
         return (owner is ANY or self.owner == owner) and (tag is ANY or self.tag == tag)
@@ -74,7 +77,15 @@ class Pool:
         return cls((Body(hitpoints, 0, owner, tag),) * count)  # alike bodies: already in order
 
     def __add__(self, other: Pool) -> Pool:
-        return Pool.of(self.bodies + other.bodies)
+        # The bodies added come after these in pool order: their groups follow ours.
+        after = self.groups()
+        added = other.bodies if not after else tuple(
+            Body(b.hitpoints, b.damage, b.owner, b.tag, b.group + after) for b in other.bodies)
+        return Pool.of(self.bodies + added)
+
+    def groups(self) -> int:
+        """How many groups of bodies pool order has: one past the last."""
+        return max((b.group for b in self.bodies), default=-1) + 1
 
     def __len__(self) -> int:
         return len(self.bodies)
@@ -132,3 +143,15 @@ class Volley:
     @property
     def total_damage(self) -> int:
         return sum(s.damage for s in self.shots)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One shot of a volley reaching a body, for the event log."""
+
+    shot: Shot
+    index: int
+    before: Body
+    after: Body
+    overflow: bool  # no body was living: the shot hit any body, changing nothing
+    carried: bool = False  # what was left of the shot once the body before it died

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from interpreter.runtime.bodies import Body, Pool, Shot, Volley
+from interpreter.runtime.allocation import RANDOM, focused
+from interpreter.runtime.bodies import Body, Hit, Pool, Volley
 from interpreter.runtime.keys import stable_key
 from interpreter.runtime.weights import (
     DEFAULT_STATES,
@@ -422,34 +423,36 @@ def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
 
 
 @dataclass(frozen=True, slots=True)
-class Hit:
-    """One shot of a sampled or forced volley, for the event log."""
-
-    shot: Shot
-    index: int
-    before: Body
-    after: Body
-    overflow: bool
-
-
-@dataclass(frozen=True, slots=True)
 class Fire(Chance):
-    """The pool after every shot of the volley, in order, hits a body chosen uniformly among the living.
+    """The pool after every shot of the volley, in order, hits a body the allocation names.
 
-    When no body is living, a shot hits any body, which changes nothing since
-    damage is capped at hitpoints. An empty pool absorbs every shot.
+    Random allocation (the default) hits a body chosen uniformly among the
+    living. When no body is living, a shot hits any body, which changes nothing
+    since damage is capped at hitpoints. An empty pool absorbs every shot.
+    Focused allocations (runtime.allocation) choose no body by chance: given the
+    shots' damages, their result is certain, in every engine alike.
     """
 
     volley: Volley
     pool: Pool
+    allocate: str = RANDOM
+    order: tuple[Any, ...] = ()  # focused allocation: owners or tags whose bodies come first
 
     def weights(self, budget: Budget = UNLIMITED) -> Weights:
+        if self.allocate != RANDOM:
+            budget.spend(len(self.volley) + len(self.pool), self.describe())
+            return Weights.certain(self._focused()[0])
         # Keyed by the damages alone: the shots' sources change nothing here.
         damages = tuple(shot.damage for shot in self.volley.shots)
         return _FIRE((damages, self.pool), budget, self.describe())
 
+    def _focused(self) -> tuple[Pool, tuple[Hit, ...]]:
+        return focused(self.volley, self.pool, self.allocate, self.order)
+
     def sample(self, rng: random.Random) -> Pool:
         """What sample_trace draws, from the same random numbers, without making the log."""
+        if self.allocate != RANDOM:
+            return self._focused()[0]
         bodies = list(self.pool.bodies)
         if not bodies:
             return self.pool
@@ -468,10 +471,12 @@ class Fire(Chance):
                 living = [j for j, h in enumerate(hitpoints) if h is None or damage[j] < h]
         for i, body in enumerate(bodies):
             if damage[i] != body.damage:
-                bodies[i] = Body(body.hitpoints, damage[i], body.owner, body.tag)
+                bodies[i] = Body(body.hitpoints, damage[i], body.owner, body.tag, body.group)
         return Pool.of(bodies)
 
     def sample_trace(self, rng: random.Random) -> tuple[Pool, tuple[Hit, ...]]:
+        if self.allocate != RANDOM:
+            return self._focused()
         bodies = list(self.pool.bodies)
         hits = []
         for index, shot in enumerate(self.volley.shots):
@@ -489,6 +494,8 @@ class Fire(Chance):
         return self.forced_trace(script)[0]
 
     def forced_trace(self, script: Iterator[int]) -> tuple[Pool, tuple[Hit, ...]]:
+        if self.allocate != RANDOM:
+            return self._focused()  # no body is chosen by chance: no forced roll is read
         pool = self.pool
         hits = []
         for index, shot in enumerate(self.volley.shots):
@@ -506,7 +513,8 @@ class Fire(Chance):
         return pool, tuple(hits)
 
     def describe(self) -> str:
-        return f"volley of {len(self.volley)} shots at {len(self.pool)} bodies"
+        how = "" if self.allocate == RANDOM else f", allocated {self.allocate}"
+        return f"volley of {len(self.volley)} shots at {len(self.pool)} bodies{how}"
 
 
 def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weights:
