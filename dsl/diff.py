@@ -60,9 +60,11 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
     if isinstance(old, n.Require) and isinstance(new, n.Require):
         return (f'message: "{old.message}" -> "{new.message}"',)
     if isinstance(old, n.StepDecl) and isinstance(new, n.StepDecl):
-        return tuple(_require_changes(old.requires, new.requires, before, after)
-                     + _statement_changes(old.body, new.body, before, after)) + _allocation_changes(
-            old, new, before, after)
+        allocation = _allocation_changes(old, new, before, after)
+        explained = tuple(f"line {detail.split()[3].rstrip(':')}:" for detail in allocation)
+        statements = [detail for detail in _statement_changes(old.body, new.body, before, after)
+                      if not detail.startswith(explained)]  # a fire's allocation is said more plainly below
+        return tuple(_require_changes(old.requires, new.requires, before, after) + statements) + allocation
     if isinstance(old, n.FnDecl) and isinstance(new, n.FnDecl):
         return _allocation_changes(old, new, before, after)
     if isinstance(old, n.RowDecl) and isinstance(new, n.RowDecl):
