@@ -246,10 +246,17 @@ def log_stop(R: Any, stmt: n.Stop, reason: str) -> None:
         R.trace.add("stop", stmt.pos, f"stop: {reason}", reason=reason)
 
 
-def log_return(R: Any, stmt: n.Return) -> None:
-    if R.trace is not None:
+_NOTHING = object()
+
+
+def log_return(R: Any, stmt: n.Return, value: Any = _NOTHING) -> None:
+    if R.trace is None:
+        return
+    if value is _NOTHING:
         R.trace.add("return", stmt.pos, "end of step" + (f": {stmt.reason}" if stmt.reason else ""),
                     reason=stmt.reason)
+    else:
+        R.trace.add("return", stmt.pos, f"end of step, giving {show(value)}", gives=show(value))
 
 
 def log_step(R: Any, decl: n.StepDecl, call: n.Call) -> None:
@@ -316,6 +323,13 @@ def loop_items(items: Any, R: Any, pos: n.Pos) -> Items:
         raise RunError(pos, f"a loop over {len(items)} items is over the limit of {limits.loop_items}",
                        limits.hint("loop_items"))
     return Items(items)
+
+
+def fn_loop(items: Any, R: Any, pos: n.Pos) -> tuple[Any, ...]:
+    """What a loop in a fn runs over: a list within the limit, each item counted as work."""
+    found = loop_items(items, R, pos).items
+    spend(R, len(found), pos)
+    return found
 
 
 def deeper(depth: int, R: Any, pos: n.Pos) -> int:
