@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from dsl import nodes as n
 from dsl.extend import describe
 from dsl.ruleset import Ruleset
+from dsl.types import type_from
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,10 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
     if isinstance(old, n.Require) and isinstance(new, n.Require):
         return (f'message: "{old.message}" -> "{new.message}"',)
     if isinstance(old, n.StepDecl) and isinstance(new, n.StepDecl):
-        return _require_changes(old.requires, new.requires, before, after)
+        return tuple(_gives_changes(old, new, before, after) + _require_changes(old.requires, new.requires, before,
+                                                                                  after))
+    if isinstance(old, n.FnDecl) and isinstance(new, n.FnDecl):
+        return tuple(_gives_changes(old, new, before, after) + _fn_body_changes(old, new, before, after))
     if isinstance(old, n.RowDecl) and isinstance(new, n.RowDecl):
         a = {f.name: f.value for f in old.fields}
         b = {f.name: f.value for f in new.fields}
@@ -88,6 +92,28 @@ def _require_changes(old: tuple[n.Require, ...], new: tuple[n.Require, ...], bef
     details += [f"require {text}: (added)" for text in b if text not in a]
     details += [f'require {text}: "{a[text]}" -> "{b[text]}"' for text in b if text in a and a[text] != b[text]]
     return details
+
+
+def _gives_changes(old: n.FnDecl | n.StepDecl, new: n.FnDecl | n.StepDecl, before: Ruleset,
+                   after: Ruleset) -> list[str]:
+    """The type of the value a fn or step gives, where it changed (a fn `= expr` gives what its expression does)."""
+    def gives(decl: n.FnDecl | n.StepDecl, rules: Ruleset) -> str:
+        if decl.result is not None:
+            return str(type_from(decl.result, rules.kinds))
+        if isinstance(decl, n.FnDecl):
+            return str(rules.fn_types.get(decl.name, "(unwritten)"))
+        return "(nothing)"
+
+    was, now = gives(old, before), gives(new, after)
+    return [f"gives: {was} -> {now}"] if was != now else []
+
+
+def _fn_body_changes(old: n.FnDecl, new: n.FnDecl, before: Ruleset, after: Ruleset) -> list[str]:
+    """Whether a fn went from an expression to statements, or back."""
+    def form(decl: n.FnDecl) -> str:
+        return "= expression" if decl.body is not None else "{ statements }"
+
+    return [f"written: {form(old)} -> {form(new)}"] if form(old) != form(new) else []
 
 
 def _shown(node: n.Node, rules: Ruleset) -> str:

@@ -320,3 +320,17 @@ def test_a_statement_after_return_in_its_block_is_named():
     line, column, message, hint = only_problem(text)
     assert (line, column, message) == (4, 9, "this is read as the value of the 'return' before it")
     assert "never runs" in hint
+
+
+# ---- fracas diff -------------------------------------------------------------------------------------
+
+
+def test_a_diff_shows_what_a_step_or_fn_gives_and_how_a_fn_is_written():
+    from dsl.diff import compare
+
+    base = HURT + "fn double(x: int) = x * 2\n"
+    variant = (HURT.replace("): int {", "): number {") +
+               "fn double(x: int): int {\n    let twice = x + x\n    return twice\n}\n")
+    changes = {change.name: change.details for change in compare(load(base), load(variant))}
+    assert changes == {"hurt": ("gives: int -> number",),
+                       "double": ("written: = expression -> { statements }",)}
