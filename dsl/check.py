@@ -489,8 +489,14 @@ class Checker:
         value_call = step_value(stmt)
         if value_call is not None and value_call.func in self.step_names:
             self._value_calls.add(id(value_call))
-        if self._body is not None and self._body.what == "fn" and not self.check_fn_statement(stmt, scope):
+        in_fn = self._body is not None and self._body.what == "fn"
+        if in_fn and not self.check_fn_statement(stmt, scope):
             return
+        self.check_statement_parts(stmt, scope)
+        if in_fn:  # after the parts: only then is it known which dice literals describe a roll, not make one
+            self.refuse_chance_in_fn(stmt)
+
+    def check_statement_parts(self, stmt: n.Stmt, scope: Scope) -> None:
         if isinstance(stmt, n.Let):
             if scope.lookup(stmt.name) is not None:
                 self.error(stmt.pos, f"'{stmt.name}' is already defined here",
@@ -553,7 +559,7 @@ class Checker:
         self.expect(stmt.value, body.gives, scope)
 
     def check_fn_statement(self, stmt: n.Stmt, scope: Scope) -> bool:
-        """A fn computes a value and changes nothing: no chance, no steps, no writes but to its locals.
+        """A fn computes a value and changes nothing: no step, event or stop, no writes but to its locals.
 
         Whether the statement is one a fn may hold at all (then its parts are checked too)."""
         assert self._body is not None
@@ -566,12 +572,17 @@ class Checker:
         if isinstance(stmt, n.Assign) and (len(stmt.target) > 1 or scope.lookup(stmt.target[0]) is None):
             self.error(stmt.pos, f"a fn cannot change '{'.'.join(stmt.target)}': it changes nothing but its own "
                        "locals", hint)
+        return True
+
+    def refuse_chance_in_fn(self, stmt: n.Stmt) -> None:
+        assert self._body is not None
+        name = self._body.name
         for expr in expressions((stmt,)) if not isinstance(stmt, (n.If, n.For)) else self.heads(stmt):
             if self.meets_chance(expr):
                 self.error(expr.pos, "a fn written with statements cannot depend on chance",
-                           hint.replace("a step may", "a step may roll"))
-                break
-        return True
+                           f"a step may roll: step {name}(...): TYPE {{ ... return VALUE }}, its value taken "
+                           f"with let x = {name}(...)")
+                return
 
     @staticmethod
     def heads(stmt: n.If | n.For) -> tuple[n.Expr, ...]:

@@ -107,6 +107,17 @@ def test_a_fn_with_statements_cannot_roll_dice():
     assert "step f(...): TYPE" in hint
 
 
+def test_a_fn_with_statements_may_describe_dice_that_a_step_rolls():
+    text = """
+fn with_bonus(d: dice): dice {
+    let extra: dice = 1d4
+    return d + extra
+}
+action go() { result = roll(with_bonus(1d6)) }
+"""
+    assert odds(text)[2] == Fraction(1, 24)
+
+
 def test_a_fn_with_statements_cannot_roll_through_a_fn_it_calls():
     text = "fn die() = 1d6\nfn f(): int {\n    return die() + 1\n}\n"
     assert only_problem(text)[:3] == (3, 12, "a fn written with statements cannot depend on chance")
