@@ -471,7 +471,7 @@ class Checker:
         self.check_block(stmts, inner)
         self._body = outer
         if body.gives is not None and not always_leaves(stmts):
-            self.error(pos, f"{body.what} '{body.name}' gives a {body.gives}, but can reach its end without "
+            self.error(pos, f"{body.what} '{body.name}' gives a value of type {body.gives}, but can reach its end without "
                        "giving it", "end every way through it with 'return VALUE'")
         return inner
 
@@ -553,7 +553,7 @@ class Checker:
                            hint + "; a text after 'return' is the reason fracas explain shows")
             return
         if stmt.value is None:
-            self.error(stmt.pos, f"{body.what} '{body.name}' gives a {body.gives}: 'return' needs the value",
+            self.error(stmt.pos, f"{body.what} '{body.name}' gives a value of type {body.gives}: 'return' needs the value",
                        "return VALUE")
             return
         self.expect(stmt.value, body.gives, scope)

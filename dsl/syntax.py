@@ -233,7 +233,20 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
             return at(token, missing.RETURN_OUTSIDE_A_STEP)
         if token.type in _STATEMENT_WORDS and depth <= 0 and starts_statement(index):
             return at(token, missing.STATEMENT_OUTSIDE_A_STEP)
-    return _after_return(source, tokens)
+    return _after_return(source, tokens) or _action_gives(source, tokens)
+
+
+def _action_gives(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
+    """`action name(...): type`: a step may give a value, an action gives its results as outcomes."""
+    if len(tokens) < 2 or tokens[-1].type != "COLON" or tokens[-2].type != "RPAR":
+        return None
+    starts = [t for t in tokens if t.type in ("ACTION", "STEP", "FN", "MODIFIER")]
+    if not starts or starts[-1].type != "ACTION":
+        return None
+    colon = tokens[-1]
+    return Diagnostic(source.path, colon.line, colon.column, "an action gives no value",
+                      "its results are the outcomes it sets; a step may give one: step name(...): int { ... }",
+                      source.line(colon.line), 1)
 
 
 def _after_return(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:

@@ -97,7 +97,7 @@ def test_a_fn_checks_what_it_returns_against_its_type():
 
 def test_a_fn_must_give_its_value_on_every_way_through():
     line, column, message, hint = only_problem("fn f(x: int): int {\n    if x > 0 {\n        return x\n    }\n}\n")
-    assert (line, message) == (1, "fn 'f' gives a int, but can reach its end without giving it")
+    assert (line, message) == (1, "fn 'f' gives a value of type int, but can reach its end without giving it")
     assert hint == "end every way through it with 'return VALUE'"
 
 
@@ -252,12 +252,12 @@ def test_a_step_without_a_type_gives_no_value():
 
 def test_a_step_that_gives_a_value_needs_one_after_return():
     text = "step s(): int {\n    return\n}\n"
-    assert only_problem(text)[:3] == (2, 5, "step 's' gives a int: 'return' needs the value")
+    assert only_problem(text)[:3] == (2, 5, "step 's' gives a value of type int: 'return' needs the value")
 
 
 def test_a_step_that_gives_a_value_cannot_reach_its_end_without_one():
     text = "step s(x: int): int {\n    if x > 1 {\n        return 1\n    }\n}\n"
-    assert only_problem(text)[2] == "step 's' gives a int, but can reach its end without giving it"
+    assert only_problem(text)[2] == "step 's' gives a value of type int, but can reach its end without giving it"
 
 
 def test_a_step_that_gives_a_value_may_stop_the_resolution_instead():
@@ -345,3 +345,9 @@ def test_a_diff_shows_what_a_step_or_fn_gives_and_how_a_fn_is_written():
     changes = {change.name: change.details for change in compare(load(base), load(variant))}
     assert changes == {"hurt": ("gives: int -> number",),
                        "double": ("written: = expression -> { statements }",)}
+
+
+def test_an_action_that_says_it_gives_a_value_is_told_where_its_results_go():
+    line, column, message, hint = only_problem("action go(): int {\n    return 1\n}\n")
+    assert (line, column, message) == (1, 12, "an action gives no value")
+    assert hint.startswith("its results are the outcomes it sets")
