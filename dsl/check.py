@@ -17,8 +17,8 @@ from dsl.builtins import SIGNATURES, Signature
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
 from dsl.narrowing import Changes, Path, always_leaves, changes, path_of, proven
 from dsl.rewrite import Replacements, replace_nodes
-from dsl.statements import calls, expressions, step_value
 from dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
+from dsl.statements import calls, expressions, step_value
 from dsl.types import (
     ANY,
     BASIC_TYPES,
@@ -471,8 +471,8 @@ class Checker:
         self.check_block(stmts, inner)
         self._body = outer
         if body.gives is not None and not always_leaves(stmts):
-            self.error(pos, f"{body.what} '{body.name}' gives a value of type {body.gives}, but can reach its end without "
-                       "giving it", "end every way through it with 'return VALUE'")
+            self.error(pos, f"{body.what} '{body.name}' gives a value of type {body.gives}, but can reach its end "
+                       "without giving it", "end every way through it with 'return VALUE'")
         return inner
 
     @property
@@ -553,8 +553,8 @@ class Checker:
                            hint + "; a text after 'return' is the reason fracas explain shows")
             return
         if stmt.value is None:
-            self.error(stmt.pos, f"{body.what} '{body.name}' gives a value of type {body.gives}: 'return' needs the value",
-                       "return VALUE")
+            self.error(stmt.pos, f"{body.what} '{body.name}' gives a value of type {body.gives}: 'return' needs "
+                       "the value", "return VALUE")
             return
         self.expect(stmt.value, body.gives, scope)
 

@@ -15,10 +15,12 @@ engine branches on it alone and merges right after it.
 
 Steps are inlined where they are called (each call gets its own slots), which
 is what lets liveness see through them; a step that calls itself, directly or
-not, is a routine of its own, entered through a call site.
+not, is a routine of its own, entered through a call site. A step that gives
+a value writes it, at its `return`, to a slot the statement taking it (the
+`let`, assignment or `return` whose whole value the call is) then reads.
 
 Functions and modifiers become ordinary Python functions `(R, W, O, depth,
-*args)`. Generated code is compiled with the rules file as its file name and
+*args)` (a fn written with statements too: see fnbody.py). Generated code is compiled with the rules file as its file name and
 each statement at its rules line, so a profile or a traceback names rules
 lines.
 """
