@@ -18,6 +18,7 @@ from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you
 from dsl.narrowing import Changes, Path, always_leaves, breaks, changes, path_of, proven
 from dsl.rewrite import Replacements, replace_nodes
 from dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
+from dsl.statements import calls, expressions, step_value
 from dsl.types import (
     ANY,
     BASIC_TYPES,
@@ -38,6 +39,16 @@ from dsl.types import (
 )
 
 EXAMPLE_NAMES = {"stopped": TEXT}  # extra names an `expect` may read
+
+
+@dataclasses.dataclass
+class Body:
+    """The fn, step or action whose statements are being checked."""
+
+    what: str  # "fn", "step" or "action"
+    name: str
+    gives: Type | None  # the type of the value it gives, if it gives one
+    params: Scope  # the scope of its parameters
 
 
 class Scope:
@@ -81,10 +92,15 @@ class Scope:
                 self.facts[path] = False
 
     def lookup(self, name: str) -> Type | None:
+        owner = self.owner(name)
+        return None if owner is None else owner.names[name]
+
+    def owner(self, name: str) -> Scope | None:
+        """The scope that declares a name: this one or one around it."""
         scope: Scope | None = self
         while scope is not None:
             if name in scope.names:
-                return scope.names[name]
+                return scope
             scope = scope.parent
         return None
 
@@ -109,6 +125,9 @@ class Checker:
         self.described: Replacements = {}  # dice literals that describe a roll rather than make one
         self._taken_away: set[int] = set()  # `1d6 - 1d4` where a dice value is wanted, reported once
         self._loops = 0  # loops around the statement being checked, in its step: where `break` may stand
+        self._body: Body | None = None
+        self._value_calls: set[int] = set()  # calls of a step whose value a let, assignment or return takes
+        self._fn_chance: dict[str, bool] = {}
 
     # ---- reporting
 
@@ -410,20 +429,57 @@ class Checker:
             return ANY  # recursion: the outer inference decides
         decl = self.rules.fns[name]
         self.refuse_bounds(decl.params)
+        if decl.block is not None:
+            return self.check_fn_block(decl)
         self._fn_in_progress.add(name)
-        result = self.infer(decl.body, self.check_params(decl.params))
+        params = self.check_params(decl.params)
+        assert decl.body is not None
+        if decl.result is not None:
+            result = self.resolve_type(decl.result)
+            self.expect(decl.body, result, params)
+        else:
+            result = self.infer(decl.body, params)
         self._fn_in_progress.discard(name)
         self.rules.fn_types[name] = result
         return result
 
+    def check_fn_block(self, decl: n.FnDecl) -> Type:
+        """A fn written with statements: it says what it gives, and computes it without changing anything."""
+        if decl.result is None:
+            self.error(decl.pos, f"fn '{decl.name}' is written with statements: say what it gives",
+                       f"write its type after the parameters: fn {decl.name}(...): int {{ ... return VALUE }}")
+            gives = ANY
+        else:
+            gives = self.resolve_type(decl.result)
+        self.rules.fn_types[decl.name] = gives  # known before the body: a fn may call itself
+        assert decl.block is not None
+        self.check_body(Body("fn", decl.name, gives, self.check_params(decl.params)), decl.block, decl.pos)
+        return gives
+
     def check_step(self, decl: n.StepDecl) -> None:
         scope = self.check_params(decl.params)
         self.check_input_constraints(decl, scope)
-        body = scope.child()
-        self._loops = 0
-        self.check_block(decl.body, body)
+        gives = self.resolve_type(decl.result) if decl.result is not None else None
+        body = self.check_body(Body("action" if decl.is_action else "step", decl.name, gives, scope), decl.body,
+                               decl.pos)
         if decl.is_action:
             self.rules.action_locals[decl.name] = dict(body.names)
+
+    def check_body(self, body: Body, stmts: tuple[n.Stmt, ...], pos: n.Pos) -> Scope:
+        """The statements of a fn, step or action; the scope of its top-level names."""
+        outer, self._body = self._body, body  # a fn's body may be checked while another is, when first called
+        loops, self._loops = self._loops, 0
+        inner = body.params.child()
+        self.check_block(stmts, inner)
+        self._body, self._loops = outer, loops
+        if body.gives is not None and not always_leaves(stmts):
+            self.error(pos, f"{body.what} '{body.name}' gives a value of type {body.gives}, but can reach its end "
+                       "without giving it", "end every way through it with 'return VALUE'")
+        return inner
+
+    @property
+    def step_names(self) -> set[str]:
+        return set(self.rules.steps) | set(self.rules.actions)
 
     # ---- statements
 
@@ -432,6 +488,17 @@ class Checker:
             self.check_stmt(stmt, scope)
 
     def check_stmt(self, stmt: n.Stmt, scope: Scope) -> None:
+        value_call = step_value(stmt)
+        if value_call is not None and value_call.func in self.step_names:
+            self._value_calls.add(id(value_call))
+        in_fn = self._body is not None and self._body.what == "fn"
+        if in_fn and not self.check_fn_statement(stmt, scope):
+            return
+        self.check_statement_parts(stmt, scope)
+        if in_fn:  # after the parts: only then is it known which dice literals describe a roll, not make one
+            self.refuse_chance_in_fn(stmt)
+
+    def check_statement_parts(self, stmt: n.Stmt, scope: Scope) -> None:
         if isinstance(stmt, n.Let):
             if scope.lookup(stmt.name) is not None:
                 self.error(stmt.pos, f"'{stmt.name}' is already defined here",
@@ -458,7 +525,7 @@ class Checker:
             elif source.name != "any":
                 self.error(stmt.source.pos, f"a for loop runs over a list, not a {source}")
             # What the body changes on one pass is not known on the next one, nor after the loop.
-            changed = changes(stmt.body)
+            changed = changes(stmt.body, self.step_names)
             inner = scope.child()
             inner.forget(changed)
             inner.names[stmt.var] = item
@@ -478,6 +545,73 @@ class Checker:
                 self.infer(arg, scope)
             for kw in stmt.keywords:
                 self.infer(kw.value, scope)
+        elif isinstance(stmt, n.Return):
+            self.check_return(stmt, scope)
+
+    def check_return(self, stmt: n.Return, scope: Scope) -> None:
+        """`return VALUE` in a fn or step that gives one; elsewhere `return`, or `return "why"` (for explain)."""
+        body = self._body
+        if body is None:
+            return
+        if body.gives is None:
+            if stmt.value is not None and not isinstance(stmt.value, n.Text):
+                hint = (f"to give a value, say its type after the parameters: step {body.name}(...): int {{ ... }}"
+                        if body.what == "step" else "an action's results are its outcomes: set one")
+                self.error(stmt.value.pos, f"{body.what} '{body.name}' gives no value: 'return' only ends it",
+                           hint + "; a text after 'return' is the reason fracas explain shows")
+            return
+        if stmt.value is None:
+            self.error(stmt.pos, f"{body.what} '{body.name}' gives a value of type {body.gives}: 'return' needs "
+                       "the value", "return VALUE")
+            return
+        self.expect(stmt.value, body.gives, scope)
+
+    def check_fn_statement(self, stmt: n.Stmt, scope: Scope) -> bool:
+        """A fn computes a value and changes nothing: no step, event or stop, no writes but to its locals.
+
+        Whether the statement is one a fn may hold at all (then its parts are checked too)."""
+        assert self._body is not None
+        name = self._body.name
+        hint = f"a step may: step {name}(...): TYPE {{ ... return VALUE }}, its value taken with let x = {name}(...)"
+        if isinstance(stmt, (n.Stop, n.Event, n.CallStmt)):
+            what = {n.Stop: "stop the resolution", n.Event: "record an event", n.CallStmt: "call a step"}[type(stmt)]
+            self.error(stmt.pos, f"a fn cannot {what}: it computes a value and changes nothing", hint)
+            return False
+        if isinstance(stmt, n.Assign) and (len(stmt.target) > 1 or scope.lookup(stmt.target[0]) is None):
+            self.error(stmt.pos, f"a fn cannot change '{'.'.join(stmt.target)}': it changes nothing but its own "
+                       "locals", hint)
+        return True
+
+    def refuse_chance_in_fn(self, stmt: n.Stmt) -> None:
+        assert self._body is not None
+        name = self._body.name
+        for expr in expressions((stmt,)) if not isinstance(stmt, (n.If, n.For)) else self.heads(stmt):
+            if self.meets_chance(expr):
+                self.error(expr.pos, "a fn written with statements cannot depend on chance",
+                           f"a step may roll: step {name}(...): TYPE {{ ... return VALUE }}, its value taken "
+                           f"with let x = {name}(...)")
+                return
+
+    @staticmethod
+    def heads(stmt: n.If | n.For) -> tuple[n.Expr, ...]:
+        """The expressions of an if or for itself, not of its inner blocks (each checked as it comes)."""
+        return (stmt.test,) if isinstance(stmt, n.If) else (stmt.source,)
+
+    def meets_chance(self, expr: n.Expr) -> bool:
+        """Whether evaluating expr may roll: a chance primitive in it, or in a fn or modifier it calls."""
+        return _uses_chance(expr, self.described) or any(self.callee_meets_chance(c.func) for c in calls(expr))
+
+    def callee_meets_chance(self, name: str) -> bool:
+        if name not in self._fn_chance:
+            self._fn_chance[name] = False  # a fn calling itself: decided by the rest of its body
+            decl = self.rules.fns.get(name) or self.rules.modifiers.get(name)
+            parts: list[n.Expr] = []
+            if isinstance(decl, n.FnDecl):
+                parts = [decl.body] if decl.body is not None else list(expressions(decl.block or ()))
+            elif isinstance(decl, n.ModifierDecl):
+                parts = [part for term in decl.terms for part in (term.amount, term.when) if part is not None]
+            self._fn_chance[name] = any(self.meets_chance(part) for part in parts)
+        return self._fn_chance[name]
 
     def check_loop_body(self, body: tuple[n.Stmt, ...], scope: Scope) -> None:
         self._loops += 1
@@ -509,7 +643,7 @@ class Checker:
                 scope.learn(proven(stmt.test, not holds))
         for body, holds in branches:
             if not leaves[holds]:
-                scope.forget(changes(body))
+                scope.forget(changes(body, self.step_names))
 
     def check_call_stmt(self, call: n.Call, scope: Scope) -> None:
         step = self.rules.steps.get(call.func) or self.rules.actions.get(call.func)
@@ -527,6 +661,12 @@ class Checker:
         head, *path = stmt.target
         self.rules.assigned_fields.update(path)
         target = scope.lookup(head)
+        body = self._body
+        # An action's inputs are the scenario's: what it leaves in them is the state it leaves.
+        if (not path and body is not None and body.what != "action" and target is not None
+                and scope.owner(head) is body.params):
+            self.parameter_assigned(stmt, body)
+            return
         if target is None:
             if head in self.rules.outcomes:
                 target = self.rules.outcomes[head].type
@@ -578,6 +718,16 @@ class Checker:
         elif stmt.op != "=" and target.name == "int" and value.name == "number":
             self.error(stmt.pos, "an int field cannot take a fraction",
                        "round it explicitly with floor, ceil or round")
+
+    def parameter_assigned(self, stmt: n.Assign, body: Body) -> None:
+        """A parameter is the caller's value: a new one would change nothing the caller sees."""
+        head = stmt.target[0]
+        if body.gives is not None:
+            gives = "to give the caller a result, return it"
+        else:
+            gives = f"to give the caller a result, say its type (step {body.name}(...): int) and return it"
+        self.error(stmt.pos, f"'{head}' is a parameter of {body.what} '{body.name}': assigning it would change "
+                   "nothing the caller sees", f"work on a copy: let {head}_left = {head}; {gives}")
 
     # ---- examples
 
@@ -955,13 +1105,40 @@ class Checker:
             return types[decl.params[0].name] if decl.params else ANY
         if name in SIGNATURES:
             return self.check_builtin(call, SIGNATURES[name], scope)
-        if name in self.rules.steps or name in self.rules.actions:
-            self.error(call.pos, f"'{name}' is a step: call it as a statement, not inside an expression")
-            return ANY
+        step = self.rules.steps.get(name) or self.rules.actions.get(name)
+        if step is not None:
+            return self.step_value_type(call, step, scope)
         known = set(self.rules.fns) | set(self.rules.modifiers) | {
             s.name for s in SIGNATURES.values() if self._in_example or not s.aggregate}
         self.error(call.pos, f"unknown function '{name}'", missing.FUNCTIONS.get(name) or did_you_mean(name, known))
         return ANY
+
+    def step_value_type(self, call: n.Call, step: n.StepDecl, scope: Scope) -> Type:
+        """The value of a step, taken as the whole value of a let, an assignment or a return."""
+        name = call.func
+        what = "an action" if step.is_action else "a step"
+        if self._body is not None and self._body.what == "fn":
+            self.error(call.pos, f"a fn cannot call '{name}', {what}: it computes a value and changes nothing",
+                       f"make '{self._body.name}' a step that gives a value: "
+                       f"step {self._body.name}(...): TYPE {{ ... return VALUE }}")
+            return ANY
+        if step.result is None:
+            if id(call) in self._value_calls:
+                hint = ("say what it gives after its parameters and end it with return VALUE: "
+                        f"step {name}(...): int {{ ... }}" if not step.is_action
+                        else "an action's results are its outcomes: read the outcome it sets")
+                self.error(call.pos, f"'{name}' is {what} that gives no value", hint)
+            else:
+                self.error(call.pos, f"'{name}' is {what}: call it as a statement, not inside an expression")
+            return ANY
+        if id(call) not in self._value_calls:
+            self.error(call.pos, f"the value of the step '{name}' is taken only as the whole value of 'let', "
+                       "an assignment or 'return'", f"take it first: let {name}_value = {self.rules.text_of(call)}; "
+                       "then use the local")
+            return ANY
+        self.check_arguments(call, self.rules.param_types(step), step.params, scope)
+        scope.forget(Changes(calls=True))  # the step may change any field or outcome the value is used with
+        return type_from(step.result, self.rules.kinds)
 
     def check_arguments(self, call: n.Call, types: dict[str, Type], params: tuple[n.Param, ...],
                         scope: Scope) -> None:

@@ -16,6 +16,7 @@ from dsl import nodes as n
 from dsl.builtins import SIGNATURES
 from dsl.extend import describe
 from dsl.ruleset import Ruleset
+from dsl.types import type_from
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,13 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
         explained = tuple(f"line {detail.split()[3].rstrip(':')}:" for detail in allocation)
         statements = [detail for detail in _statement_changes(old.body, new.body, before, after)
                       if not detail.startswith(explained)]  # a fire's allocation is said more plainly below
-        return tuple(_require_changes(old.requires, new.requires, before, after) + statements) + allocation
+        return tuple(_gives_changes(old, new, before, after)
+                     + _require_changes(old.requires, new.requires, before, after) + statements) + allocation
     if isinstance(old, n.FnDecl) and isinstance(new, n.FnDecl):
-        return _allocation_changes(old, new, before, after)
+        return tuple(_gives_changes(old, new, before, after) + _fn_body_changes(old, new, before, after)
+                     + (_statement_changes(old.block, new.block, before, after)
+                        if old.block is not None and new.block is not None else [])) + _allocation_changes(
+            old, new, before, after)
     if isinstance(old, n.RowDecl) and isinstance(new, n.RowDecl):
         a = {f.name: f.value for f in old.fields}
         b = {f.name: f.value for f in new.fields}
@@ -176,6 +181,28 @@ def _calls_of(decl: n.Decl, func: str) -> list[n.Call]:
                 found.append(node)
             stack.extend(reversed([getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "pos"]))
     return found
+
+
+def _gives_changes(old: n.FnDecl | n.StepDecl, new: n.FnDecl | n.StepDecl, before: Ruleset,
+                   after: Ruleset) -> list[str]:
+    """The type of the value a fn or step gives, where it changed (a fn `= expr` gives what its expression does)."""
+    def gives(decl: n.FnDecl | n.StepDecl, rules: Ruleset) -> str:
+        if decl.result is not None:
+            return str(type_from(decl.result, rules.kinds))
+        if isinstance(decl, n.FnDecl):
+            return str(rules.fn_types.get(decl.name, "(unwritten)"))
+        return "(nothing)"
+
+    was, now = gives(old, before), gives(new, after)
+    return [f"gives: {was} -> {now}"] if was != now else []
+
+
+def _fn_body_changes(old: n.FnDecl, new: n.FnDecl, before: Ruleset, after: Ruleset) -> list[str]:
+    """Whether a fn went from an expression to statements, or back."""
+    def form(decl: n.FnDecl) -> str:
+        return "= expression" if decl.body is not None else "{ statements }"
+
+    return [f"written: {form(old)} -> {form(new)}"] if form(old) != form(new) else []
 
 
 def _shown(node: n.Node, rules: Ruleset) -> str:

@@ -380,9 +380,11 @@ ASSIGNMENTS = ("=", "+=", "-=", "*=")
 
 
 def _value_column(line: Line) -> int | None:
-    """The column of the value after the first '=' outside brackets, when the value starts on the line."""
+    """The column of the value after the first '=' outside brackets (or after `return`), when it starts on the line."""
     column, depth = line.indent, 0
     tokens = line.tokens
+    if tokens[0].text == "return" and len(tokens) > 1:
+        return column + len("return") + len(_space(tokens[0], tokens[1]))
     for index, tok in enumerate(tokens):
         if index:
             column += len(_space(tokens[index - 1], tok))

@@ -4,8 +4,7 @@ One table for the parser (a word that cannot start what it starts) and the
 checker (a name or function that is nowhere declared). When the language
 gains one of these constructs, delete its entry: tests/test_missing_constructs.py
 fails while a word here is also a word of the grammar, as a reminder. The
-entries about `return` are about places the keyword cannot stand today
-(with a value after it): drop `return with a value` once steps return values.
+entry about `return` is about where the keyword cannot stand: outside a step.
 """
 
 from __future__ import annotations
@@ -27,13 +26,10 @@ WORDS: dict[str, Missing] = {
     "elsif": Missing("fracas writes 'else if', not 'elsif'", "} else if CONDITION { ... }"),
     "elseif": Missing("fracas writes 'else if', not 'elseif'", "} else if CONDITION { ... }"),
     "switch": Missing("fracas has no 'switch'", "write if ... { } else if ... { } else { }, or look the value up in a table"),
-    "function": Missing("fracas declares a function with 'fn'", "fn name(x: int) = x * 2, or a step for statements"),
+    "function": Missing("fracas declares a function with 'fn'", "fn name(x: int) = x * 2, or fn name(x: int): int { ... return x * 2 }"),
     "var": Missing("fracas declares a local with 'let'", "let name = value"),
 }
 
-RETURN_WITH_A_VALUE = Missing("'return' gives no value: it ends the current step",
-                              "keep the value in an outcome, a field or a local the caller reads; "
-                              "a value computed from others is a fn: fn name(x: int) = x * 2")
 RETURN_OUTSIDE_A_STEP = Missing("'return' belongs inside a step or an action, where it ends the step",
                                 "write it in a step's braces: step name() { ... return ... }")
 STATEMENT_OUTSIDE_A_STEP = Missing("statements belong inside a step or an action",

@@ -10,9 +10,11 @@ A place is a path: a name and the fields read from it, `("target", "upgrade")`.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from dsl import nodes as n
+from dsl.statements import step_value
 
 Path = tuple[str, ...]
 
@@ -53,7 +55,8 @@ class Changes:
     calls: bool = False
 
 
-def changes(stmts: tuple[n.Stmt, ...]) -> Changes:
+def changes(stmts: tuple[n.Stmt, ...], steps: Collection[str] = ()) -> Changes:
+    """`steps`: the names of the steps, whose value a `let` or an assignment may take (a call too)."""
     places: set[Path] = set()
     calls = False
     stack: list[n.Stmt] = list(stmts)
@@ -61,7 +64,10 @@ def changes(stmts: tuple[n.Stmt, ...]) -> Changes:
         stmt = stack.pop()
         if isinstance(stmt, n.Assign):
             places.add(stmt.target)
-        elif isinstance(stmt, n.CallStmt):
+        if isinstance(stmt, n.CallStmt):
+            calls = True
+        value = step_value(stmt)
+        if value is not None and value.func in steps:
             calls = True
         for part in ("then", "otherwise", "body"):
             stack.extend(getattr(stmt, part, ()))

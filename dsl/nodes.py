@@ -213,9 +213,15 @@ class Stop(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class Return(Stmt):
-    """Ends the current step (not the resolution)."""
+    """Ends the current step or fn (not the resolution).
+
+    `value` is what follows the word, if anything: the value given, in a step
+    or fn that declares one; elsewhere only a text may follow, and `reason`
+    holds it (shown by explain).
+    """
 
     reason: str = ""
+    value: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,13 +347,16 @@ class ModifierDecl(Decl):
 @dataclass(frozen=True, slots=True)
 class FnDecl(Decl):
     params: tuple[Param, ...] = ()
-    body: Expr = None  # type: ignore[assignment]
+    body: Expr | None = None  # `= expr`; None for a fn written with statements
+    result: TypeExpr | None = None  # `: type` after the parameters
+    block: tuple[Stmt, ...] | None = None  # `{ ... return value }`
 
 
 @dataclass(frozen=True, slots=True)
 class StepDecl(Decl):
     params: tuple[Param, ...] = ()
     body: tuple[Stmt, ...] = ()
+    result: TypeExpr | None = None  # a step that gives a value: `step name(...): type { ... }`
     is_action: bool = False
     requires: tuple[Require, ...] = ()  # an action's conditions on its inputs
 

@@ -233,11 +233,35 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
             return at(token, missing.RETURN_OUTSIDE_A_STEP)
         if token.type in _STATEMENT_WORDS and depth <= 0 and starts_statement(index):
             return at(token, missing.STATEMENT_OUTSIDE_A_STEP)
-        following = tokens[index + 1] if index < last else None
-        if (token.type == "RETURN" and following is not None and following.line == token.line
-                and following.type not in ("STRING", "RBRACE")):
-            return at(token, missing.RETURN_WITH_A_VALUE)
-    return None
+    return _after_return(source, tokens) or _action_gives(source, tokens)
+
+
+def _action_gives(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
+    """`action name(...): type`: a step may give a value, an action gives its results as outcomes."""
+    if len(tokens) < 2 or tokens[-1].type != "COLON" or tokens[-2].type != "RPAR":
+        return None
+    starts = [t for t in tokens if t.type in ("ACTION", "STEP", "FN", "MODIFIER")]
+    if not starts or starts[-1].type != "ACTION":
+        return None
+    colon = tokens[-1]
+    return Diagnostic(source.path, colon.line, colon.column, "an action gives no value",
+                      "its results are the outcomes it sets; a step may give one: step name(...): int { ... }",
+                      source.line(colon.line), 1)
+
+
+def _after_return(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
+    """A statement written after a `return`, in its block: newlines mean nothing, so it was read as the value."""
+    returns = [index for index, token in enumerate(tokens[:-1]) if token.type == "RETURN"]
+    if not returns:
+        return None
+    word, following = tokens[returns[-1]], tokens[returns[-1] + 1]
+    between = tokens[returns[-1] + 1 : -1]
+    if following.line == word.line or any(t.type in ("LBRACE", "RBRACE") for t in between):
+        return None
+    return Diagnostic(source.path, following.line, following.column,
+                      "this is read as the value of the 'return' before it", "what follows a 'return' in its "
+                      "block never runs: end the block after the return, or put the return inside an 'if'",
+                      source.line(following.line), len(str(following)))
 
 
 def _unclosed_block(source: SourceFile, tokens: list[Token], error: UnexpectedInput) -> Diagnostic | None:
@@ -461,12 +485,14 @@ class ToNodes(Transformer):
     term_at_most = _term("at most")
 
     def fn_decl(self, meta, items):
-        name, params, body = items
-        return n.FnDecl(self._tpos(name), name=str(name), params=params or (), body=body)
+        name, params, result, body = items
+        if isinstance(body, tuple):  # statements in braces
+            return n.FnDecl(self._tpos(name), name=str(name), params=params or (), result=result, block=body)
+        return n.FnDecl(self._tpos(name), name=str(name), params=params or (), body=body, result=result)
 
     def step_decl(self, meta, items):
-        name, params, body = items
-        return n.StepDecl(self._tpos(name), name=str(name), params=params or (), body=body)
+        name, params, result, body = items
+        return n.StepDecl(self._tpos(name), name=str(name), params=params or (), body=body, result=result)
 
     def action_decl(self, meta, items):
         name, params, *requires, body = items
@@ -555,7 +581,11 @@ class ToNodes(Transformer):
         return n.Stop(self._pos(meta), reason=_unquote(items[0]) if items[0] else "")
 
     def return_stmt(self, meta, items):
-        return n.Return(self._pos(meta), reason=_unquote(items[0]) if items[0] else "")
+        value = items[0]
+        # A text alone may be a step's reason for ending (what explain shows), or the value a step
+        # or fn gives: which one, the checker knows from the step.
+        reason = value.value if isinstance(value, n.Text) else ""
+        return n.Return(self._pos(meta), reason=reason, value=value)
 
     def call_stmt(self, meta, items):
         name, args = items

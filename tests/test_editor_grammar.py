@@ -54,3 +54,11 @@ def test_the_editor_grammar_patterns_are_valid_regular_expressions():
         for key in ("match", "begin", "end"):
             if key in rule:
                 re.compile(rule[key])
+
+
+def test_the_editor_grammar_highlights_the_type_a_fn_or_step_gives():
+    gives = re.compile(textmate()["repository"]["gives"]["match"])
+    assert gives.search("fn sum_over(xs: list of int): int {").group(2) == "int"
+    assert gives.search("step hurt(p: piece, amount: int): list of piece? {").group(2) == "list of piece?"
+    assert gives.search("fn double(x: int): int = x * 2").group(2) == "int"
+    assert gives.search("action go(p: piece) {") is None

@@ -93,6 +93,16 @@ def test_a_continuation_lines_up_with_the_value_after_an_equals_sign():
     assert fmt(text) == "step s(x: int) {\n    let y = if x > 1 then 1\n            else 2\n}\n"
 
 
+def test_a_continuation_lines_up_with_the_value_after_return():
+    text = "step s(x: int): int {\n    return if x > 1 then 1\n  else 2\n}\n"
+    assert fmt(text) == "step s(x: int): int {\n    return if x > 1 then 1\n           else 2\n}\n"
+
+
+def test_the_type_a_fn_or_step_gives_follows_its_parameters_after_a_colon():
+    text = "fn f(x:int):int{\nreturn x}\nstep s( ) : list of int {\nreturn [1]}\n"
+    assert fmt(text) == ("fn f(x: int): int {\n    return x\n}\nstep s(): list of int {\n    return [1]\n}\n")
+
+
 def test_a_continuation_hangs_four_spaces_deeper_when_nothing_follows_what_opened_it():
     text = "fn f(a: int) =\nif a > 1\nthen 1\nelse [\n1,\n2]\n"
     assert fmt(text) == "fn f(a: int) =\n    if a > 1\n    then 1\n    else [\n        1,\n        2]\n"

@@ -46,8 +46,10 @@ def test_return_at_the_top_level_says_where_it_belongs():
         2, 1, "'return' belongs inside a step or an action, where it ends the step")
 
 
-def test_return_with_a_value_says_a_step_gives_none():
-    assert problem(in_a_step("    return hp * 2"))[2] == "'return' gives no value: it ends the current step"
+def test_return_with_a_value_in_an_action_says_an_action_gives_none():
+    line, column, message, hint = problem(in_a_step("    return hp * 2"))
+    assert (line, column, message) == (3, 12, "action 'go' gives no value: 'return' only ends it")
+    assert "outcomes" in hint
 
 
 def test_a_statement_at_the_top_level_says_where_statements_belong():

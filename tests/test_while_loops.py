@@ -133,3 +133,19 @@ def test_a_diff_names_the_loop_whose_condition_changed_with_its_line():
     (change,) = compare(before, after)
     assert change.details == ("line 5: while x < 5 -> while x <= 5", "line 7: if x == 4 (removed)",
                               "line 7: break (removed)")
+
+
+def test_a_fn_written_with_statements_may_loop_until_it_knows_its_value():
+    extra = ("fn steps_to_one(n: int): int {\n  let at = n\n  let count = 0\n  while at != 1 {\n"
+             "    if at - floor(at / 2) * 2 == 0 { at = floor(at / 2) } else { at = 3 * at + 1 }\n"
+             "    count += 1\n    if count == 100 { break }\n  }\n  return count\n}\n")
+    assert odds("x = steps_to_one(6)", extra=extra) == {8: 1}
+    assert odds("x = steps_to_one(27)", extra=extra) == {100: 1}
+
+
+def test_a_fn_whose_loop_never_ends_stops_at_the_loop_items_limit():
+    extra = "fn spin(n: int): int {\n  let at = n\n  while at > 0 { at = at }\n  return at\n}\n"
+    rules = rules_of("x = spin(1)", extra)
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    assert caught.value.diagnostics[0].message == "a while loop made more than 10000 passes"

@@ -15,10 +15,12 @@ engine branches on it alone and merges right after it.
 
 Steps are inlined where they are called (each call gets its own slots), which
 is what lets liveness see through them; a step that calls itself, directly or
-not, is a routine of its own, entered through a call site.
+not, is a routine of its own, entered through a call site. A step that gives
+a value writes it, at its `return`, to a slot the statement taking it (the
+`let`, assignment or `return` whose whole value the call is) then reads.
 
 Functions and modifiers become ordinary Python functions `(R, W, O, depth,
-*args)`. Generated code is compiled with the rules file as its file name and
+*args)` (a fn written with statements too: see fnbody.py). Generated code is compiled with the rules file as its file name and
 each statement at its rules line, so a profile or a traceback names rules
 lines.
 """
@@ -41,10 +43,12 @@ from dsl import cache as kept
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES
 from dsl.ruleset import Ruleset
+from dsl.statements import step_value
 from interpreter.analysis import ChanceAnalysis
 from interpreter.builtins import IMPLEMENTATIONS, dice_problem
 from interpreter.core import dist as D
 from interpreter.core import rt
+from interpreter.core.fnbody import FnBody
 from interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, slot_facts
 from interpreter.runtime.chance import Dice
 from interpreter.values import RowRef
@@ -85,6 +89,7 @@ class CallSite:
     args_slot: int
     back: int
     call: n.Call
+    result: int | None = None  # the caller's slot that takes the value the step gives, if it gives one
 
 
 @dataclass
@@ -99,6 +104,7 @@ class Routine:
     dist_functions: list[Callable[..., int] | None] = field(default_factory=list)
     names: dict[str, int] = field(default_factory=dict)  # the routine's own top-level names -> slots
     params: list[int] = field(default_factory=list)
+    result: int | None = None  # the slot that holds the value a step gives, when it ends
     order: list[int] = field(default_factory=list)  # each block's place in program order (loops go back)
     successors: list[list[int]] = field(default_factory=list)
     statics: dict[int, str] = field(default_factory=dict)  # slot -> the input entity it holds
@@ -381,6 +387,15 @@ class Generator:
             return call[:-1] + f", call={self.const(node)})"
         return self._builtin(node, scope)
 
+    def local_update(self, target: str, op: str, value: str, pos: n.Pos) -> str:
+        """The line that changes a local (held in `target`) by `=`, `+=`, `-=` or `*=`."""
+        if op == "=":
+            return f"{target} = {value}"
+        if op in ("+=", "-="):  # whole numbers need no check: the common case inline
+            return (f"{target} = (_a {op[0]} _b if type(_a := {target}) is type(_b := {value}) is int "
+                    f"else rt.combine({op!r}, _a, _b, R, {self.const(pos)}))")
+        return f"{target} = rt.combine({op!r}, {target}, {value}, R, {self.const(pos)})"
+
     def _arguments(self, call: n.Call, params: tuple[n.Param, ...], scope: Scope, dist: bool = False) -> list[str]:
         """Arguments in the callee's order; a missing one takes its default, read where the callee is declared."""
         code = self.dexpr if dist else self.expr
@@ -429,10 +444,13 @@ class Generator:
             scope = {p.name: f"a_{p.name}" for p in decl.params}
             args = "".join(f", a_{p.name}" for p in decl.params)
             saved = self.take_facts()
-            body = self.dexpr(decl.body, scope) if dist else self.expr(decl.body, scope)
+            if decl.body is None:  # statements, which the checker keeps free of chance: one function serves
+                FnBody(self, decl, target).write()
+            else:
+                body = self.dexpr(decl.body, scope) if dist else self.expr(decl.body, scope)
+                self._define([f"def {target}(R, W, O, depth{args}):", f"    return {body}"], decl.pos.line)
             self._summaries[target] = self.take_facts()
             self.facts = saved
-            self._define([f"def {target}(R, W, O, depth{args}):", f"    return {body}"], decl.pos.line)
         self._read_callee(target)
         return target
 
@@ -595,6 +613,7 @@ class RoutineBuilder:
         self.routine = Routine(decl.name, decl)
         self.current = self.new_block()
         self.exits: list[int] = []  # where a `return` goes: the end of the innermost inlined step
+        self.results: list[int | None] = []  # beside each exit: the slot the value a step gives goes to
         self.inline_depth = 0
         self.consumed: list[int] = []  # slots of drawn values the statement being lowered reads
         self.copies: dict[int, int] = {}  # an inlined step's parameter slot -> the caller's slot passed to it
@@ -671,7 +690,15 @@ class RoutineBuilder:
         def draw_if(expr: Any) -> Any:
             return self.draw(expr, scope) if isinstance(expr, n.Expr) and may_draw(expr) else expr
 
-        if isinstance(stmt, (n.Let, n.Assign)):
+        value_call = step_value(stmt)
+        if value_call is not None and self.gives_value(value_call.func):
+            # The step runs before the statement, its value in a slot the statement reads.
+            slot = self.call_step(_map_children(value_call, draw_if), stmt.pos, scope)  # type: ignore[arg-type]
+            name = f"__gives{slot}"
+            scope[name] = f"F[{slot}]"
+            self.consumed.append(slot)
+            return dataclasses.replace(stmt, value=n.Name(value_call.pos, name=name))
+        if isinstance(stmt, (n.Let, n.Assign, n.Return)):
             return dataclasses.replace(stmt, value=draw_if(stmt.value))
         if isinstance(stmt, n.If):
             return dataclasses.replace(stmt, test=draw_if(stmt.test))
@@ -691,6 +718,9 @@ class RoutineBuilder:
             index = self.slot()
             self.routine.params.append(index)
             scope[param.name] = f"F[{index}]"
+        if self.decl.result is not None:  # a step that calls itself and gives a value
+            self.routine.result = self.slot()
+            self.results.append(self.routine.result)
         names = self.statements(self.decl.body, scope)
         self.jump(END, self.decl.pos)
         self.routine.names = {name: _slot_of(code) for name, code in names.items() if code.startswith("F[")}
@@ -778,15 +808,7 @@ class RoutineBuilder:
         K = gen.const(stmt)
         if not path:
             if head in scope:
-                target = scope[head]
-                if stmt.op == "=":
-                    self.emit(f"{target} = {value}", pos)
-                elif stmt.op in ("+=", "-="):  # whole numbers need no check: the common case inline
-                    op = stmt.op[0]
-                    self.emit(f"{target} = (_a {op} _b if type(_a := {target}) is type(_b := {value}) is int "
-                              f"else rt.combine({stmt.op!r}, _a, _b, R, {gen.const(pos)}))", pos)
-                else:
-                    self.emit(f"{target} = rt.combine({stmt.op!r}, {target}, {value}, R, {gen.const(pos)})", pos)
+                self.emit(gen.local_update(scope[head], stmt.op, value, pos), pos)
             elif head in gen.rules.outcomes:
                 (gen.facts.outcome_kills if stmt.op == "=" else gen.facts.outcome_reads).add(head)
                 self.emit(f"rt.set_outcome(S, R, {head!r}, {stmt.op!r}, {value}, {K})", pos)
@@ -820,7 +842,13 @@ class RoutineBuilder:
         self.jump(END, stmt.pos)
 
     def s_Return(self, stmt: n.Return, scope: Scope) -> None:
-        self.emit(f"rt.log_return(R, {self.gen.const(stmt)})", stmt.pos)
+        result = self.results[-1] if self.results else None
+        if result is not None and stmt.value is not None:  # a step that gives a value (else: a reason, or none)
+            self.emit(f"F[{result}] = {self.gen.expr(stmt.value, scope)}", stmt.pos)
+            self.forget_draws(stmt.pos)
+            self.emit(f"rt.log_return(R, {self.gen.const(stmt)}, F[{result}])", stmt.pos)
+        else:
+            self.emit(f"rt.log_return(R, {self.gen.const(stmt)})", stmt.pos)
         self.jump(self.exits[-1] if self.exits else END, stmt.pos)
 
     def s_If(self, stmt: n.If, scope: Scope) -> None:
@@ -892,21 +920,32 @@ class RoutineBuilder:
             return
         self.jump(self.breaks[-1], stmt.pos)
 
+    def gives_value(self, name: str) -> bool:
+        decl = self.gen.rules.steps.get(name) or self.gen.rules.actions.get(name)
+        return decl is not None and decl.result is not None
+
     def s_CallStmt(self, stmt: n.CallStmt, scope: Scope) -> None:
-        call, gen = stmt.call, self.gen
+        result = self.call_step(stmt.call, stmt.pos, scope)
+        if result is not None:  # a value given and not taken: forgotten after the call
+            self.consumed.append(result)
+
+    def call_step(self, call: n.Call, pos: n.Pos, scope: Scope) -> int | None:
+        """Run a step where it is called; the slot that then holds the value it gives, if it gives one."""
+        gen = self.gen
         decl = gen.rules.steps.get(call.func) or gen.rules.actions.get(call.func)
         if decl is None:
-            self.emit(f"rt.fail({gen.const(call.pos)}, {f'unknown step {call.func!r}'!r})", stmt.pos)
-            return
+            self.emit(f"rt.fail({gen.const(call.pos)}, {f'unknown step {call.func!r}'!r})", pos)
+            return None
+        result = self.slot() if decl.result is not None else None
         limits = gen.rules.limits
         if self.inline_depth + 1 >= limits.call_depth:
             self.emit(f"rt.fail({gen.const(call.pos)}, {f'steps call each other more than {limits.call_depth} deep'!r}, "
-                      f"{'a step may be calling itself forever; ' + limits.hint('call_depth')!r})", stmt.pos)
-            return
+                      f"{'a step may be calling itself forever; ' + limits.hint('call_depth')!r})", pos)
+            return result
         args = gen._arguments(call, decl.params, scope)
         if call.func in gen.recursive:
-            self._call_unit(stmt, decl, args)
-            return
+            self._call_unit(call, pos, decl, args, result)
+            return result
         slots = [self.slot() for _ in decl.params]
         for slot, param in zip(slots, decl.params):
             given = _given(call, decl.params, param.name)
@@ -914,34 +953,37 @@ class RoutineBuilder:
             if source is not ANY:
                 self.copies[slot] = source
         if slots:
-            self.emit("".join(f"F[{s}], " for s in slots) + "= " + "".join(a + ", " for a in args), stmt.pos)
-        self.forget_draws(stmt.pos)
-        self.emit(f"rt.log_step(R, {gen.const(decl)}, {gen.const(call)})", stmt.pos)
+            self.emit("".join(f"F[{s}], " for s in slots) + "= " + "".join(a + ", " for a in args), pos)
+        self.forget_draws(pos)
+        self.emit(f"rt.log_step(R, {gen.const(decl)}, {gen.const(call)})", pos)
         done = self.new_block()
         self.exits.append(done)
+        self.results.append(result)
         self.inline_depth += 1
         loops, self.breaks = self.breaks, []  # a step's `break` would leave its own loops only
         self.statements(decl.body, {p.name: f"F[{s}]" for p, s in zip(decl.params, slots)})
         self.breaks = loops
         self.inline_depth -= 1
+        self.results.pop()
         self.exits.pop()
         self.jump(done, decl.pos)
         self.start(done)
         if slots:  # the step's arguments are forgotten when it ends
-            self.emit("".join(f"F[{s}] = " for s in slots) + "None", stmt.pos)
+            self.emit("".join(f"F[{s}] = " for s in slots) + "None", pos)
+        return result
 
-    def _call_unit(self, stmt: n.CallStmt, decl: n.StepDecl, args: list[str]) -> None:
+    def _call_unit(self, call: n.Call, pos: n.Pos, decl: n.StepDecl, args: list[str], result: int | None) -> None:
         """A call to a step that calls itself: a call site the engine runs."""
         gen = self.gen
         hold = self.slot()
-        self.emit(f"F[{hold}] = ({''.join(a + ', ' for a in args)})", stmt.pos)
-        self.forget_draws(stmt.pos)
-        self.emit(f"rt.log_step(R, {gen.const(decl)}, {gen.const(stmt.call)})", stmt.pos)
+        self.emit(f"F[{hold}] = ({''.join(a + ', ' for a in args)})", pos)
+        self.forget_draws(pos)
+        self.emit(f"rt.log_step(R, {gen.const(decl)}, {gen.const(call)})", pos)
         site = len(self.routine.blocks)
         back = site + 1
-        self.routine.blocks.append(CallSite(decl.name, hold, back, stmt.call))
+        self.routine.blocks.append(CallSite(decl.name, hold, back, call, result))
         self.routine.blocks.append(Block())
-        self.jump(site, stmt.pos)
+        self.jump(site, pos)
         self.start(back)
         gen.routine(decl.name)  # made now, so a routine is complete before anything runs
 
@@ -1031,6 +1073,9 @@ def _recursive_steps(rules: Ruleset) -> set[str]:
             node = stack.pop()
             if isinstance(node, n.CallStmt):
                 found.add(node.call.func)
+            value = step_value(node)
+            if value is not None:
+                found.add(value.func)
             if isinstance(node, n.If):
                 stack.extend(node.then)
                 stack.extend(node.otherwise)

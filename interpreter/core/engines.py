@@ -181,6 +181,8 @@ def _call_one(site: CallSite, S: rt.Working, R: Run) -> int:
     S.depth += 1
     run_one(callee, S, R)
     S.depth -= 1
+    if site.result is not None and callee.result is not None:
+        saved[site.result] = S.F[callee.result]
     S.F = saved
     return END if S.stopped is not None else site.back
 
@@ -337,8 +339,9 @@ def projection_of(routine: Routine, observe_all: bool, fields: frozenset[str] = 
             observed = liveness.Live(frozenset(routine.names.values()) if observe_all else frozenset(),
                                      frozenset({(liveness.ANY, liveness.EVERY_FIELD)}) if observe_all
                                      else frozenset((liveness.ANY, name) for name in fields))
-        else:  # a step that calls itself: its frame ends with it, the world goes on
-            observed = liveness.Live(frozenset(), frozenset({(liveness.ANY, liveness.EVERY_FIELD)}))
+        else:  # a step that calls itself: its frame ends with it but for the value it gives; the world goes on
+            gives = frozenset() if routine.result is None else frozenset({routine.result})
+            observed = liveness.Live(gives, frozenset({(liveness.ANY, liveness.EVERY_FIELD)}))
         found = routine.projections[(observe_all, fields)] = liveness.analyse(
             routine.blocks, routine.successors, routine.slots, routine.statics, observed)
     return found
@@ -404,7 +407,10 @@ def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run
     for key, p in run_all(callee, entered, engine, R).items():
         frame, world, outcomes, stopped, stack, depth = key
         following = END if stopped is not None else site.back
-        back: Key = (projection.keep(following, list(stack[-1])), world, outcomes, stopped, stack[:-1], depth - 1)
+        caller = list(stack[-1])
+        if site.result is not None and callee.result is not None:
+            caller[site.result] = frame[0]  # the callee's frame ends as the value it gives, alone
+        back: Key = (projection.keep(following, caller), world, outcomes, stopped, stack[:-1], depth - 1)
         yield back, p, following
 
 

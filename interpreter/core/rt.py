@@ -246,10 +246,17 @@ def log_stop(R: Any, stmt: n.Stop, reason: str) -> None:
         R.trace.add("stop", stmt.pos, f"stop: {reason}", reason=reason)
 
 
-def log_return(R: Any, stmt: n.Return) -> None:
-    if R.trace is not None:
+_NOTHING = object()
+
+
+def log_return(R: Any, stmt: n.Return, value: Any = _NOTHING) -> None:
+    if R.trace is None:
+        return
+    if value is _NOTHING:
         R.trace.add("return", stmt.pos, "end of step" + (f": {stmt.reason}" if stmt.reason else ""),
                     reason=stmt.reason)
+    else:
+        R.trace.add("return", stmt.pos, f"end of step, giving {show(value)}", gives=show(value))
 
 
 def log_step(R: Any, decl: n.StepDecl, call: n.Call) -> None:
@@ -329,9 +336,31 @@ def loop_pass(R: Any, S: Working, head: int, pos: n.Pos) -> None:
     if passes is not None:
         count = passes[head, S.depth] = passes[head, S.depth] + 1
         if count > R.program.rules.limits.loop_items:
-            limits = R.program.rules.limits
-            raise RunError(pos, f"a while loop made more than {limits.loop_items} passes",
-                           "its condition may never fail; " + limits.hint("loop_items"))
+            raise _endless(R, pos)
+
+
+def _endless(R: Any, pos: n.Pos) -> RunError:
+    limits = R.program.rules.limits
+    return RunError(pos, f"a while loop made more than {limits.loop_items} passes",
+                    "its condition may never fail; " + limits.hint("loop_items"))
+
+
+BROKE = object()  # what a helper of a fn gives back for a `break` of a loop around it
+
+
+def fn_pass(passes: int, R: Any, pos: n.Pos) -> int:
+    """One more pass of a while loop in a fn: counted as work, and held to the loop_items limit."""
+    if passes >= R.program.rules.limits.loop_items:
+        raise _endless(R, pos)
+    spend(R, 1, pos)
+    return passes + 1
+
+
+def fn_loop(items: Any, R: Any, pos: n.Pos) -> tuple[Any, ...]:
+    """What a loop in a fn runs over: a list within the limit, each item counted as work."""
+    found = loop_items(items, R, pos).items
+    spend(R, len(found), pos)
+    return found
 
 
 def deeper(depth: int, R: Any, pos: n.Pos) -> int:

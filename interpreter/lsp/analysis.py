@@ -287,8 +287,11 @@ class _Indexer:
                     if term.when is not None:
                         self.expr(term.when, scope)
             elif isinstance(decl, n.FnDecl):
+                self.type(decl.result)
                 self.expr(decl.body, scope)
+                self.block(decl.block or (), dict(scope), f"local of fn {decl.name}")
             else:
+                self.type(decl.result)
                 inner = dict(scope)
                 self.block(decl.body, inner, f"local of {what} {decl.name}")
                 if decl.is_action:
@@ -379,6 +382,8 @@ class _Indexer:
                 self.expr(arg, scope)
             for keyword in stmt.keywords:
                 self.expr(keyword.value, scope)
+        elif isinstance(stmt, n.Return):
+            self.expr(stmt.value, scope)
 
     def assign(self, stmt: n.Assign, scope: dict[str, Key]) -> None:
         head, *path = stmt.target

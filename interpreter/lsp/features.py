@@ -183,7 +183,8 @@ def _value_text(rules: Ruleset, name: str) -> str | None:
     for table in (rules.steps, rules.actions):
         if name in table:
             decl = table[name]
-            return f"{describe(decl)} {name}({_params_text(rules, decl.params)})"
+            gives = f": {_type_expr(decl.result)}" if decl.result is not None else ""
+            return f"{describe(decl)} {name}({_params_text(rules, decl.params)}){gives}"
     return None
 
 
