@@ -192,7 +192,7 @@ def test_exalted_magnitudes_and_health_are_never_negative(capsys, tmp_path):
 
 def test_every_shipped_scenario_meets_the_constraints():
     systems = {"epicinium": EPI, "exalted": EXALTED, "gilgamesh": GIL, "weewar": WEEWAR,
-               "risk": str(RULES / "risk.rules")}
+               "risk": str(RULES / "risk.rules"), "miniatures": str(RULES / "miniatures.rules")}
     from interpreter.scenario import load_scenario
 
     for path in sorted((RULES / "scenarios").glob("*.toml")):
