@@ -21,7 +21,7 @@ from dsl.check import children as _children  # the checker's own walk over an ex
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from dsl.extend import OpenTexts, load_module
 from dsl.limits import Limits
-from dsl.parse import parse
+from dsl.reparse import Reparser
 from dsl.ruleset import KindInfo, Ruleset
 from dsl.types import Type, type_from
 
@@ -97,6 +97,22 @@ def _unique(places: Iterable[Place]) -> list[Place]:
     return list(dict.fromkeys(places))
 
 
+# One reparser per file read (the open ones and the files they extend): an edit re-reads only the
+# declarations it touched. Bounded, as a long session opens many files.
+_reparsers: dict[tuple[str, Limits], Reparser] = {}
+_MOST_FILES = 64
+
+
+def parse_again(text: str, path: str, limits: Limits) -> n.Module:
+    """The text's tree as dsl.parse gives it, reusing the declarations of the file's last texts."""
+    key = (path, limits)
+    reparser = _reparsers.pop(key, None) or Reparser(path, limits)
+    _reparsers[key] = reparser  # the most recent last
+    while len(_reparsers) > _MOST_FILES:
+        del _reparsers[next(iter(_reparsers))]
+    return reparser.parse(text)
+
+
 def analyze(text: str, path: str, limits: Limits, version: int | None = None,
             open_texts: OpenTexts | None = None, previous: Analysis | None = None) -> Analysis:
     """Check a text as `fracas check` would, and index its names; never raises for what a user can write."""
@@ -106,12 +122,13 @@ def analyze(text: str, path: str, limits: Limits, version: int | None = None,
                                            limits.hint("file_bytes"))]
         return _keep_places(analysis, previous)
     try:
-        analysis.module = parse(text, path, limits)
+        analysis.module = parse_again(text, path, limits)
     except RulesError as error:
         analysis.diagnostics = list(error.diagnostics)
         return _keep_places(analysis, previous)
     try:
-        loaded = load_module(text, path, limits, False, open_texts, analysis.module)
+        loaded = load_module(text, path, limits, False, open_texts, analysis.module,
+                             lambda text, shown: parse_again(text, shown, limits))
     except RulesError as error:  # an extends or override problem: this file alone is indexed
         analysis.diagnostics = list(error.diagnostics)
         here = Path(path).resolve().parent
@@ -157,7 +174,7 @@ def _run(checker: Recorder, analysis: Analysis) -> list[Diagnostic]:
 
 def _base_module(source: SourceFile, limits: Limits) -> n.Module | None:
     try:
-        return parse(source.text, source.path, limits, cache=True)
+        return parse_again(source.text, source.path, limits)
     except RulesError:
         return None
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES
+from dsl.pieces import split
 from dsl.ruleset import Ruleset
 from dsl.types import Type, type_from
 from interpreter.lsp.analysis import Analysis
@@ -55,7 +56,9 @@ def complete(analysis: Analysis, text: str, line: int, column: int) -> list[Item
     lines = text.split("\n")
     if not 0 < line <= len(lines):
         return []
-    before = "\n".join(lines[: line - 1] + [lines[line - 1][: max(0, column - 1)]])
+    # The context is the declaration the cursor is in: read from its first line, outside any bracket.
+    first = max((piece.line for piece in split(text) if piece.line <= line), default=1)
+    before = "\n".join(lines[first - 1 : line - 1] + [lines[line - 1][: max(0, column - 1)]])
     tokens = _tokens(before)
     if tokens and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", tokens[-1]) and re.search(r"[A-Za-z0-9_]$", before):
         tokens = tokens[:-1]  # the word being typed: what is offered replaces it

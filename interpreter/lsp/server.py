@@ -22,12 +22,12 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from dsl.diagnostics import Diagnostic, RulesError
-from dsl.format import format_text
+from dsl.format import Reformatter
 from dsl.limits import Limits
 from dsl.parse import keep_in_memory
 from interpreter.lsp.analysis import Analysis, Place, analyze
 from interpreter.lsp.completion import complete
-from interpreter.lsp.features import definition, hover, lenses, references, symbols
+from interpreter.lsp.features import definition, hover, lenses, lines_of, references, symbols
 
 RUN_EXAMPLE = "fracas.runExample"
 WAIT = 2.0  # seconds a request waits for the analysis of the text it is about
@@ -70,6 +70,7 @@ class FracasServer(LanguageServer):
         self.results: dict[str, dict[str, tuple[bool, str]]] = {}  # uri -> example title -> (passed, message)
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="fracas-analysis")  # one at a time
         self.failures: list[str] = []  # analyses that failed (bugs of ours), reported from the event loop
+        self.formatters: dict[str, Reformatter] = {}  # uri -> what formats its texts, keeping what did not change
 
     # ---- documents and their analyses
 
@@ -218,7 +219,7 @@ class FracasServer(LanguageServer):
 
     def location(self, place: Place, analyses: list[Analysis]) -> lsp.Location:
         text = next((a.sources[place.path].text for a in analyses if place.path in a.sources), "")
-        lines = _lines(text)
+        lines = lines_of(text)
         return lsp.Location(uri=path_to_uri(place.path),
                             range=self.range(lines, place.line, place.column, place.line, place.end_column))
 
@@ -289,6 +290,7 @@ def build(limits: Limits) -> FracasServer:
         uri = params.text_document.uri
         ls.analyses.pop(uri, None)
         ls.results.pop(uri, None)
+        ls.formatters.pop(uri, None)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         path = str(Path(uri_to_path(uri)).resolve())
         for other, analysis in list(ls.analyses.items()):  # variants now read the file from disk again
@@ -411,8 +413,11 @@ def build(limits: Limits) -> FracasServer:
         text = ls.text(uri)
         if text is None:
             return None
+        formatter = ls.formatters.get(uri)
+        if formatter is None:
+            formatter = ls.formatters[uri] = Reformatter(uri_to_path(uri), ls.limits)
         try:
-            formatted = format_text(text, uri_to_path(uri), ls.limits)
+            formatted = formatter.format(text)
         except RulesError:
             return None  # the diagnostics say why; nothing is changed
         if formatted == text:
@@ -422,11 +427,6 @@ def build(limits: Limits) -> FracasServer:
         return [lsp.TextEdit(range=whole, new_text=formatted)]
 
     return server
-
-
-@functools.lru_cache(maxsize=16)
-def _lines(text: str) -> list[str]:
-    return text.split("\n")
 
 
 def _refreshes_lenses(ls: FracasServer) -> bool:
