@@ -9,7 +9,6 @@ counted in characters, as the checker gives them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from dataclasses import dataclass, field
@@ -214,9 +213,6 @@ class Recorder(Checker):
 
 # ---- the index --------------------------------------------------------------------------------
 
-_WORD = r"[A-Za-z_][A-Za-z0-9_]*"
-
-
 class _Indexer:
     def __init__(self, analysis: Analysis, checker: Recorder):
         self.analysis = analysis
@@ -224,15 +220,8 @@ class _Indexer:
         self.rules = checker.rules
         self.found: list[Occurrence] = []
         self.action_names: dict[str, dict[str, Key]] = {}  # an action's parameters and locals, for its examples
-        self._lines: dict[str, list[str]] = {}
 
     # ---- places
-
-    def lines(self, path: str) -> list[str]:
-        if path not in self._lines:
-            source = self.analysis.sources.get(path)
-            self._lines[path] = source.text.split("\n") if source is not None else []
-        return self._lines[path]
 
     def add(self, path: str, line: int, column: int, name: str, key: Key, definition: bool = False) -> None:
         if line > 0 and column > 0:
@@ -241,22 +230,9 @@ class _Indexer:
     def at_pos(self, pos: n.Pos, name: str, key: Key, definition: bool = False) -> None:
         self.add(pos.path, pos.line, pos.column, name, key, definition)
 
-    def search(self, pos: n.Pos, pattern: str) -> tuple[int, int] | None:
-        """The line and column of the first group of pattern, searched from pos on its first lines."""
-        lines = self.lines(pos.path)
-        if not 0 < pos.line <= len(lines):
-            return None
-        start = pos.column - 1
-        for number in range(pos.line, min(len(lines), pos.line + 5) + 1):
-            found = re.compile(pattern).search(lines[number - 1], start if number == pos.line else 0)
-            if found:
-                return number, found.start(1) + 1
-        return None
-
     # ---- declarations
 
     def decl(self, decl: n.Decl) -> None:
-        path = decl.pos.path
         if isinstance(decl, n.KindDecl):
             self.at_pos(decl.pos, decl.name, ("kind", decl.name), True)
             scope: dict[str, Key] = {}
@@ -279,10 +255,8 @@ class _Indexer:
                 self.expr(f.value, {})
         elif isinstance(decl, n.TableDecl):
             self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
-            for kind in (decl.row_kind, decl.column_kind):
-                place = self.search(decl.pos, rf"\b({re.escape(kind)})\b")
-                if place:
-                    self.add(path, *place, kind, ("kind", kind))
+            for kind, pos in ((decl.row_kind, decl.row_kind_pos), (decl.column_kind, decl.column_kind_pos)):
+                self.at_pos(pos, kind, ("kind", kind))
             self.type(decl.type)
             for name, pos in zip(decl.columns, decl.column_pos):
                 self.at_pos(pos, name, ("value", name))
@@ -327,11 +301,8 @@ class _Indexer:
         return scope
 
     def example(self, decl: n.ExampleDecl) -> None:
-        for name, value in decl.sets:
-            place = self.search(n.Pos(value.pos.line, 1, value.pos.line, 1, value.pos.path),
-                                rf"\bset\s+({re.escape(name)})\b")
-            if place:
-                self.add(decl.pos.path, *place, name, ("value", name))
+        for (name, value), pos in zip(decl.sets, decl.set_pos):
+            self.at_pos(pos, name, ("value", name))
             self.expr(value, {})
         names: dict[str, Key] = {}
         if decl.run is not None:
@@ -361,12 +332,11 @@ class _Indexer:
         for stmt in stmts:
             self.stmt(stmt, scope, what)
 
-    def bind(self, stmt: n.Stmt, keyword: str, name: str, scope: dict[str, Key], what: str,
+    def bind(self, pos: n.Pos, name: str, scope: dict[str, Key], what: str,
              type_expr: n.TypeExpr | None = None) -> None:
-        place = self.search(stmt.pos, rf"\b{keyword}\s+({re.escape(name)})\b")
-        line, column = place or (stmt.pos.line, stmt.pos.column)
-        key = ("local", stmt.pos.path, line, column)
-        self.add(stmt.pos.path, line, column, name, key, True)
+        """A local bound where its name is written: known by that place from here to the end of its scope."""
+        key = ("local", pos.path, pos.line, pos.column)
+        self.at_pos(pos, name, key, True)
         self.analysis.locals[key] = Local(name, what, None, _type_text(type_expr) if type_expr else "")
         scope[name] = key
 
@@ -374,7 +344,7 @@ class _Indexer:
         if isinstance(stmt, n.Let):
             self.type(stmt.type)
             self.expr(stmt.value, scope)
-            self.bind(stmt, "let", stmt.name, scope, what, stmt.type)
+            self.bind(stmt.name_pos, stmt.name, scope, what, stmt.type)
         elif isinstance(stmt, n.Assign):
             self.assign(stmt, scope)
         elif isinstance(stmt, n.If):
@@ -384,7 +354,7 @@ class _Indexer:
         elif isinstance(stmt, n.For):
             self.expr(stmt.source, scope)
             inner = dict(scope)
-            self.bind(stmt, "for", stmt.var, inner, what)
+            self.bind(stmt.var_pos, stmt.var, inner, what)
             self.block(stmt.body, inner, what)
         elif isinstance(stmt, n.CallStmt):
             self.call(stmt.call, scope, statement=True)
@@ -396,16 +366,12 @@ class _Indexer:
 
     def assign(self, stmt: n.Assign, scope: dict[str, Key]) -> None:
         head, *path = stmt.target
-        self.at_pos(stmt.pos, head, self.name_key(head, scope))
-        lines = self.lines(stmt.pos.path)
-        line = lines[stmt.pos.line - 1] if 0 < stmt.pos.line <= len(lines) else ""
-        found = re.compile(rf"{_WORD}(\s*\.\s*{_WORD})*").match(line, stmt.pos.column - 1)
-        if found and path:
-            kinds = self.checker.fields.get(_pos_key(stmt.pos), [])
-            columns = [m.start() + 1 for m in re.finditer(_WORD, found.group(0))][1:]
-            for name, column, (kind, _) in zip(path, columns, kinds):
-                if kind:
-                    self.add(stmt.pos.path, stmt.pos.line, found.start() + column, name, ("field", kind, name))
+        head_pos, *path_pos = stmt.target_pos
+        self.at_pos(head_pos, head, self.name_key(head, scope))
+        kinds = self.checker.fields.get(_pos_key(stmt.pos), [])  # the kind behind each field, as the checker found
+        for name, pos, (kind, _) in zip(path, path_pos, kinds):
+            if kind:
+                self.at_pos(pos, name, ("field", kind, name))
         self.expr(stmt.value, scope)
 
     # ---- expressions
@@ -465,12 +431,7 @@ class _Indexer:
         elif isinstance(expr, n.Comprehension):
             self.expr(expr.source, scope)
             inner = dict(scope)
-            place = self.search(expr.pos, rf"\bfor\s+({re.escape(expr.var)})\b")
-            line, column = place or (expr.pos.line, expr.pos.column)
-            key = ("local", expr.pos.path, line, column)
-            self.add(expr.pos.path, line, column, expr.var, key, True)
-            self.analysis.locals[key] = Local(expr.var, "item of a list comprehension")
-            inner[expr.var] = key
+            self.bind(expr.var_pos, expr.var, inner, "item of a list comprehension")
             self.expr(expr.item, inner)
             self.expr(expr.condition, inner)
         else:
