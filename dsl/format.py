@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,6 +151,11 @@ def _parser():
         except OSError:
             pass
     return lark.Lark(grammar, **options)
+
+
+def load_parser() -> None:
+    """Make the formatter's parser now rather than at the first text (a language server does it at start)."""
+    _parser()
 
 
 class _Walk:
@@ -659,9 +665,28 @@ class Reformatter:
         self.limits = limits
         self.pieces: Memo[tuple[list[Tok], int] | None] = Memo(self._piece_tokens)
         self.placed: Memo[list[Tok]] = Memo(self._place)
+        self.lock = threading.Lock()  # format and prepare may be called from two threads
 
     def format(self, text: str) -> str:
-        return format_text(text, self.path, self.limits, self._tokens)
+        with self.lock:
+            return format_text(text, self.path, self.limits, self._tokens)
+
+    def prepare(self, text: str, pause: Callable[[], None]) -> None:
+        """Read a text's pieces ahead of its formatting, one at a time, calling pause before each.
+
+        Meant for another thread than the one that formats: the pieces are
+        read while nothing more urgent is going on, and formatting the text
+        then only lays it out.
+        """
+        blocks = 0
+        for piece in split(text):
+            pause()
+            with self.lock:
+                read = self.pieces(piece.text)
+                if read is None:
+                    return
+                self.placed((piece.text, piece.offset, piece.line, blocks))
+            blocks += read[1]
 
     def _tokens(self, text: str, path: str, limits: Limits) -> list[Tok]:
         if not self.pieces.kept:  # the first text: read whole, which is quicker, and its pieces kept

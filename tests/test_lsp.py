@@ -363,6 +363,26 @@ async def test_an_overridden_parameter_and_row_show_both_places_across_extends(c
     close(client, uri)
 
 
+async def test_a_text_that_does_not_parse_keeps_the_last_names_moved_with_the_lines(client: LanguageClient, tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    broken = "# a new first line\n" + SCOPES.replace("let sum = 2", "let sum = = 2")
+    change(client, uri, 2, broken)
+    (problem,) = await diagnostics_of(client, uri)
+    assert problem.range.start.line == where(broken, "= = 2").line
+    found = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=where(broken, "+ bonus", "bonus")))
+    assert [(f.range.start.line, f.range.start.character) for f in found] == [astuple(where(broken, "param bonus", "bonus"))]
+    uses = await references_at(client, uri, where(broken, "total = sum\n", "sum"))
+    assert uses == spans(uri, broken, "sum", "let sum = 0", "sum += p", "total = sum\n")
+    typing = broken.replace("p.strength + bonus", "p.strengt + bonus")  # a name being retyped
+    change(client, uri, 3, typing)
+    await diagnostics_of(client, uri)
+    uses = await references_at(client, uri, where(typing, "param bonus", "bonus"))
+    assert uses == spans(uri, typing, "bonus", "param bonus", "+ bonus", "set bonus")  # moved with the line
+    assert await references_at(client, uri, where(typing, "p.strengt", "strengt")) == set()  # no longer that name
+    close(client, uri)
+
+
 def astuple(position: lsp.Position) -> tuple[int, int]:
     return position.line, position.character
 

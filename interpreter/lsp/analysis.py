@@ -9,7 +9,8 @@ counted in characters, as the checker gives them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from difflib import SequenceMatcher
 from pathlib import Path
 from dataclasses import dataclass, field
 
@@ -152,11 +153,84 @@ def analyze(text: str, path: str, limits: Limits, version: int | None = None,
 
 def _keep_places(analysis: Analysis, previous: Analysis | None) -> Analysis:
     """A text that does not parse keeps the names of the last one that did, for hover and the rest."""
-    if previous is not None:
-        for name in ("rules", "sources", "occurrences", "locals", "types", "module", "depends"):
-            setattr(analysis, name, getattr(previous, name))
-        analysis.stale = True
-    return analysis
+    if previous is None:
+        return analysis
+    carried = carry_over(previous, analysis.text, analysis.version)
+    carried.diagnostics = analysis.diagnostics
+    return carried
+
+
+# ---- names carried over to a newer text ------------------------------------------------------
+
+
+def carry_over(previous: Analysis, text: str, version: int | None) -> Analysis:
+    """The names of an analysis, moved to a newer text of its file, without analysing it.
+
+    What the edit left alone keeps its meaning: a place above the edited
+    lines stays, a place below moves with them, a place on an edited line
+    stays or moves with the characters around it if they were left alone,
+    and a place in what was rewritten is dropped. The rules, types and the
+    outline are those of the previous text: for the moment until the new
+    text is analysed, or for as long as it does not parse.
+    """
+    carried = Analysis(previous.path, text, version)
+    for name in ("rules", "locals", "types", "module", "depends"):
+        setattr(carried, name, getattr(previous, name))
+    carried.sources = {**previous.sources, previous.path: SourceFile(previous.path, text)}
+    carried.stale = True
+    if text == previous.text:
+        carried.occurrences = previous.occurrences
+        return carried
+    move = _mover(previous.text, text)
+    found = []
+    for occurrence in previous.occurrences:
+        if occurrence.place.path != previous.path:
+            found.append(occurrence)
+            continue
+        place = move(occurrence.place)
+        if place is not None:
+            found.append(Occurrence(place, occurrence.key, occurrence.definition))
+    carried.occurrences = found
+    return carried
+
+
+def _mover(old: str, new: str) -> Callable[[Place], Place | None]:
+    """Where a place of the old text is in the new one (None: in what an edit rewrote)."""
+    before, after = old.split("\n"), new.split("\n")
+    lines: dict[int, int] = {}  # an old line left alone -> its number now (1-based)
+    typed: dict[int, tuple[int, int, int]] = {}  # an old line edited within -> its new number, and its edit
+    for how, first, last, new_first, new_last in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if how == "equal":
+            lines.update((first + i + 1, new_first + i + 1) for i in range(last - first))
+        elif how == "replace" and last - first == 1 and new_last - new_first == 1:
+            typed[first + 1] = (new_first + 1, *_edit_within(before[first], after[new_first]))
+
+    def move(place: Place) -> Place | None:
+        if place.line in lines:
+            return Place(place.path, lines[place.line], place.column, place.end_column)
+        if place.line in typed:  # a name with the characters on either side of it untouched: the same name
+            line, left, right = typed[place.line]
+            old_line = before[place.line - 1]
+            if place.end_column - 1 < left:
+                return Place(place.path, line, place.column, place.end_column)
+            if place.column - 1 > len(old_line) - right:
+                columns = len(after[line - 1]) - len(old_line)
+                return Place(place.path, line, place.column + columns, place.end_column + columns)
+        return None
+
+    return move
+
+
+def _edit_within(old: str, new: str) -> tuple[int, int]:
+    """How many characters at the start, and at the end, of a line an edit left alone."""
+    shortest = min(len(old), len(new))
+    left = 0
+    while left < shortest and old[left] == new[left]:
+        left += 1
+    right = 0
+    while right < shortest - left and old[-1 - right] == new[-1 - right]:
+        right += 1
+    return left, right
 
 
 def _run(checker: Recorder, analysis: Analysis) -> list[Diagnostic]:

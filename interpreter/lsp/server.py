@@ -3,7 +3,10 @@
 Each open document is analysed in a worker thread whenever it changes (and
 every open file built on it with it), and its diagnostics published; a
 request waits briefly for the analysis of the text it is about, then answers
-from the latest one. Every handler answers something, whatever the text: a
+from the latest one. A request about a place (hover, definition, references,
+completion) waits less: past QUICK it answers from the last analysis, its
+places carried over to the newest text, so an answer never waits for a
+slow analysis of a file being typed. Every handler answers something, whatever the text: a
 problem of ours is logged, never left to stop the server.
 """
 
@@ -11,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import logging
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,15 +27,18 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from dsl.diagnostics import Diagnostic, RulesError
-from dsl.format import Reformatter
+from dsl import syntax
+from dsl.format import Reformatter, load_parser
 from dsl.limits import Limits
 from dsl.parse import keep_in_memory
-from interpreter.lsp.analysis import Analysis, Place, analyze
+from interpreter.lsp.analysis import Analysis, Place, analyze, carry_over
 from interpreter.lsp.completion import complete
 from interpreter.lsp.features import definition, hover, lenses, lines_of, references, symbols
 
 RUN_EXAMPLE = "fracas.runExample"
 WAIT = 2.0  # seconds a request waits for the analysis of the text it is about
+QUICK = 0.08  # ... and a request about a place, before it answers from the last analysis
+IDLE = 2.0  # seconds without an edit before the server looks for garbage among everything it keeps
 log = logging.getLogger("fracas.lsp")
 
 _ITEM_KINDS = {"keyword": lsp.CompletionItemKind.Keyword, "row": lsp.CompletionItemKind.EnumMember,
@@ -71,6 +79,9 @@ class FracasServer(LanguageServer):
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="fracas-analysis")  # one at a time
         self.failures: list[str] = []  # analyses that failed (bugs of ours), reported from the event loop
         self.formatters: dict[str, Reformatter] = {}  # uri -> what formats its texts, keeping what did not change
+        self.collection: asyncio.TimerHandle | None = None
+        self.asking = 0  # requests being answered
+        self.preparer = ThreadPoolExecutor(1, thread_name_prefix="fracas-prepare")  # work that can wait
 
     # ---- documents and their analyses
 
@@ -95,11 +106,58 @@ class FracasServer(LanguageServer):
             self.worker, self._analyze, uri, text, version, texts, previous)
         self.pending[uri] = future
         future.add_done_callback(functools.partial(self._analysed, uri))
+        self._collect_when_idle()
         if dependents:
             path = str(Path(uri_to_path(uri)).resolve())
             for other, analysis in list(self.analyses.items()):
                 if other != uri and path in analysis.depends:
                     self.schedule(other, dependents=False)
+
+    def format(self, uri: str, text: str) -> str | None:
+        """The text laid out by fracas fmt, or None if it cannot be; in the worker, where its formatter lives."""
+        formatter = self.formatters.get(uri)
+        if formatter is None:
+            formatter = self.formatters[uri] = Reformatter(uri_to_path(uri), self.limits)
+        try:
+            return formatter.format(text)
+        except RulesError:
+            return None
+
+    def _ready_to_format(self, uri: str, text: str) -> None:
+        """Read a newly opened file for formatting, so that Format Document answers at once.
+
+        In a thread of its own, a declaration at a time, stepping aside
+        while a request is answered or a file analysed.
+        """
+        formatter = self.formatters.get(uri)
+        if formatter is None:
+            formatter = self.formatters[uri] = Reformatter(uri_to_path(uri), self.limits)
+        try:
+            formatter.prepare(text, self._step_aside)
+        except Exception:  # a bug of ours: in the log; Format Document will say it again
+            log.error("reading %s for formatting failed: %s", uri, traceback.format_exc())
+
+    def _step_aside(self) -> None:
+        waited = 0.0
+        while waited < 1.0 and (self.asking or any(not f.done() for f in list(self.pending.values()))):
+            time.sleep(0.005)
+            waited += 0.005
+
+    # A full garbage collection walks every object the server keeps (trees, tokens, indexes of the open
+    # files): 50-100 ms, too long to happen in the middle of an answer. The server turns the automatic one
+    # off (build) and collects once the editor has neither edited nor asked anything for IDLE seconds.
+
+    def _collect_when_idle(self) -> None:
+        if self.collection is not None:
+            self.collection.cancel()
+        self.collection = asyncio.get_running_loop().call_later(IDLE, self._collect)
+
+    def _collect(self) -> None:
+        self.collection = None
+        if any(not future.done() for future in self.pending.values()):
+            self._collect_when_idle()
+            return
+        gc.collect()
 
     def _analyze(self, uri: str, text: str, version: int | None, texts: dict[Path, str],
                  previous: Analysis | None) -> Analysis | None:
@@ -130,10 +188,17 @@ class FracasServer(LanguageServer):
         if document.version == analysis.version:  # an older text's problems would only flicker past
             self.publish(uri, analysis)
 
-    async def current(self, uri: str) -> Analysis | None:
+    async def current(self, uri: str, quick: bool = False) -> Analysis | None:
+        """The analysis of the document's newest text; quick: or the last one carried over to that text."""
+        self._collect_when_idle()  # not while the editor is asking
         future = self.pending.get(uri)
         if future is not None and not future.done():
-            await asyncio.wait({future}, timeout=WAIT)  # waits without cancelling it
+            await asyncio.wait({future}, timeout=QUICK if quick else WAIT)  # waits without cancelling it
+            last, document = self.analyses.get(uri), self.workspace.text_documents.get(uri)
+            if not future.done() and quick and last is not None and document is not None:
+                return carry_over(last, normalized(document.source), document.version)
+            if not future.done():
+                await asyncio.wait({future}, timeout=WAIT)
         return self.analyses.get(uri)
 
     def related(self, analysis: Analysis) -> list[Analysis]:
@@ -246,11 +311,14 @@ def _answers(default: Any):
         if asyncio.iscoroutinefunction(handler):
             @functools.wraps(handler)
             async def guarded(ls: FracasServer, params):
+                ls.asking += 1
                 try:
                     return await handler(ls, params)
                 except Exception:
                     _report(ls, f"{handler.__name__} failed")
                     return default
+                finally:
+                    ls.asking -= 1
         else:
             @functools.wraps(handler)
             def guarded(ls: FracasServer, params):
@@ -266,12 +334,18 @@ def _answers(default: Any):
 
 def build(limits: Limits) -> FracasServer:
     keep_in_memory(64)
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 1_000_000)  # the oldest objects are collected when idle (_collect_when_idle)
     server = FracasServer(limits)
+    server.preparer.submit(_load_parsers)  # before the first file comes, not while it is asked about
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @_answers(None)
     def did_open(ls: FracasServer, params: lsp.DidOpenTextDocumentParams):
         ls.schedule(params.text_document.uri)
+        text = ls.text(params.text_document.uri)
+        if text is not None:
+            ls.preparer.submit(ls._ready_to_format, params.text_document.uri, text)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     @_answers(None)
@@ -300,7 +374,7 @@ def build(limits: Limits) -> FracasServer:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @_answers(None)
     async def on_hover(ls: FracasServer, params: lsp.HoverParams):
-        analysis = await ls.current(params.text_document.uri)
+        analysis = await ls.current(params.text_document.uri, quick=True)
         if analysis is None:
             return None
         line, column = ls.cursor(params.text_document.uri, params.position)
@@ -312,7 +386,7 @@ def build(limits: Limits) -> FracasServer:
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     @_answers([])
     async def on_definition(ls: FracasServer, params: lsp.DefinitionParams):
-        analysis = await ls.current(params.text_document.uri)
+        analysis = await ls.current(params.text_document.uri, quick=True)
         if analysis is None:
             return []
         related = ls.related(analysis)
@@ -322,7 +396,7 @@ def build(limits: Limits) -> FracasServer:
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     @_answers([])
     async def on_references(ls: FracasServer, params: lsp.ReferenceParams):
-        analysis = await ls.current(params.text_document.uri)
+        analysis = await ls.current(params.text_document.uri, quick=True)
         if analysis is None:
             return []
         related = ls.related(analysis)
@@ -334,7 +408,7 @@ def build(limits: Limits) -> FracasServer:
     @_answers(lsp.CompletionList(is_incomplete=False, items=[]))
     async def on_completion(ls: FracasServer, params: lsp.CompletionParams):
         uri = params.text_document.uri
-        analysis = await ls.current(uri)
+        analysis = await ls.current(uri, quick=True)
         text = ls.text(uri)
         if analysis is None or text is None:
             return lsp.CompletionList(is_incomplete=False, items=[])
@@ -408,17 +482,13 @@ def build(limits: Limits) -> FracasServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
     @_answers(None)
-    def on_formatting(ls: FracasServer, params: lsp.DocumentFormattingParams):
+    async def on_formatting(ls: FracasServer, params: lsp.DocumentFormattingParams):
         uri = params.text_document.uri
         text = ls.text(uri)
         if text is None:
             return None
-        formatter = ls.formatters.get(uri)
-        if formatter is None:
-            formatter = ls.formatters[uri] = Reformatter(uri_to_path(uri), ls.limits)
-        try:
-            formatted = formatter.format(text)
-        except RulesError:
+        formatted = await asyncio.get_running_loop().run_in_executor(ls.worker, ls.format, uri, text)
+        if formatted is None:
             return None  # the diagnostics say why; nothing is changed
         if formatted == text:
             return []
@@ -427,6 +497,14 @@ def build(limits: Limits) -> FracasServer:
         return [lsp.TextEdit(range=whole, new_text=formatted)]
 
     return server
+
+
+def _load_parsers() -> None:
+    try:
+        syntax.parser()
+        load_parser()
+    except Exception:  # the first file will say what is wrong
+        log.error("loading the parsers failed: %s", traceback.format_exc())
 
 
 def _refreshes_lenses(ls: FracasServer) -> bool:
