@@ -74,7 +74,8 @@ class Analysis:
     types: dict[Key, Type] = field(default_factory=dict)  # a local's type, from the checker
     module: n.Module | None = None  # this file alone, as parsed
     depends: set[str] = field(default_factory=set)  # the files its chain reads (resolved), even when it fails
-    stale: bool = False  # the text does not parse: places are those of the last text that did
+    stale: bool = False  # places are those of an earlier text, carried over to this one
+    readable: bool = True  # the text parses (within the limits)
 
     @property
     def chain(self) -> tuple[str, ...]:
@@ -120,11 +121,13 @@ def analyze(text: str, path: str, limits: Limits, version: int | None = None,
     if len(text.encode("utf-8", "surrogatepass")) > limits.file_bytes:
         analysis.diagnostics = [Diagnostic(path, 1, 1, f"the file is over the limit of {limits.file_bytes} bytes",
                                            limits.hint("file_bytes"))]
+        analysis.readable = False
         return _keep_places(analysis, previous)
     try:
         analysis.module = parse_again(text, path, limits)
     except RulesError as error:
         analysis.diagnostics = list(error.diagnostics)
+        analysis.readable = False
         return _keep_places(analysis, previous)
     try:
         loaded = load_module(text, path, limits, False, open_texts, analysis.module,
@@ -156,7 +159,7 @@ def _keep_places(analysis: Analysis, previous: Analysis | None) -> Analysis:
     if previous is None:
         return analysis
     carried = carry_over(previous, analysis.text, analysis.version)
-    carried.diagnostics = analysis.diagnostics
+    carried.diagnostics, carried.readable = analysis.diagnostics, analysis.readable
     return carried
 
 

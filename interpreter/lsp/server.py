@@ -81,6 +81,7 @@ class FracasServer(LanguageServer):
         self.formatters: dict[str, Reformatter] = {}  # uri -> what formats its texts, keeping what did not change
         self.collection: asyncio.TimerHandle | None = None
         self.asking = 0  # requests being answered
+        self.unreadable: dict[str, str] = {}  # uri -> its last text analysed, if that does not parse (worker's)
         self.preparer = ThreadPoolExecutor(1, thread_name_prefix="fracas-prepare")  # work that can wait
 
     # ---- documents and their analyses
@@ -114,7 +115,9 @@ class FracasServer(LanguageServer):
                     self.schedule(other, dependents=False)
 
     def format(self, uri: str, text: str) -> str | None:
-        """The text laid out by fracas fmt, or None if it cannot be; in the worker, where its formatter lives."""
+        """The text laid out by fracas fmt, or None if it cannot be; in the worker, after the text's analysis."""
+        if self.unreadable.get(uri) == text:
+            return None  # its analysis found it does not parse: no need to read it again to know
         formatter = self.formatters.get(uri)
         if formatter is None:
             formatter = self.formatters[uri] = Reformatter(uri_to_path(uri), self.limits)
@@ -165,7 +168,12 @@ class FracasServer(LanguageServer):
         if document is not None and document.version != version:
             return None  # a newer text is on its way
         try:
-            return analyze(text, uri_to_path(uri), self.limits, version, lambda p: texts.get(p.resolve()), previous)
+            analysis = analyze(text, uri_to_path(uri), self.limits, version, lambda p: texts.get(p.resolve()), previous)
+            if analysis.readable:
+                self.unreadable.pop(uri, None)
+            else:
+                self.unreadable[uri] = text
+            return analysis
         except Exception as error:  # a bug of ours: said in the editor, not a dead server
             log.error("analysis of %s failed: %s", uri, traceback.format_exc())
             self.failures.append(f"analysis of {uri}: {error}")
@@ -365,6 +373,7 @@ def build(limits: Limits) -> FracasServer:
         ls.analyses.pop(uri, None)
         ls.results.pop(uri, None)
         ls.formatters.pop(uri, None)
+        ls.unreadable.pop(uri, None)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         path = str(Path(uri_to_path(uri)).resolve())
         for other, analysis in list(ls.analyses.items()):  # variants now read the file from disk again
