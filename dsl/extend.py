@@ -77,25 +77,35 @@ def read_text(path: Path, shown: str, at: Diagnostic | None = None, limits: Limi
 
 # The text of a file as an editor holds it, unsaved, or None to read the file itself.
 OpenTexts = Callable[[Path], "str | None"]
+# How a caller that parses the same files again and again parses one: (text, path shown) -> its tree.
+Parser = Callable[[str, str], n.Module]
 
 
 def load_module(text: str, path: str, limits: Limits = DEFAULT, from_file: bool = False,
-                open_texts: OpenTexts | None = None, parsed: n.Module | None = None) -> Loaded:
+                open_texts: OpenTexts | None = None, parsed: n.Module | None = None,
+                parser: Parser | None = None) -> Loaded:
     """Parse a rules text and everything it extends, merged into one module.
 
     Trees of texts read from files are cached between runs (dsl.parse); the
     files a text extends are read from files, or taken from open_texts (a
     language server's open documents) when it has them. parsed: the text's
-    tree, when the caller has parsed it already.
+    tree, when the caller has parsed it already; parser: how the files it
+    extends are parsed, when not as usual.
     """
     root = Path(path).resolve().parent
-    return _load(text, path, Path(path).resolve(), root, (), limits, from_file, open_texts, parsed)
+    return _load(text, path, Path(path).resolve(), root, (), limits, from_file, open_texts, parsed, parser)
 
 
 def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...], limits: Limits,
-          from_file: bool = True, open_texts: OpenTexts | None = None, parsed: n.Module | None = None) -> Loaded:
+          from_file: bool = True, open_texts: OpenTexts | None = None, parsed: n.Module | None = None,
+          parser: Parser | None = None) -> Loaded:
     source = SourceFile(shown, text)
-    module = parsed if parsed is not None else parse(text, shown, limits, cache=from_file)
+    if parsed is not None:
+        module = parsed
+    elif parser is not None:
+        module = parser(text, shown)
+    else:
+        module = parse(text, shown, limits, cache=from_file)
     sources = {shown: source}
     if not module.extends:
         return Loaded(module, sources)
@@ -110,7 +120,7 @@ def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...]
         held = open_texts(target) if open_texts is not None else None
         base_text = held if held is not None else read_text(target, target_shown,
                                                             source.at(extends.pos, "cannot extend"), limits)
-        base = _load(base_text, target_shown, target, root, stack + (real,), limits, True, open_texts)
+        base = _load(base_text, target_shown, target, root, stack + (real,), limits, True, open_texts, None, parser)
         sources.update(base.sources)
         bases.append(target_shown)
         for decl in base.module.decls:

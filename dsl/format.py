@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +39,7 @@ from dsl.cache import cache_folder
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from dsl.limits import DEFAULT, Limits
 from dsl.parse import parse
+from dsl.pieces import Memo, Piece, split
 from dsl.resources import grammar_text
 
 INDENT = 4
@@ -88,6 +91,7 @@ class Line:
     blank: bool = False
     indent: int = 0
     code: str = ""
+    gaps: list[str] | None = None  # the space before each token, once worked out (_gaps)
 
 
 class CannotFormat(Exception):
@@ -96,17 +100,22 @@ class CannotFormat(Exception):
         self.tok, self.message, self.hint = tok, message, hint
 
 
-def format_text(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> str:
-    """The text in the canonical layout; RulesError (located) if it does not parse or cannot be laid out."""
+def format_text(text: str, path: str = "<rules>", limits: Limits = DEFAULT,
+                tokens: Callable[[str, str, Limits], list[Tok]] | None = None) -> str:
+    """The text in the canonical layout; RulesError (located) if it does not parse or cannot be laid out.
+
+    tokens: how the text is read into tokens, when not whole (a Reformatter's way).
+    """
+    read = tokens or _tokens
     source = SourceFile(path, text)
     if len(text.encode("utf-8", "surrogatepass")) > limits.file_bytes:
         raise RulesError([Diagnostic(path, 0, 0, f"the text is over the limit of {limits.file_bytes} bytes",
                                      limits.hint("file_bytes"))])
     try:
-        tokens = _tokens(text, path, limits)
-        result = _render(_lines(text, tokens))
+        found = read(text, path, limits)
+        result = _render(_lines(text, found))
         if result != text:
-            _same_tokens(text, tokens, result, path, limits)
+            _same_tokens(text, found, result, path, limits, read)
     except CannotFormat as problem:
         raise RulesError([_diagnostic(source, problem)]) from None
     return result
@@ -142,6 +151,11 @@ def _parser():
         except OSError:
             pass
     return lark.Lark(grammar, **options)
+
+
+def load_parser() -> None:
+    """Make the formatter's parser now rather than at the first text (a language server does it at start)."""
+    _parser()
 
 
 class _Walk:
@@ -207,11 +221,14 @@ def _tokens(text: str, path: str, limits: Limits) -> list[Tok]:
         parse(text, path, limits)  # the same limit as everywhere, said the same way
     walk = _Walk()
     walk.tree(tree, 0, 0, "start")
-    tokens = walk.tokens
+    _mark_tight(walk.tokens)
+    return walk.tokens
+
+
+def _mark_tight(tokens: list[Tok]) -> None:
     for before, tok, after in zip([None, *tokens], tokens, [*tokens[1:], None]):
         if tok.text == "/" and before is not None and after is not None:
             tok.tight = _is_number(before) and _is_number(after)
-    return tokens
 
 
 def _depth(tree) -> int:
@@ -235,7 +252,11 @@ def _is_number(tok: Tok) -> bool:
 
 def _gap(text: str, start: int, end: int, at_start: bool) -> tuple[list[Comment], bool, bool]:
     """The comments in the whitespace text[start:end]; whether a newline and a blank line end it."""
-    parts = text[start:end].split("\n")
+    gap = text[start:end]
+    if "#" not in gap:  # most gaps: a space, or line ends
+        breaks = gap.count("\n")
+        return [], breaks > 0 or at_start, breaks > 1
+    parts = gap.split("\n")
     comments: list[Comment] = []
     blank = False
     for index, part in enumerate(parts):
@@ -326,6 +347,14 @@ def _space(before: Tok, tok: Tok) -> str:
     return " "
 
 
+def _gaps(line: Line) -> list[str]:
+    """The space before each token of a line (none before the first), worked out once per line."""
+    if line.gaps is None:
+        tokens = line.tokens
+        line.gaps = [""] + [_space(before, tok) for before, tok in zip(tokens, tokens[1:])]
+    return line.gaps
+
+
 def _join(tokens: list[Tok]) -> str:
     out = tokens[0].text
     for before, tok in zip(tokens, tokens[1:]):
@@ -368,7 +397,7 @@ def _render(lines: list[Line]) -> str:
         elif line in rows:
             line.code = " " * line.indent + rows[line]
         else:
-            line.code = " " * line.indent + _join(line.tokens)
+            line.code = " " * line.indent + "".join(gap + tok.text for gap, tok in zip(_gaps(line), line.tokens))
         if first.item or first.brace == "close":
             value_column = _value_column(line)
         _track_brackets(line, stack)
@@ -382,12 +411,11 @@ ASSIGNMENTS = ("=", "+=", "-=", "*=")
 def _value_column(line: Line) -> int | None:
     """The column of the value after the first '=' outside brackets (or after `return`), when it starts on the line."""
     column, depth = line.indent, 0
-    tokens = line.tokens
+    tokens, gaps = line.tokens, _gaps(line)
     if tokens[0].text == "return" and len(tokens) > 1:
-        return column + len("return") + len(_space(tokens[0], tokens[1]))
+        return column + len("return") + len(gaps[1])
     for index, tok in enumerate(tokens):
-        if index:
-            column += len(_space(tokens[index - 1], tok))
+        column += len(gaps[index])
         if tok.text in ("(", "[") or (tok.record and tok.text == "{"):
             depth += 1
         elif tok.text in (")", "]") or (tok.record and tok.text == "}"):
@@ -395,7 +423,7 @@ def _value_column(line: Line) -> int | None:
         elif tok.text in ASSIGNMENTS and depth == 0 and tok.brace == "":
             if index + 1 == len(tokens):
                 return None
-            return column + len(tok.text) + len(_space(tok, tokens[index + 1]))
+            return column + len(tok.text) + len(gaps[index + 1])
         column += len(tok.text)
     return None
 
@@ -404,9 +432,9 @@ def _track_brackets(line: Line, stack: list[_Open]) -> None:
     """Follow the expression brackets of a line, with the columns they were rendered at."""
     column = line.indent
     opened_here: list[_Open] = []
+    gaps = _gaps(line)
     for index, tok in enumerate(line.tokens):
-        if index:
-            column += len(_space(line.tokens[index - 1], tok))
+        column += len(gaps[index])
         if tok.text in ("(", "[") or (tok.record and tok.text == "{"):
             entry = _Open(tok, column, line.indent)
             stack.append(entry)
@@ -591,8 +619,9 @@ def _grid(lines: list[Line]) -> dict[Line, str]:
 # ---- the check that nothing but whitespace changed ------------------------------------------------
 
 
-def _same_tokens(before: str, old: list[Tok], after: str, path: str, limits: Limits) -> None:
-    new = _tokens(after, path, limits)
+def _same_tokens(before: str, old: list[Tok], after: str, path: str, limits: Limits,
+                 read: Callable[[str, str, Limits], list[Tok]]) -> None:
+    new = read(after, path, limits)
     for a, b in zip(old, new):
         if a.text != b.text:
             raise CannotFormat(a, "fracas fmt would change this file's tokens here",
@@ -619,3 +648,113 @@ def format_file(path: str | Path, limits: Limits = DEFAULT) -> tuple[str, str]:
 
     text = read_text(Path(path), str(path), limits=limits)
     return text, format_text(text, str(path), limits)
+
+
+# ---- formatting again after an edit --------------------------------------------------
+
+
+class Reformatter:
+    """Formats the texts of one file, one version after another (an editor's), reading only what changed.
+
+    The tokens of each top-level declaration (dsl.pieces) are kept by its
+    text; the layout is then computed over the whole file as format_text
+    does, so the result is the same. A text that cannot be read piece by
+    piece is read whole, which also gives format_text's messages.
+    """
+
+    def __init__(self, path: str, limits: Limits = DEFAULT):
+        self.path = path
+        self.limits = limits
+        self.pieces: Memo[tuple[list[Tok], int] | None] = Memo(self._piece_tokens)
+        self.placed: Memo[list[Tok]] = Memo(self._place)
+        self.lock = threading.Lock()  # format and prepare may be called from two threads
+
+    def format(self, text: str) -> str:
+        with self.lock:
+            return format_text(text, self.path, self.limits, self._tokens)
+
+    def prepare(self, text: str, pause: Callable[[], None]) -> None:
+        """Read a text's pieces ahead of its formatting, one at a time, calling pause before each.
+
+        Meant for another thread than the one that formats: the pieces are
+        read while nothing more urgent is going on, and formatting the text
+        then only lays it out.
+        """
+        blocks = 0
+        for piece in split(text):
+            pause()
+            with self.lock:
+                read = self.pieces(piece.text)
+                if read is None:
+                    return
+                self.placed((piece.text, piece.offset, piece.line, blocks))
+            blocks += read[1]
+
+    def _tokens(self, text: str, path: str, limits: Limits) -> list[Tok]:
+        if not self.pieces.kept:  # the first text: read whole, which is quicker, and its pieces kept
+            found = _tokens(text, path, limits)
+            self._keep_pieces(found, split(text))
+            return found
+        found = []
+        blocks = 0
+        for index, piece in enumerate(split(text)):
+            read = self.pieces(piece.text)
+            if read is None or (index > 0 and read[0] and read[0][0].rule in ("header", "extends_decl")):
+                return _tokens(text, path, limits)
+            found.extend(self.placed((piece.text, piece.offset, piece.line, blocks)))
+            blocks += read[1]
+        return found
+
+    def _keep_pieces(self, tokens: list[Tok], pieces: list[Piece]) -> None:
+        """A whole text's tokens shared out to its pieces, as each piece read alone would give them."""
+        index, blocks = 0, 0
+        for number, piece in enumerate(pieces):
+            end = pieces[number + 1].offset if number + 1 < len(pieces) else None
+            mine = []
+            while index < len(tokens) and (end is None or tokens[index].start < end):
+                mine.append(tokens[index])
+                index += 1
+            count = sum(1 for tok in mine if tok.brace == "open")
+            self.placed.kept[(piece.text, piece.offset, piece.line, blocks)] = mine
+            self.pieces.kept[piece.text] = (_moved(mine, -piece.offset, 1 - piece.line, -blocks), count)
+            blocks += count
+
+    def _piece_tokens(self, text: str) -> tuple[list[Tok], int] | None:
+        """A piece's tokens as if it began the file, and how many blocks it holds; None if it cannot be read alone."""
+        import lark
+
+        try:
+            tree = _parser().parse(text)
+        except lark.exceptions.UnexpectedInput:
+            return None
+        if _depth(tree) > self.limits.nesting:
+            return None
+        walk = _Walk()
+        try:
+            walk.tree(tree, 0, 0, "start")
+        except CannotFormat:
+            return None
+        _mark_tight(walk.tokens)
+        return walk.tokens, walk.blocks
+
+    def _place(self, key: tuple[str, int, int, int]) -> list[Tok]:
+        text, offset, line, blocks = key
+        read = self.pieces(text)
+        assert read is not None
+        if (offset, line, blocks) == (0, 1, 0):
+            return read[0]
+        return _moved(read[0], offset, line - 1, blocks)
+
+
+def _moved(tokens: list[Tok], offset: int, lines: int, blocks: int) -> list[Tok]:
+    """Copies of tokens `offset` characters and `lines` lines further on, their blocks numbered `blocks` on."""
+    placed = []
+    for tok in tokens:
+        copy = object.__new__(Tok)
+        copy.__dict__.update(tok.__dict__)
+        copy.start, copy.end = tok.start + offset, tok.end + offset
+        copy.line, copy.end_line = tok.line + lines, tok.end_line + lines
+        copy.block = tok.block + blocks if tok.block else 0
+        copy.owner = tok.owner + blocks if tok.owner else 0
+        placed.append(copy)
+    return placed

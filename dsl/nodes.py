@@ -146,6 +146,7 @@ class Comprehension(Expr):
     var: str = ""
     source: Expr = None  # type: ignore[assignment]
     condition: Expr | None = None
+    var_pos: Pos = field(default=NOWHERE, compare=False, repr=False)  # where the item's name is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +173,7 @@ class Let(Stmt):
     name: str = ""
     value: Expr = None  # type: ignore[assignment]
     type: TypeExpr | None = None  # when given, the local may later hold any value of this type
+    name_pos: Pos = field(default=NOWHERE, compare=False, repr=False)  # where the name is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +181,7 @@ class Assign(Stmt):
     target: tuple[str, ...] = ()  # a name, then field names
     op: str = "="
     value: Expr = None  # type: ignore[assignment]
+    target_pos: tuple[Pos, ...] = field(default=(), compare=False, repr=False)  # where each name of target is
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +196,7 @@ class For(Stmt):
     var: str = ""
     source: Expr = None  # type: ignore[assignment]
     body: tuple[Stmt, ...] = ()
+    var_pos: Pos = field(default=NOWHERE, compare=False, repr=False)  # where the loop's name is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +306,8 @@ class TableDecl(Decl):
     columns: tuple[str, ...] = ()
     column_pos: tuple[Pos, ...] = field(default=(), compare=False, repr=False)
     rows: tuple[TableRow, ...] = ()
+    row_kind_pos: Pos = field(default=NOWHERE, compare=False, repr=False)
+    column_kind_pos: Pos = field(default=NOWHERE, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +376,7 @@ class ExampleDecl(Decl):
     run: Call | None = None
     rolls: ListLit | None = None
     expects: tuple[Expr, ...] = ()
+    set_pos: tuple[Pos, ...] = field(default=(), compare=False, repr=False)  # where each set's name is written
 
 
 @dataclass(frozen=True, slots=True)

@@ -434,7 +434,8 @@ class ToNodes(Transformer):
         name, row_kind, column_kind, type_, default, columns, *rows = items
         return n.TableDecl(self._tpos(name), name=str(name), row_kind=str(row_kind), column_kind=str(column_kind),
                            type=type_, default=default, columns=tuple(c for c, _ in columns),
-                           column_pos=tuple(p for _, p in columns), rows=tuple(rows))
+                           column_pos=tuple(p for _, p in columns), rows=tuple(rows),
+                           row_kind_pos=self._tpos(row_kind), column_kind_pos=self._tpos(column_kind))
 
     def table_columns(self, meta, items):
         return [(str(t), self._tpos(t)) for t in items]
@@ -510,10 +511,12 @@ class ToNodes(Transformer):
         title_token, *parts = items
         title = _unquote(title_token)
         match = EXAMPLE_ID.match(title)
-        sets, run, rolls, expects = [], None, None, []
+        sets, set_pos, run, rolls, expects = [], [], None, None, []
         for kind, value in parts:
             if kind == "set":
-                sets.append(value)
+                name_token, set_value = value
+                sets.append((str(name_token), set_value))
+                set_pos.append(self._tpos(name_token))
             elif kind == "run":
                 run = value
             elif kind == "rolls":
@@ -528,10 +531,11 @@ class ToNodes(Transformer):
             run=run,
             rolls=rolls,
             expects=tuple(expects),
+            set_pos=tuple(set_pos),
         )
 
     def example_set(self, meta, items):
-        return ("set", (str(items[0]), items[1]))
+        return ("set", (items[0], items[1]))  # the name's token: example_decl keeps its place
 
     def example_run(self, meta, items):
         name, args = items
@@ -551,14 +555,15 @@ class ToNodes(Transformer):
 
     def let_stmt(self, meta, items):
         name, type_, value = items
-        return n.Let(self._pos(meta), name=str(name), value=value, type=type_)
+        return n.Let(self._pos(meta), name=str(name), value=value, type=type_, name_pos=self._tpos(name))
 
     def assign_stmt(self, meta, items):
         target, op, value = items
-        return n.Assign(self._pos(meta), target=target, op=str(op), value=value)
+        return n.Assign(self._pos(meta), target=tuple(str(t) for t in target), op=str(op), value=value,
+                        target_pos=tuple(self._tpos(t) for t in target))
 
     def lvalue(self, meta, items):
-        return tuple(str(t) for t in items)
+        return tuple(items)  # the names' tokens: assign_stmt keeps their places
 
     def if_stmt(self, meta, items):
         test, then, otherwise = items
@@ -568,7 +573,7 @@ class ToNodes(Transformer):
 
     def for_stmt(self, meta, items):
         var, source, body = items
-        return n.For(self._pos(meta), var=str(var), source=source, body=body)
+        return n.For(self._pos(meta), var=str(var), source=source, body=body, var_pos=self._tpos(var))
 
     def while_stmt(self, meta, items):
         test, body = items
@@ -688,7 +693,8 @@ class ToNodes(Transformer):
 
     def comprehension(self, meta, items):
         item, var, source, condition = items
-        return n.Comprehension(self._pos(meta), item=item, var=str(var), source=source, condition=condition)
+        return n.Comprehension(self._pos(meta), item=item, var=str(var), source=source, condition=condition,
+                               var_pos=self._tpos(var))
 
     def record(self, meta, items):
         return n.RecordLit(self._pos(meta), fields=tuple(items))

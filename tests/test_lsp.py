@@ -218,6 +218,175 @@ async def test_references_from_a_base_include_its_open_variants(client: Language
     close(client, base_uri)
 
 
+# ---- every reference from the analysed tree, names resolved by their scope ----------------------------
+
+SCOPES = '''rules "scopes"
+
+param bonus: int = 1
+outcome total: int = 0
+
+kind piece { strength: int = 1 }
+piece knight { strength 3 }
+
+step count(pieces: list of piece) {
+    let sum = 0
+    for p in pieces {
+        sum += p.strength + bonus
+    }
+    total = sum
+}
+
+step other() {
+    let sum = 2
+    total = sum + [p * 2 for p in [1, 2]][0]
+}
+
+action play(pieces: list of piece) {
+    count(pieces: pieces)
+    for p in pieces {
+        total += p.strength
+    }
+}
+
+example "T-01 a knight" {
+    set bonus = 2
+    run play(pieces: [knight])
+    expect total == 8
+}
+'''
+
+SCOPES_VARIANT = '''rules "a variant"
+extends "scopes.rules"
+
+override param bonus: int = 5
+override piece knight { strength 4 }
+
+example "V-01 a stronger knight" {
+    set bonus = 0
+    run play(pieces: [knight])
+    expect total == 8
+}
+'''
+
+
+async def open_scopes(client: LanguageClient, folder: Path, variant: bool = False) -> tuple[str, str | None]:
+    (folder / "scopes.rules").write_text(SCOPES)
+    (folder / "variant.rules").write_text(SCOPES_VARIANT)
+    base = await open_document(client, folder / "scopes.rules")
+    return base, (await open_document(client, folder / "variant.rules") if variant else None)
+
+
+async def references_at(client: LanguageClient, uri: str, position: lsp.Position,
+                        declaration: bool = True) -> set[tuple[str, int, int, int]]:
+    found = await client.text_document_references_async(lsp.ReferenceParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=position,
+        context=lsp.ReferenceContext(include_declaration=declaration)))
+    return {(f.uri, f.range.start.line, f.range.start.character, f.range.end.character) for f in found}
+
+
+def spans(uri: str, text: str, name: str, *places: str) -> set[tuple[str, int, int, int]]:
+    """The ranges of `name` where each of `places` is first written in a text."""
+    found = set()
+    for written in places:
+        position = where(text, written, name)
+        found.add((uri, position.line, position.character, position.character + len(name)))
+    return found
+
+
+async def test_references_of_a_local_are_its_binding_and_its_uses_in_its_own_step_only(client: LanguageClient,
+                                                                                     tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    found = await references_at(client, uri, where(SCOPES, "let sum = 0", "sum"))
+    assert found == spans(uri, SCOPES, "sum", "let sum = 0", "sum += p", "total = sum\n")
+    other = await references_at(client, uri, where(SCOPES, "total = sum +", "sum"))
+    assert other == spans(uri, SCOPES, "sum", "let sum = 2", "total = sum +")
+    close(client, uri)
+
+
+async def test_references_of_a_for_variable_stay_inside_its_loop(client: LanguageClient, tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    found = await references_at(client, uri, where(SCOPES, "for p in pieces", "p"))
+    assert found == spans(uri, SCOPES, "p", "for p in pieces", "p.strength + bonus")
+    in_the_action = await references_at(client, uri, where(SCOPES, "total += p.strength", "p"), declaration=False)
+    assert in_the_action == spans(uri, SCOPES, "p", "total += p.strength")
+    comprehension = await references_at(client, uri, where(SCOPES, "[p * 2 for p in", "p"))
+    assert comprehension == spans(uri, SCOPES, "p", "[p * 2", "for p in [1")
+    close(client, uri)
+
+
+async def test_a_parameter_set_in_an_example_is_a_reference_to_it(client: LanguageClient, tmp_path):
+    uri, variant = await open_scopes(client, tmp_path, variant=True)
+    found = await references_at(client, uri, where(SCOPES, "param bonus", "bonus"))
+    assert found == (spans(uri, SCOPES, "bonus", "param bonus", "+ bonus", "set bonus")
+                     | spans(variant, SCOPES_VARIANT, "bonus", "override param bonus", "set bonus"))
+    close(client, variant)
+    close(client, uri)
+
+
+async def test_an_assignment_target_is_a_reference_to_what_it_assigns(client: LanguageClient, tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    found = await references_at(client, uri, where(SCOPES, "total = sum\n", "total"))
+    assert found == spans(uri, SCOPES, "total", "outcome total", "total = sum\n", "total = sum +",
+                          "total += p", "expect total")
+    close(client, uri)
+
+
+async def test_an_assigned_field_is_a_reference_to_the_field_of_its_kind(client: LanguageClient):
+    uri = await open_document(client, BASE)
+    text = BASE.read_text()
+    assigned = where(text, "where.stacks -= stacks", "stacks")
+    found = await references_at(client, uri, assigned)
+    field = where(text, "    stacks: int in 0..tile.stacks", "stacks")
+    assert {(uri, assigned.line, assigned.character, assigned.character + len("stacks")),
+            (uri, field.line, field.character, field.character + len("stacks"))} <= found
+    local = where(text, "-= stacks", "stacks")
+    assert (uri, local.line, local.character, local.character + len("stacks")) not in found  # the parameter is not
+    assert all(line != line_of(BASE, "stacks: int = 0") for _, line, _, _ in found)  # nor tile_type's field
+    close(client, uri)
+
+
+async def test_an_overridden_parameter_and_row_show_both_places_across_extends(client: LanguageClient, tmp_path):
+    uri, variant = await open_scopes(client, tmp_path, variant=True)
+    for name, written, base_written in (("bonus", "override param bonus", "param bonus"),
+                                        ("knight", "override piece knight", "piece knight")):
+        found = await client.text_document_definition_async(lsp.DefinitionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=variant), position=where(SCOPES_VARIANT, written, name)))
+        assert [(f.uri, f.range.start.line, f.range.start.character) for f in found] == [
+            (uri, *astuple(where(SCOPES, base_written, name))), (variant, *astuple(where(SCOPES_VARIANT, written, name)))]
+        shown = await hover_text(client, variant, where(SCOPES_VARIANT, written, name))
+        assert (f"Declared at scopes.rules:{where(SCOPES, base_written, name).line + 1}; "
+                f"overridden at variant.rules:{where(SCOPES_VARIANT, written, name).line + 1}") in shown
+    knights = await references_at(client, variant, where(SCOPES_VARIANT, "[knight]", "knight"))
+    assert knights == (spans(uri, SCOPES, "knight", "piece knight", "[knight]")
+                       | spans(variant, SCOPES_VARIANT, "knight", "override piece knight", "[knight]"))
+    close(client, variant)
+    close(client, uri)
+
+
+async def test_a_text_that_does_not_parse_keeps_the_last_names_moved_with_the_lines(client: LanguageClient, tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    broken = "# a new first line\n" + SCOPES.replace("let sum = 2", "let sum = = 2")
+    change(client, uri, 2, broken)
+    (problem,) = await diagnostics_of(client, uri)
+    assert problem.range.start.line == where(broken, "= = 2").line
+    found = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=where(broken, "+ bonus", "bonus")))
+    assert [(f.range.start.line, f.range.start.character) for f in found] == [astuple(where(broken, "param bonus", "bonus"))]
+    uses = await references_at(client, uri, where(broken, "total = sum\n", "sum"))
+    assert uses == spans(uri, broken, "sum", "let sum = 0", "sum += p", "total = sum\n")
+    typing = broken.replace("p.strength + bonus", "p.strengt + bonus")  # a name being retyped
+    change(client, uri, 3, typing)
+    await diagnostics_of(client, uri)
+    uses = await references_at(client, uri, where(typing, "param bonus", "bonus"))
+    assert uses == spans(uri, typing, "bonus", "param bonus", "+ bonus", "set bonus")  # moved with the line
+    assert await references_at(client, uri, where(typing, "p.strengt", "strengt")) == set()  # no longer that name
+    close(client, uri)
+
+
+def astuple(position: lsp.Position) -> tuple[int, int]:
+    return position.line, position.character
+
+
 # ---- completion -------------------------------------------------------------------------------------
 
 

@@ -9,8 +9,8 @@ counted in characters, as the checker gives them.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from difflib import SequenceMatcher
 from pathlib import Path
 from dataclasses import dataclass, field
 
@@ -21,7 +21,7 @@ from dsl.check import children as _children  # the checker's own walk over an ex
 from dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from dsl.extend import OpenTexts, load_module
 from dsl.limits import Limits
-from dsl.parse import parse
+from dsl.reparse import Reparser
 from dsl.ruleset import KindInfo, Ruleset
 from dsl.types import Type, type_from
 
@@ -74,7 +74,8 @@ class Analysis:
     types: dict[Key, Type] = field(default_factory=dict)  # a local's type, from the checker
     module: n.Module | None = None  # this file alone, as parsed
     depends: set[str] = field(default_factory=set)  # the files its chain reads (resolved), even when it fails
-    stale: bool = False  # the text does not parse: places are those of the last text that did
+    stale: bool = False  # places are those of an earlier text, carried over to this one
+    readable: bool = True  # the text parses (within the limits)
 
     @property
     def chain(self) -> tuple[str, ...]:
@@ -97,6 +98,22 @@ def _unique(places: Iterable[Place]) -> list[Place]:
     return list(dict.fromkeys(places))
 
 
+# One reparser per file read (the open ones and the files they extend): an edit re-reads only the
+# declarations it touched. Bounded, as a long session opens many files.
+_reparsers: dict[tuple[str, Limits], Reparser] = {}
+_MOST_FILES = 64
+
+
+def parse_again(text: str, path: str, limits: Limits) -> n.Module:
+    """The text's tree as dsl.parse gives it, reusing the declarations of the file's last texts."""
+    key = (path, limits)
+    reparser = _reparsers.pop(key, None) or Reparser(path, limits)
+    _reparsers[key] = reparser  # the most recent last
+    while len(_reparsers) > _MOST_FILES:
+        del _reparsers[next(iter(_reparsers))]
+    return reparser.parse(text)
+
+
 def analyze(text: str, path: str, limits: Limits, version: int | None = None,
             open_texts: OpenTexts | None = None, previous: Analysis | None = None) -> Analysis:
     """Check a text as `fracas check` would, and index its names; never raises for what a user can write."""
@@ -104,14 +121,17 @@ def analyze(text: str, path: str, limits: Limits, version: int | None = None,
     if len(text.encode("utf-8", "surrogatepass")) > limits.file_bytes:
         analysis.diagnostics = [Diagnostic(path, 1, 1, f"the file is over the limit of {limits.file_bytes} bytes",
                                            limits.hint("file_bytes"))]
+        analysis.readable = False
         return _keep_places(analysis, previous)
     try:
-        analysis.module = parse(text, path, limits)
+        analysis.module = parse_again(text, path, limits)
     except RulesError as error:
         analysis.diagnostics = list(error.diagnostics)
+        analysis.readable = False
         return _keep_places(analysis, previous)
     try:
-        loaded = load_module(text, path, limits, False, open_texts, analysis.module)
+        loaded = load_module(text, path, limits, False, open_texts, analysis.module,
+                             lambda text, shown: parse_again(text, shown, limits))
     except RulesError as error:  # an extends or override problem: this file alone is indexed
         analysis.diagnostics = list(error.diagnostics)
         here = Path(path).resolve().parent
@@ -136,11 +156,84 @@ def analyze(text: str, path: str, limits: Limits, version: int | None = None,
 
 def _keep_places(analysis: Analysis, previous: Analysis | None) -> Analysis:
     """A text that does not parse keeps the names of the last one that did, for hover and the rest."""
-    if previous is not None:
-        for name in ("rules", "sources", "occurrences", "locals", "types", "module", "depends"):
-            setattr(analysis, name, getattr(previous, name))
-        analysis.stale = True
-    return analysis
+    if previous is None:
+        return analysis
+    carried = carry_over(previous, analysis.text, analysis.version)
+    carried.diagnostics, carried.readable = analysis.diagnostics, analysis.readable
+    return carried
+
+
+# ---- names carried over to a newer text ------------------------------------------------------
+
+
+def carry_over(previous: Analysis, text: str, version: int | None) -> Analysis:
+    """The names of an analysis, moved to a newer text of its file, without analysing it.
+
+    What the edit left alone keeps its meaning: a place above the edited
+    lines stays, a place below moves with them, a place on an edited line
+    stays or moves with the characters around it if they were left alone,
+    and a place in what was rewritten is dropped. The rules, types and the
+    outline are those of the previous text: for the moment until the new
+    text is analysed, or for as long as it does not parse.
+    """
+    carried = Analysis(previous.path, text, version)
+    for name in ("rules", "locals", "types", "module", "depends"):
+        setattr(carried, name, getattr(previous, name))
+    carried.sources = {**previous.sources, previous.path: SourceFile(previous.path, text)}
+    carried.stale = True
+    if text == previous.text:
+        carried.occurrences = previous.occurrences
+        return carried
+    move = _mover(previous.text, text)
+    found = []
+    for occurrence in previous.occurrences:
+        if occurrence.place.path != previous.path:
+            found.append(occurrence)
+            continue
+        place = move(occurrence.place)
+        if place is not None:
+            found.append(Occurrence(place, occurrence.key, occurrence.definition))
+    carried.occurrences = found
+    return carried
+
+
+def _mover(old: str, new: str) -> Callable[[Place], Place | None]:
+    """Where a place of the old text is in the new one (None: in what an edit rewrote)."""
+    before, after = old.split("\n"), new.split("\n")
+    lines: dict[int, int] = {}  # an old line left alone -> its number now (1-based)
+    typed: dict[int, tuple[int, int, int]] = {}  # an old line edited within -> its new number, and its edit
+    for how, first, last, new_first, new_last in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if how == "equal":
+            lines.update((first + i + 1, new_first + i + 1) for i in range(last - first))
+        elif how == "replace" and last - first == 1 and new_last - new_first == 1:
+            typed[first + 1] = (new_first + 1, *_edit_within(before[first], after[new_first]))
+
+    def move(place: Place) -> Place | None:
+        if place.line in lines:
+            return Place(place.path, lines[place.line], place.column, place.end_column)
+        if place.line in typed:  # a name with the characters on either side of it untouched: the same name
+            line, left, right = typed[place.line]
+            old_line = before[place.line - 1]
+            if place.end_column - 1 < left:
+                return Place(place.path, line, place.column, place.end_column)
+            if place.column - 1 > len(old_line) - right:
+                columns = len(after[line - 1]) - len(old_line)
+                return Place(place.path, line, place.column + columns, place.end_column + columns)
+        return None
+
+    return move
+
+
+def _edit_within(old: str, new: str) -> tuple[int, int]:
+    """How many characters at the start, and at the end, of a line an edit left alone."""
+    shortest = min(len(old), len(new))
+    left = 0
+    while left < shortest and old[left] == new[left]:
+        left += 1
+    right = 0
+    while right < shortest - left and old[-1 - right] == new[-1 - right]:
+        right += 1
+    return left, right
 
 
 def _run(checker: Recorder, analysis: Analysis) -> list[Diagnostic]:
@@ -157,7 +250,7 @@ def _run(checker: Recorder, analysis: Analysis) -> list[Diagnostic]:
 
 def _base_module(source: SourceFile, limits: Limits) -> n.Module | None:
     try:
-        return parse(source.text, source.path, limits, cache=True)
+        return parse_again(source.text, source.path, limits)
     except RulesError:
         return None
 
@@ -197,9 +290,6 @@ class Recorder(Checker):
 
 # ---- the index --------------------------------------------------------------------------------
 
-_WORD = r"[A-Za-z_][A-Za-z0-9_]*"
-
-
 class _Indexer:
     def __init__(self, analysis: Analysis, checker: Recorder):
         self.analysis = analysis
@@ -207,15 +297,8 @@ class _Indexer:
         self.rules = checker.rules
         self.found: list[Occurrence] = []
         self.action_names: dict[str, dict[str, Key]] = {}  # an action's parameters and locals, for its examples
-        self._lines: dict[str, list[str]] = {}
 
     # ---- places
-
-    def lines(self, path: str) -> list[str]:
-        if path not in self._lines:
-            source = self.analysis.sources.get(path)
-            self._lines[path] = source.text.split("\n") if source is not None else []
-        return self._lines[path]
 
     def add(self, path: str, line: int, column: int, name: str, key: Key, definition: bool = False) -> None:
         if line > 0 and column > 0:
@@ -224,22 +307,9 @@ class _Indexer:
     def at_pos(self, pos: n.Pos, name: str, key: Key, definition: bool = False) -> None:
         self.add(pos.path, pos.line, pos.column, name, key, definition)
 
-    def search(self, pos: n.Pos, pattern: str) -> tuple[int, int] | None:
-        """The line and column of the first group of pattern, searched from pos on its first lines."""
-        lines = self.lines(pos.path)
-        if not 0 < pos.line <= len(lines):
-            return None
-        start = pos.column - 1
-        for number in range(pos.line, min(len(lines), pos.line + 5) + 1):
-            found = re.compile(pattern).search(lines[number - 1], start if number == pos.line else 0)
-            if found:
-                return number, found.start(1) + 1
-        return None
-
     # ---- declarations
 
     def decl(self, decl: n.Decl) -> None:
-        path = decl.pos.path
         if isinstance(decl, n.KindDecl):
             self.at_pos(decl.pos, decl.name, ("kind", decl.name), True)
             scope: dict[str, Key] = {}
@@ -262,10 +332,8 @@ class _Indexer:
                 self.expr(f.value, {})
         elif isinstance(decl, n.TableDecl):
             self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
-            for kind in (decl.row_kind, decl.column_kind):
-                place = self.search(decl.pos, rf"\b({re.escape(kind)})\b")
-                if place:
-                    self.add(path, *place, kind, ("kind", kind))
+            for kind, pos in ((decl.row_kind, decl.row_kind_pos), (decl.column_kind, decl.column_kind_pos)):
+                self.at_pos(pos, kind, ("kind", kind))
             self.type(decl.type)
             for name, pos in zip(decl.columns, decl.column_pos):
                 self.at_pos(pos, name, ("value", name))
@@ -313,11 +381,8 @@ class _Indexer:
         return scope
 
     def example(self, decl: n.ExampleDecl) -> None:
-        for name, value in decl.sets:
-            place = self.search(n.Pos(value.pos.line, 1, value.pos.line, 1, value.pos.path),
-                                rf"\bset\s+({re.escape(name)})\b")
-            if place:
-                self.add(decl.pos.path, *place, name, ("value", name))
+        for (name, value), pos in zip(decl.sets, decl.set_pos):
+            self.at_pos(pos, name, ("value", name))
             self.expr(value, {})
         names: dict[str, Key] = {}
         if decl.run is not None:
@@ -347,12 +412,11 @@ class _Indexer:
         for stmt in stmts:
             self.stmt(stmt, scope, what)
 
-    def bind(self, stmt: n.Stmt, keyword: str, name: str, scope: dict[str, Key], what: str,
+    def bind(self, pos: n.Pos, name: str, scope: dict[str, Key], what: str,
              type_expr: n.TypeExpr | None = None) -> None:
-        place = self.search(stmt.pos, rf"\b{keyword}\s+({re.escape(name)})\b")
-        line, column = place or (stmt.pos.line, stmt.pos.column)
-        key = ("local", stmt.pos.path, line, column)
-        self.add(stmt.pos.path, line, column, name, key, True)
+        """A local bound where its name is written: known by that place from here to the end of its scope."""
+        key = ("local", pos.path, pos.line, pos.column)
+        self.at_pos(pos, name, key, True)
         self.analysis.locals[key] = Local(name, what, None, _type_text(type_expr) if type_expr else "")
         scope[name] = key
 
@@ -360,7 +424,7 @@ class _Indexer:
         if isinstance(stmt, n.Let):
             self.type(stmt.type)
             self.expr(stmt.value, scope)
-            self.bind(stmt, "let", stmt.name, scope, what, stmt.type)
+            self.bind(stmt.name_pos, stmt.name, scope, what, stmt.type)
         elif isinstance(stmt, n.Assign):
             self.assign(stmt, scope)
         elif isinstance(stmt, n.If):
@@ -373,7 +437,7 @@ class _Indexer:
         elif isinstance(stmt, n.For):
             self.expr(stmt.source, scope)
             inner = dict(scope)
-            self.bind(stmt, "for", stmt.var, inner, what)
+            self.bind(stmt.var_pos, stmt.var, inner, what)
             self.block(stmt.body, inner, what)
         elif isinstance(stmt, n.CallStmt):
             self.call(stmt.call, scope, statement=True)
@@ -387,16 +451,12 @@ class _Indexer:
 
     def assign(self, stmt: n.Assign, scope: dict[str, Key]) -> None:
         head, *path = stmt.target
-        self.at_pos(stmt.pos, head, self.name_key(head, scope))
-        lines = self.lines(stmt.pos.path)
-        line = lines[stmt.pos.line - 1] if 0 < stmt.pos.line <= len(lines) else ""
-        found = re.compile(rf"{_WORD}(\s*\.\s*{_WORD})*").match(line, stmt.pos.column - 1)
-        if found and path:
-            kinds = self.checker.fields.get(_pos_key(stmt.pos), [])
-            columns = [m.start() + 1 for m in re.finditer(_WORD, found.group(0))][1:]
-            for name, column, (kind, _) in zip(path, columns, kinds):
-                if kind:
-                    self.add(stmt.pos.path, stmt.pos.line, found.start() + column, name, ("field", kind, name))
+        head_pos, *path_pos = stmt.target_pos
+        self.at_pos(head_pos, head, self.name_key(head, scope))
+        kinds = self.checker.fields.get(_pos_key(stmt.pos), [])  # the kind behind each field, as the checker found
+        for name, pos, (kind, _) in zip(path, path_pos, kinds):
+            if kind:
+                self.at_pos(pos, name, ("field", kind, name))
         self.expr(stmt.value, scope)
 
     # ---- expressions
@@ -456,12 +516,7 @@ class _Indexer:
         elif isinstance(expr, n.Comprehension):
             self.expr(expr.source, scope)
             inner = dict(scope)
-            place = self.search(expr.pos, rf"\bfor\s+({re.escape(expr.var)})\b")
-            line, column = place or (expr.pos.line, expr.pos.column)
-            key = ("local", expr.pos.path, line, column)
-            self.add(expr.pos.path, line, column, expr.var, key, True)
-            self.analysis.locals[key] = Local(expr.var, "item of a list comprehension")
-            inner[expr.var] = key
+            self.bind(expr.var_pos, expr.var, inner, "item of a list comprehension")
             self.expr(expr.item, inner)
             self.expr(expr.condition, inner)
         else:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from dsl import nodes as n
 from dsl.builtins import SIGNATURES
+from dsl.pieces import split
 from dsl.ruleset import Ruleset
 from dsl.types import Type, type_from
 from interpreter.lsp.analysis import Analysis
@@ -55,7 +56,9 @@ def complete(analysis: Analysis, text: str, line: int, column: int) -> list[Item
     lines = text.split("\n")
     if not 0 < line <= len(lines):
         return []
-    before = "\n".join(lines[: line - 1] + [lines[line - 1][: max(0, column - 1)]])
+    # The context is the declaration the cursor is in: read from its first line, outside any bracket.
+    first = max((piece.line for piece in split(text) if piece.line <= line), default=1)
+    before = "\n".join(lines[first - 1 : line - 1] + [lines[line - 1][: max(0, column - 1)]])
     tokens = _tokens(before)
     if tokens and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", tokens[-1]) and re.search(r"[A-Za-z0-9_]$", before):
         tokens = tokens[:-1]  # the word being typed: what is offered replaces it
@@ -75,7 +78,7 @@ def complete(analysis: Analysis, text: str, line: int, column: int) -> list[Item
     frame = frames[-1] if frames else None
     if frame is not None and frame.bracket == "{" and frame.kind and _at_field_name(rules, frame):
         return _field_names(analysis, rules, frame.kind, frame.tokens)
-    return _everything(analysis, rules, line)
+    return _everything(analysis, rules, first, line)
 
 
 # ---- the brackets open at the cursor, and what they hold ----------------------------------------
@@ -332,14 +335,15 @@ def _local_in_reach(analysis: Analysis, name: str, line: int) -> Type | None:
     return local.type if local.type is not None and local.type.name != "any" else analysis.types.get(key)
 
 
-def _everything(analysis: Analysis, rules: Ruleset, line: int) -> list[Item]:
+def _everything(analysis: Analysis, rules: Ruleset, first: int, line: int) -> list[Item]:
+    """Everything that may be named at a line of the declaration that begins at line `first`."""
     items = [Item(k, "keyword") for k in KEYWORDS]
     seen: set[str] = set()
     for occurrence in analysis.occurrences:  # the locals bound above, in the declaration around the cursor
         key, place = occurrence.key, occurrence.place
-        if key[0] == "local" and occurrence.definition and place.path == analysis.path and place.line <= line:
+        if key[0] == "local" and occurrence.definition and place.path == analysis.path and first <= place.line <= line:
             local = analysis.locals.get(key)
-            if local is not None and local.name not in seen and _same_declaration(analysis, place.line, line):
+            if local is not None and local.name not in seen:
                 seen.add(local.name)
                 items.append(Item(local.name, "variable", local.type_text or local.what))
     names = [*rules.rows, *rules.params, *rules.choices, *rules.outcomes, *rules.tables, *rules.fns,
@@ -349,13 +353,4 @@ def _everything(analysis: Analysis, rules: Ruleset, line: int) -> list[Item]:
     for sig in SIGNATURES.values():
         items.append(Item(sig.name, "builtin", signature(sig), sig.summary))
     return items
-
-
-def _same_declaration(analysis: Analysis, bound: int, line: int) -> bool:
-    module = analysis.module
-    if module is None:
-        return True
-    starts = [d.pos.line for d in module.decls if d.pos.path == analysis.path]
-    around = max((s for s in starts if s <= line), default=0)
-    return bound >= around
 

@@ -6,6 +6,7 @@ to the protocol's (UTF-16 by default). Completion lives in completion.py.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from interpreter.lsp.analysis import Analysis, Key, Place
 
 def doc_comment(text: str, line: int) -> str:
     """The comment lines right above a line (no blank line between), and the comment ending the line itself."""
-    lines = text.split("\n")
+    lines = lines_of(text)
     if not 0 < line <= len(lines):
         return ""
     above: list[str] = []
@@ -35,6 +36,12 @@ def doc_comment(text: str, line: int) -> str:
     above = [a for a in above if not re.fullmatch(r"-*[^A-Za-z0-9]*-{3,}.*", a)]  # section rules: not docs
     trailing = _trailing_comment(lines[line - 1])
     return "\n".join(above + ([trailing] if trailing else []))
+
+
+@functools.lru_cache(maxsize=16)
+def lines_of(text: str) -> list[str]:
+    """A text's lines, split once for the many questions asked of the same text (not to be changed)."""
+    return text.split("\n")
 
 
 def _trailing_comment(line: str) -> str:

@@ -3,7 +3,10 @@
 Each open document is analysed in a worker thread whenever it changes (and
 every open file built on it with it), and its diagnostics published; a
 request waits briefly for the analysis of the text it is about, then answers
-from the latest one. Every handler answers something, whatever the text: a
+from the latest one. A request about a place (hover, definition, references,
+completion) waits less: past QUICK it answers from the last analysis, its
+places carried over to the newest text, so an answer never waits for a
+slow analysis of a file being typed. Every handler answers something, whatever the text: a
 problem of ours is logged, never left to stop the server.
 """
 
@@ -11,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import logging
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,15 +27,18 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from dsl.diagnostics import Diagnostic, RulesError
-from dsl.format import format_text
+from dsl import syntax
+from dsl.format import Reformatter, load_parser
 from dsl.limits import Limits
 from dsl.parse import keep_in_memory
-from interpreter.lsp.analysis import Analysis, Place, analyze
+from interpreter.lsp.analysis import Analysis, Place, analyze, carry_over
 from interpreter.lsp.completion import complete
-from interpreter.lsp.features import definition, hover, lenses, references, symbols
+from interpreter.lsp.features import definition, hover, lenses, lines_of, references, symbols
 
 RUN_EXAMPLE = "fracas.runExample"
 WAIT = 2.0  # seconds a request waits for the analysis of the text it is about
+QUICK = 0.08  # ... and a request about a place, before it answers from the last analysis
+IDLE = 2.0  # seconds without an edit before the server looks for garbage among everything it keeps
 log = logging.getLogger("fracas.lsp")
 
 _ITEM_KINDS = {"keyword": lsp.CompletionItemKind.Keyword, "row": lsp.CompletionItemKind.EnumMember,
@@ -70,6 +78,11 @@ class FracasServer(LanguageServer):
         self.results: dict[str, dict[str, tuple[bool, str]]] = {}  # uri -> example title -> (passed, message)
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="fracas-analysis")  # one at a time
         self.failures: list[str] = []  # analyses that failed (bugs of ours), reported from the event loop
+        self.formatters: dict[str, Reformatter] = {}  # uri -> what formats its texts, keeping what did not change
+        self.collection: asyncio.TimerHandle | None = None
+        self.asking = 0  # requests being answered
+        self.unreadable: dict[str, str] = {}  # uri -> its last text analysed, if that does not parse (worker's)
+        self.preparer = ThreadPoolExecutor(1, thread_name_prefix="fracas-prepare")  # work that can wait
 
     # ---- documents and their analyses
 
@@ -94,11 +107,60 @@ class FracasServer(LanguageServer):
             self.worker, self._analyze, uri, text, version, texts, previous)
         self.pending[uri] = future
         future.add_done_callback(functools.partial(self._analysed, uri))
+        self._collect_when_idle()
         if dependents:
             path = str(Path(uri_to_path(uri)).resolve())
             for other, analysis in list(self.analyses.items()):
                 if other != uri and path in analysis.depends:
                     self.schedule(other, dependents=False)
+
+    def format(self, uri: str, text: str) -> str | None:
+        """The text laid out by fracas fmt, or None if it cannot be; in the worker, after the text's analysis."""
+        if self.unreadable.get(uri) == text:
+            return None  # its analysis found it does not parse: no need to read it again to know
+        formatter = self.formatters.get(uri)
+        if formatter is None:
+            formatter = self.formatters[uri] = Reformatter(uri_to_path(uri), self.limits)
+        try:
+            return formatter.format(text)
+        except RulesError:
+            return None
+
+    def _ready_to_format(self, uri: str, text: str) -> None:
+        """Read a newly opened file for formatting, so that Format Document answers at once.
+
+        In a thread of its own, a declaration at a time, stepping aside
+        while a request is answered or a file analysed.
+        """
+        formatter = self.formatters.get(uri)
+        if formatter is None:
+            formatter = self.formatters[uri] = Reformatter(uri_to_path(uri), self.limits)
+        try:
+            formatter.prepare(text, self._step_aside)
+        except Exception:  # a bug of ours: in the log; Format Document will say it again
+            log.error("reading %s for formatting failed: %s", uri, traceback.format_exc())
+
+    def _step_aside(self) -> None:
+        waited = 0.0
+        while waited < 1.0 and (self.asking or any(not f.done() for f in list(self.pending.values()))):
+            time.sleep(0.005)
+            waited += 0.005
+
+    # A full garbage collection walks every object the server keeps (trees, tokens, indexes of the open
+    # files): 50-100 ms, too long to happen in the middle of an answer. The server turns the automatic one
+    # off (build) and collects once the editor has neither edited nor asked anything for IDLE seconds.
+
+    def _collect_when_idle(self) -> None:
+        if self.collection is not None:
+            self.collection.cancel()
+        self.collection = asyncio.get_running_loop().call_later(IDLE, self._collect)
+
+    def _collect(self) -> None:
+        self.collection = None
+        if any(not future.done() for future in self.pending.values()):
+            self._collect_when_idle()
+            return
+        gc.collect()
 
     def _analyze(self, uri: str, text: str, version: int | None, texts: dict[Path, str],
                  previous: Analysis | None) -> Analysis | None:
@@ -106,7 +168,12 @@ class FracasServer(LanguageServer):
         if document is not None and document.version != version:
             return None  # a newer text is on its way
         try:
-            return analyze(text, uri_to_path(uri), self.limits, version, lambda p: texts.get(p.resolve()), previous)
+            analysis = analyze(text, uri_to_path(uri), self.limits, version, lambda p: texts.get(p.resolve()), previous)
+            if analysis.readable:
+                self.unreadable.pop(uri, None)
+            else:
+                self.unreadable[uri] = text
+            return analysis
         except Exception as error:  # a bug of ours: said in the editor, not a dead server
             log.error("analysis of %s failed: %s", uri, traceback.format_exc())
             self.failures.append(f"analysis of {uri}: {error}")
@@ -129,10 +196,17 @@ class FracasServer(LanguageServer):
         if document.version == analysis.version:  # an older text's problems would only flicker past
             self.publish(uri, analysis)
 
-    async def current(self, uri: str) -> Analysis | None:
+    async def current(self, uri: str, quick: bool = False) -> Analysis | None:
+        """The analysis of the document's newest text; quick: or the last one carried over to that text."""
+        self._collect_when_idle()  # not while the editor is asking
         future = self.pending.get(uri)
         if future is not None and not future.done():
-            await asyncio.wait({future}, timeout=WAIT)  # waits without cancelling it
+            await asyncio.wait({future}, timeout=QUICK if quick else WAIT)  # waits without cancelling it
+            last, document = self.analyses.get(uri), self.workspace.text_documents.get(uri)
+            if not future.done() and quick and last is not None and document is not None:
+                return carry_over(last, normalized(document.source), document.version)
+            if not future.done():
+                await asyncio.wait({future}, timeout=WAIT)
         return self.analyses.get(uri)
 
     def related(self, analysis: Analysis) -> list[Analysis]:
@@ -218,7 +292,7 @@ class FracasServer(LanguageServer):
 
     def location(self, place: Place, analyses: list[Analysis]) -> lsp.Location:
         text = next((a.sources[place.path].text for a in analyses if place.path in a.sources), "")
-        lines = _lines(text)
+        lines = lines_of(text)
         return lsp.Location(uri=path_to_uri(place.path),
                             range=self.range(lines, place.line, place.column, place.line, place.end_column))
 
@@ -245,11 +319,14 @@ def _answers(default: Any):
         if asyncio.iscoroutinefunction(handler):
             @functools.wraps(handler)
             async def guarded(ls: FracasServer, params):
+                ls.asking += 1
                 try:
                     return await handler(ls, params)
                 except Exception:
                     _report(ls, f"{handler.__name__} failed")
                     return default
+                finally:
+                    ls.asking -= 1
         else:
             @functools.wraps(handler)
             def guarded(ls: FracasServer, params):
@@ -265,12 +342,18 @@ def _answers(default: Any):
 
 def build(limits: Limits) -> FracasServer:
     keep_in_memory(64)
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 1_000_000)  # the oldest objects are collected when idle (_collect_when_idle)
     server = FracasServer(limits)
+    server.preparer.submit(_load_parsers)  # before the first file comes, not while it is asked about
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @_answers(None)
     def did_open(ls: FracasServer, params: lsp.DidOpenTextDocumentParams):
         ls.schedule(params.text_document.uri)
+        text = ls.text(params.text_document.uri)
+        if text is not None:
+            ls.preparer.submit(ls._ready_to_format, params.text_document.uri, text)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     @_answers(None)
@@ -289,6 +372,8 @@ def build(limits: Limits) -> FracasServer:
         uri = params.text_document.uri
         ls.analyses.pop(uri, None)
         ls.results.pop(uri, None)
+        ls.formatters.pop(uri, None)
+        ls.unreadable.pop(uri, None)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         path = str(Path(uri_to_path(uri)).resolve())
         for other, analysis in list(ls.analyses.items()):  # variants now read the file from disk again
@@ -298,7 +383,7 @@ def build(limits: Limits) -> FracasServer:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @_answers(None)
     async def on_hover(ls: FracasServer, params: lsp.HoverParams):
-        analysis = await ls.current(params.text_document.uri)
+        analysis = await ls.current(params.text_document.uri, quick=True)
         if analysis is None:
             return None
         line, column = ls.cursor(params.text_document.uri, params.position)
@@ -310,7 +395,7 @@ def build(limits: Limits) -> FracasServer:
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     @_answers([])
     async def on_definition(ls: FracasServer, params: lsp.DefinitionParams):
-        analysis = await ls.current(params.text_document.uri)
+        analysis = await ls.current(params.text_document.uri, quick=True)
         if analysis is None:
             return []
         related = ls.related(analysis)
@@ -320,7 +405,7 @@ def build(limits: Limits) -> FracasServer:
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     @_answers([])
     async def on_references(ls: FracasServer, params: lsp.ReferenceParams):
-        analysis = await ls.current(params.text_document.uri)
+        analysis = await ls.current(params.text_document.uri, quick=True)
         if analysis is None:
             return []
         related = ls.related(analysis)
@@ -332,7 +417,7 @@ def build(limits: Limits) -> FracasServer:
     @_answers(lsp.CompletionList(is_incomplete=False, items=[]))
     async def on_completion(ls: FracasServer, params: lsp.CompletionParams):
         uri = params.text_document.uri
-        analysis = await ls.current(uri)
+        analysis = await ls.current(uri, quick=True)
         text = ls.text(uri)
         if analysis is None or text is None:
             return lsp.CompletionList(is_incomplete=False, items=[])
@@ -406,14 +491,13 @@ def build(limits: Limits) -> FracasServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
     @_answers(None)
-    def on_formatting(ls: FracasServer, params: lsp.DocumentFormattingParams):
+    async def on_formatting(ls: FracasServer, params: lsp.DocumentFormattingParams):
         uri = params.text_document.uri
         text = ls.text(uri)
         if text is None:
             return None
-        try:
-            formatted = format_text(text, uri_to_path(uri), ls.limits)
-        except RulesError:
+        formatted = await asyncio.get_running_loop().run_in_executor(ls.worker, ls.format, uri, text)
+        if formatted is None:
             return None  # the diagnostics say why; nothing is changed
         if formatted == text:
             return []
@@ -424,9 +508,12 @@ def build(limits: Limits) -> FracasServer:
     return server
 
 
-@functools.lru_cache(maxsize=16)
-def _lines(text: str) -> list[str]:
-    return text.split("\n")
+def _load_parsers() -> None:
+    try:
+        syntax.parser()
+        load_parser()
+    except Exception:  # the first file will say what is wrong
+        log.error("loading the parsers failed: %s", traceback.format_exc())
 
 
 def _refreshes_lenses(ls: FracasServer) -> bool:
