@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsl.check import check
-from dsl.diagnostics import Diagnostic, RulesError
-from dsl.extend import OpenTexts, load_module, read_text
-from dsl.limits import DEFAULT, Limits
-from dsl.ruleset import Ruleset
+from fracas.dsl.check import check
+from fracas.dsl.diagnostics import Diagnostic, RulesError
+from fracas.dsl.extend import OpenTexts, load_module, read_text
+from fracas.dsl.limits import DEFAULT, Limits
+from fracas.dsl.ruleset import Ruleset
 
 __all__ = ["Diagnostic", "Limits", "RulesError", "Ruleset", "load", "loads"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from dsl.types import ANY, BOOL, DICE, INT, NUMBER, POOL, TEXT, VOLLEY, Type, list_of
+from fracas.dsl.types import ANY, BOOL, DICE, INT, NUMBER, POOL, TEXT, VOLLEY, Type, list_of
 
 ReturnRule = Type | Callable[[list[Type]], Type]
 

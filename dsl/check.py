@@ -11,15 +11,15 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from dsl import missing
-from dsl import nodes as n
-from dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
-from dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
-from dsl.narrowing import Changes, Path, always_leaves, breaks, changes, path_of, proven
-from dsl.rewrite import Replacements, replace_nodes
-from dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
-from dsl.statements import calls, expressions, step_value
-from dsl.types import (
+from fracas.dsl import missing
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
+from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, path_of, proven
+from fracas.dsl.rewrite import Replacements, replace_nodes
+from fracas.dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
+from fracas.dsl.statements import calls, expressions, step_value
+from fracas.dsl.types import (
     ANY,
     BASIC_TYPES,
     BOOL,

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dsl.nodes import Pos
+from fracas.dsl.nodes import Pos
 
 
 @dataclass(frozen=True, slots=True)

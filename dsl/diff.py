@@ -12,11 +12,11 @@ import dataclasses
 import difflib
 from dataclasses import dataclass
 
-from dsl import nodes as n
-from dsl.builtins import SIGNATURES
-from dsl.extend import describe
-from dsl.ruleset import Ruleset
-from dsl.types import type_from
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.extend import describe
+from fracas.dsl.ruleset import Ruleset
+from fracas.dsl.types import type_from
 
 
 @dataclass(frozen=True)

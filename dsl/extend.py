@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from dsl import nodes as n
-from dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_mean
-from dsl.limits import DEFAULT, Limits
-from dsl.parse import parse
-from dsl.reading import TooLarge, read_bytes
+from fracas.dsl import nodes as n
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_mean
+from fracas.dsl.limits import DEFAULT, Limits
+from fracas.dsl.parse import parse
+from fracas.dsl.reading import TooLarge, read_bytes
 
 
 _KINDS_OF_DECL = {
@@ -86,7 +86,7 @@ def load_module(text: str, path: str, limits: Limits = DEFAULT, from_file: bool 
                 parser: Parser | None = None) -> Loaded:
     """Parse a rules text and everything it extends, merged into one module.
 
-    Trees of texts read from files are cached between runs (dsl.parse); the
+    Trees of texts read from files are cached between runs (fracas.dsl.parse); the
     files a text extends are read from files, or taken from open_texts (a
     language server's open documents) when it has them. parsed: the text's
     tree, when the caller has parsed it already; parser: how the files it

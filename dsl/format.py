@@ -35,12 +35,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dsl.cache import cache_folder
-from dsl.diagnostics import Diagnostic, RulesError, SourceFile
-from dsl.limits import DEFAULT, Limits
-from dsl.parse import parse
-from dsl.pieces import Memo, Piece, split
-from dsl.resources import grammar_text
+from fracas.dsl.cache import cache_folder
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
+from fracas.dsl.limits import DEFAULT, Limits
+from fracas.dsl.parse import parse
+from fracas.dsl.pieces import Memo, Piece, split
+from fracas.dsl.resources import grammar_text
 
 INDENT = 4
 
@@ -644,7 +644,7 @@ def _comments(text: str, tokens: list[Tok]) -> list[str]:
 
 def format_file(path: str | Path, limits: Limits = DEFAULT) -> tuple[str, str]:
     """(the file's text, its formatted text); RulesError if it cannot be read or formatted."""
-    from dsl.extend import read_text
+    from fracas.dsl.extend import read_text
 
     text = read_text(Path(path), str(path), limits=limits)
     return text, format_text(text, str(path), limits)
@@ -656,7 +656,7 @@ def format_file(path: str | Path, limits: Limits = DEFAULT) -> tuple[str, str]:
 class Reformatter:
     """Formats the texts of one file, one version after another (an editor's), reading only what changed.
 
-    The tokens of each top-level declaration (dsl.pieces) are kept by its
+    The tokens of each top-level declaration (fracas.dsl.pieces) are kept by its
     text; the layout is then computed over the whole file as format_text
     does, so the result is the same. A text that cannot be read piece by
     piece is read whole, which also gives format_text's messages.

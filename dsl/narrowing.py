@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from dsl import nodes as n
-from dsl.statements import step_value
+from fracas.dsl import nodes as n
+from fracas.dsl.statements import step_value
 
 Path = tuple[str, ...]
 

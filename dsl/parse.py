@@ -15,10 +15,10 @@ import importlib.util
 import pickle
 from pathlib import Path
 
-from dsl import cache as kept
-from dsl import nodes as n
-from dsl.limits import DEFAULT, Limits
-from dsl.resources import grammar_text
+from fracas.dsl import cache as kept
+from fracas.dsl import nodes as n
+from fracas.dsl.limits import DEFAULT, Limits
+from fracas.dsl.resources import grammar_text
 
 
 def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT, cache: bool = False) -> n.Module:
@@ -33,7 +33,7 @@ def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT, cache: boo
         if module is not None:
             _remember(where, module)
             return module
-    from dsl import syntax  # Lark is imported only when something must be parsed
+    from fracas.dsl import syntax  # Lark is imported only when something must be parsed
 
     module = syntax.parse(text, path, limits)
     if where is not None:
@@ -66,7 +66,7 @@ def _remember(where: Path, module: n.Module) -> None:
 
 def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEFAULT) -> n.Expr:
     """Parse one expression (a metric on the command line, say); raise RulesError with a located message."""
-    from dsl import syntax
+    from fracas.dsl import syntax
 
     return syntax.parse_expression(text, path, limits)
 

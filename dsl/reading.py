@@ -11,7 +11,7 @@ import os
 import stat
 from pathlib import Path
 
-from dsl.limits import Limits
+from fracas.dsl.limits import Limits
 
 
 class TooLarge(Exception):

@@ -1,11 +1,11 @@
 """A text parsed again after an edit: each declaration whose text did not change is reused.
 
-The text is cut into its top-level declarations (dsl.pieces); a piece seen
+The text is cut into its top-level declarations (fracas.dsl.pieces); a piece seen
 before is taken from a memo, its positions moved down or up to the line
 where it now starts, and only the changed pieces go through the parser.
 Whatever cannot be read piece by piece (a syntax error, a header out of its
 place) is parsed whole, so the result and every message are those of
-dsl.parse.parse.
+fracas.dsl.parse.parse.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from dsl import nodes as n
-from dsl.diagnostics import RulesError
-from dsl.limits import DEFAULT, Limits
-from dsl.parse import parse
-from dsl.pieces import Memo, Piece, split
+from fracas.dsl import nodes as n
+from fracas.dsl.diagnostics import RulesError
+from fracas.dsl.limits import DEFAULT, Limits
+from fracas.dsl.parse import parse
+from fracas.dsl.pieces import Memo, Piece, split
 
 
 class Reparser:
@@ -31,7 +31,7 @@ class Reparser:
         self.last: tuple[str, n.Module] | None = None
 
     def parse(self, text: str) -> n.Module:
-        """What dsl.parse.parse gives for the text, or the RulesError it raises."""
+        """What fracas.dsl.parse.parse gives for the text, or the RulesError it raises."""
         if self.last is not None and self.last[0] == text:
             return self.last[1]
         pieces = split(text)

@@ -1,6 +1,6 @@
 """Where the grammar and the shipped rules files are, installed or in a checkout.
 
-Installed, they are the data packages `fracas_grammars` and `fracas_rules`,
+Installed, they are the data packages `fracas.grammars` and `fracas.rules`,
 which pyproject.toml maps from the top-level folders grammars/ and rules/, so
 code never guesses a path relative to site-packages. A checkout that was never
 installed has only those folders, beside dsl/.
@@ -53,12 +53,12 @@ def _data_dir(package: str, folder: str, suffix: str) -> Path:
 
 def grammars_dir() -> Path:
     """The folder of the Lark grammars (`*.lark`)."""
-    return _data_dir("fracas_grammars", "grammars", ".lark")
+    return _data_dir("fracas.grammars", "grammars", ".lark")
 
 
 def shipped_rules_dir() -> Path:
     """The folder of the shipped rules files (`*.rules`; scenarios in scenarios/)."""
-    return _data_dir("fracas_rules", "rules", ".rules")
+    return _data_dir("fracas.rules", "rules", ".rules")
 
 
 def grammar_text(name: str = "fracas.lark") -> str:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from dsl import nodes as n
-from dsl.ruleset import Ruleset
+from fracas.dsl import nodes as n
+from fracas.dsl.ruleset import Ruleset
 
 Replacements = dict[int, tuple[n.Node, n.Node]]  # id of a node -> (that node, what stands for it)
 

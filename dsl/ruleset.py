@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dsl import nodes as n
-from dsl.diagnostics import Diagnostic, SourceFile
-from dsl.limits import DEFAULT, Limits
-from dsl.types import Type, type_from
+from fracas.dsl import nodes as n
+from fracas.dsl.diagnostics import Diagnostic, SourceFile
+from fracas.dsl.limits import DEFAULT, Limits
+from fracas.dsl.types import Type, type_from
 
 
 @dataclass(frozen=True, slots=True)

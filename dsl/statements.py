@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from dsl import nodes as n
+from fracas.dsl import nodes as n
 
 
 def expressions(stmts: Iterable[n.Stmt]) -> Iterable[n.Expr]:

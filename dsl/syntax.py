@@ -1,6 +1,6 @@
 """Source text -> AST: the Lark LALR parser and the tree-to-node transformer.
 
-Only dsl.parse imports this module, and only when a text is not in the cache
+Only fracas.dsl.parse imports this module, and only when a text is not in the cache
 of syntax trees: a run whose rules files are all cached never imports Lark.
 """
 
@@ -18,12 +18,12 @@ import lark
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from dsl import missing
-from dsl import nodes as n
-from dsl.cache import cache_folder
-from dsl.diagnostics import Diagnostic, RulesError, SourceFile
-from dsl.limits import DEFAULT, Limits
-from dsl.resources import grammar_text
+from fracas.dsl import missing
+from fracas.dsl import nodes as n
+from fracas.dsl.cache import cache_folder
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
+from fracas.dsl.limits import DEFAULT, Limits
+from fracas.dsl.resources import grammar_text
 
 EXAMPLE_ID = re.compile(r"^([A-Z][A-Z0-9]*-[0-9]+)\b")
 

@@ -15,18 +15,18 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from dsl import nodes as n
-from dsl.diagnostics import Diagnostic, did_you_mean
-from dsl.ruleset import Ruleset
-from interpreter.core import resolve
-from interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
-from interpreter.constraints import check_after, constrained_fields
-from interpreter.errors import RunError, ScenarioError
-from interpreter.program import InputProblem, Program
-from interpreter.runtime.keys import stable_key
-from interpreter.state import State
-from interpreter.toml_places import key_places
-from interpreter.values import show
+from fracas.dsl import nodes as n
+from fracas.dsl.diagnostics import Diagnostic, did_you_mean
+from fracas.dsl.ruleset import Ruleset
+from fracas.interpreter.core import resolve
+from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
+from fracas.interpreter.core.constraints import check_after, constrained_fields
+from fracas.interpreter.core.errors import RunError, ScenarioError
+from fracas.interpreter.core.program import InputProblem, Program
+from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.core.state import State
+from fracas.interpreter.toml_places import key_places
+from fracas.interpreter.core.values import show
 
 T = TypeVar("T")
 
@@ -180,7 +180,7 @@ class Distribution:
 
 def reads_only_outcomes(rules: Ruleset, exprs: list[n.Expr]) -> bool:
     """Whether expressions over final states read nothing but outcomes (and `stopped`): then exact() may merge more."""
-    from dsl.check import free_names
+    from fracas.dsl.check import free_names
 
     known = set(rules.outcomes) | {"stopped"} | set(rules.params) | set(rules.choices) | set(rules.rows)
     known |= set(rules.fns) | set(rules.tables)

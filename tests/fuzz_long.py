@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import dsl  # noqa: E402
+from fracas import dsl  # noqa: E402
 from fuzzing import RULES_FILES, mutate, random_scenario, rules_loads_or_diagnoses, scenario_runs_or_diagnoses  # noqa: E402
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import tomli_w
 
-import dsl
-from dsl.diagnostics import RulesError
-from interpreter import ScenarioError, exact, parse_scenario, prepare
-from interpreter.examples import run_examples
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter import ScenarioError, exact, parse_scenario, prepare
+from fracas.interpreter.tools.examples import run_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_FILES = sorted((ROOT / "rules").glob("*.rules"))

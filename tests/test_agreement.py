@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from interpreter import Scenario, exact, parse_scenario, prepare, sample
+from fracas import dsl
+from fracas.interpreter import Scenario, exact, parse_scenario, prepare, sample
 
 ROOT = Path(__file__).resolve().parent.parent
 EPI = dsl.load(ROOT / "rules" / "epicinium.rules")

@@ -14,14 +14,14 @@ from math import comb
 
 import pytest
 
-import dsl
-from dsl.builtins import ALLOCATIONS
-from dsl.diagnostics import RulesError
-from interpreter import Scenario, ScenarioError, exact, forced, sample
-from interpreter.cli import main
-from interpreter.runtime.allocation import FOCUSED, FOCUSED_CARRY, POLICIES, RANDOM, allocation_order, focused
-from interpreter.runtime.bodies import Body, Pool, Volley
-from interpreter.runtime.chance import Fire
+from fracas import dsl
+from fracas.dsl.builtins import ALLOCATIONS
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter import Scenario, ScenarioError, exact, forced, sample
+from fracas.interpreter.tools.cli import main
+from fracas.interpreter.runtime.allocation import FOCUSED, FOCUSED_CARRY, POLICIES, RANDOM, allocation_order, focused
+from fracas.interpreter.runtime.bodies import Body, Pool, Volley
+from fracas.interpreter.runtime.chance import Fire
 from test_agreement import assert_sampling_matches_exact
 
 # Nine shots; a shot hits on 3+, wounds on 4+, and the save fails on 1 to 4: 2/3 * 1/2 * 2/3 get through.

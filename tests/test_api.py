@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from interpreter import Scenario, ScenarioError, estimate, exact, forced, sample
+from fracas import dsl
+from fracas.interpreter import Scenario, ScenarioError, estimate, exact, forced, sample
 
 ROOT = Path(__file__).resolve().parent.parent
 EPI = dsl.load(ROOT / "rules" / "epicinium.rules")

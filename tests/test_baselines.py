@@ -14,11 +14,11 @@ from fractions import Fraction
 
 import pytest
 
-import dsl
+from fracas import dsl
 from benchmarks.baselines import cases, dice
 from benchmarks.baselines.counting import as_fractions
-from dsl.builtins import SIGNATURES
-from interpreter import Scenario, exact
+from fracas.dsl.builtins import SIGNATURES
+from fracas.interpreter import Scenario, exact
 
 _LOADED: dict[str, dsl.Ruleset] = {}
 

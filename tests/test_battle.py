@@ -7,10 +7,10 @@ import tomllib
 from fractions import Fraction
 from pathlib import Path
 
-import dsl
-from interpreter.api import Run, prepare
-from interpreter.cli import main
-from interpreter.scenario import combine, load_scenario
+from fracas import dsl
+from fracas.interpreter.api import Run, prepare
+from fracas.interpreter.tools.cli import main
+from fracas.interpreter.tools.scenario import combine, load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = str(ROOT / "rules" / "gilgamesh.rules")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.cli import main
+from fracas.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EPI = str(ROOT / "rules" / "epicinium.rules")
@@ -173,7 +173,7 @@ def test_an_empty_file_name_for_an_output_is_refused(capsys, flag):
 
 def test_output_that_cannot_be_written_is_an_error_not_a_crash():
     with open("/dev/full", "w") as full:
-        result = subprocess.run([sys.executable, "-m", "interpreter.cli", "odds", EPI, GUNNERS, "--json"],
+        result = subprocess.run([sys.executable, "-m", "fracas.interpreter.tools.cli", "odds", EPI, GUNNERS, "--json"],
                                 cwd=ROOT, stdout=full, stderr=subprocess.PIPE, text=True)
     assert result.returncode == 2
     assert "fracas: error: cannot write the output" in result.stderr and "Traceback" not in result.stderr
@@ -356,7 +356,7 @@ def test_a_long_sampling_shows_progress_on_a_terminal_and_stops_cleanly_on_ctrl_
     picture = tmp_path / "odds.png"
     terminal, their_end = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "interpreter.cli", "odds", EPI, GUNNERS, "--samples", "1000000", "--plot", str(picture)],
+        [sys.executable, "-m", "fracas.interpreter.tools.cli", "odds", EPI, GUNNERS, "--samples", "1000000", "--plot", str(picture)],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=their_end)
     os.close(their_end)
     shown = b""

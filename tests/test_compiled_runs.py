@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dsl
-from interpreter import Scenario, ScenarioError, exact, load_scenario, prepare, sample
-from interpreter.aggregates import evaluate_over
-from interpreter.sweep import metric_expression
-from interpreter.core.codegen import generator_for
-from interpreter.runtime.bodies import Body, Pool, Volley
-from interpreter.runtime.chance import Fire
+from fracas import dsl
+from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario, prepare, sample
+from fracas.interpreter.tools.aggregates import evaluate_over
+from fracas.interpreter.tools.sweep import metric_expression
+from fracas.interpreter.core.codegen import generator_for
+from fracas.interpreter.runtime.bodies import Body, Pool, Volley
+from fracas.interpreter.runtime.chance import Fire
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "rules" / "scenarios").glob("*.toml"))

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from dsl.diagnostics import RulesError
-from interpreter import Scenario, ScenarioError, exact, prepare
-from interpreter.cli import main
-from interpreter.api import _find_key
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter import Scenario, ScenarioError, exact, prepare
+from fracas.interpreter.tools.cli import main
+from fracas.interpreter.api import _find_key
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules"
@@ -193,7 +193,7 @@ def test_exalted_magnitudes_and_health_are_never_negative(capsys, tmp_path):
 def test_every_shipped_scenario_meets_the_constraints():
     systems = {"epicinium": EPI, "exalted": EXALTED, "gilgamesh": GIL, "weewar": WEEWAR,
                "risk": str(RULES / "risk.rules"), "miniatures": str(RULES / "miniatures.rules")}
-    from interpreter.scenario import load_scenario
+    from fracas.interpreter.tools.scenario import load_scenario
 
     for path in sorted((RULES / "scenarios").glob("*.toml")):
         rules = dsl.load(systems[path.name.split("-")[0]])

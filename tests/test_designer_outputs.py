@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import plots
-from interpreter.cli import main
+from fracas.interpreter.tools import plots
+from fracas.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EPI = str(ROOT / "rules" / "epicinium.rules")

@@ -16,7 +16,7 @@ BOMBARD = str(ROOT / "rules" / "scenarios" / "epicinium-bombard-town.toml")
 
 def fracas(args: list[str], hash_seed: str) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "interpreter.cli", *args],
+        [sys.executable, "-m", "fracas.interpreter.tools.cli", *args],
         cwd=ROOT, capture_output=True, text=True, env={"PYTHONHASHSEED": hash_seed, "PATH": "/usr/bin:/bin"},
     )
     assert result.returncode == 0, result.stderr
@@ -33,14 +33,14 @@ def test_output_is_identical_across_processes_and_hash_seeds(args):
 
 
 def test_a_state_sent_to_another_process_equals_the_same_state_made_there(tmp_path):
-    from interpreter.state import Frozen, State
+    from fracas.interpreter.core.state import Frozen, State
 
     sent = State((Frozen(target="rifleman"),), Frozen(a=Frozen(figures=3)), Frozen(lost=1))
     hash(sent), hash(sent.world)  # cached here, with this process's string hashes
     (tmp_path / "state.pickle").write_bytes(pickle.dumps(sent))
     check = (
         "import pickle, sys\n"
-        "from interpreter.state import Frozen, State\n"
+        "from fracas.interpreter.core.state import Frozen, State\n"
         "received = pickle.load(open(sys.argv[1], 'rb'))\n"
         "made = State((Frozen(target='rifleman'),), Frozen(a=Frozen(figures=3)), Frozen(lost=1))\n"
         "assert received == made and hash(received) == hash(made), 'unequal'\n"

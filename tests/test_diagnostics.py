@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import dsl
-from dsl.diagnostics import RulesError, printable
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError, printable
 
 BASE = """\
 rules "broken"

@@ -15,11 +15,11 @@ from fractions import Fraction
 
 import pytest
 
-import dsl
-from interpreter import Scenario, ScenarioError, exact, forced, sample
-from interpreter.cli import main
-from interpreter.runtime.chance import Dice
-from interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
+from fracas import dsl
+from fracas.interpreter import Scenario, ScenarioError, exact, forced, sample
+from fracas.interpreter.tools.cli import main
+from fracas.interpreter.runtime.chance import Dice
+from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
 from test_agreement import assert_sampling_matches_exact
 
 

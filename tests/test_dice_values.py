@@ -11,11 +11,11 @@ from fractions import Fraction
 
 import pytest
 
-import dsl
-from dsl.diagnostics import RulesError
-from dsl.diff import compare
-from interpreter import Scenario, ScenarioError, exact, forced, sample
-from interpreter.runtime.chance import parse_dice
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.dsl.diff import compare
+from fracas.interpreter import Scenario, ScenarioError, exact, forced, sample
+from fracas.interpreter.runtime.chance import parse_dice
 
 RULES = """
 kind weapon { damage: dice = 1d3  bonus: int = 0 }
@@ -95,7 +95,7 @@ def test_a_local_of_type_dice_grows_with_plus_and_minus():
 def test_dice_values_compare_as_descriptions():
     text = RULES + ('example "D-01 the sword" { run hit(w: sword)\n'
                     '    expect w.damage == 1d6 + 1 and w.damage != 2d6 and extra == 0 }\n')
-    from interpreter.examples import run_examples
+    from fracas.interpreter.tools.examples import run_examples
 
     assert [r.passed for r in run_examples(rules(text))] == [True]
 
@@ -175,7 +175,7 @@ def test_sampled_dice_values_match_the_exact_odds():
 
 
 def test_a_state_written_with_dice_reads_back_as_the_same_dice(tmp_path, capsys):
-    from interpreter.cli import main
+    from fracas.interpreter.tools.cli import main
 
     rules_file, scenario = tmp_path / "d.rules", tmp_path / "s.toml"
     rules_file.write_text(RULES)
@@ -188,7 +188,7 @@ def test_a_state_written_with_dice_reads_back_as_the_same_dice(tmp_path, capsys)
 
 
 def test_a_metric_writes_a_dice_value_with_dice():
-    from interpreter.sweep import metric_expression
+    from fracas.interpreter.tools.sweep import metric_expression
 
     with pytest.raises(RulesError) as caught:
         metric_expression("prob(w.damage == 1d6)", rules(), "hit")

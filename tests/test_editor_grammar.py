@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from dsl.builtins import ALLOCATIONS, SIGNATURES
-from dsl.types import BASIC_TYPES
+from fracas.dsl.builtins import ALLOCATIONS, SIGNATURES
+from fracas.dsl.types import BASIC_TYPES
 
 GRAMMARS = Path(__file__).resolve().parent.parent / "grammars"
 

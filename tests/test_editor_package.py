@@ -54,9 +54,9 @@ def test_the_neovim_snippet_starts_fracas_lsp_for_rules_files():
 def test_fracas_lsp_without_pygls_says_how_to_install_it(monkeypatch, capsys):
     import sys
 
-    from interpreter.cli import main
+    from fracas.interpreter.tools.cli import main
 
     monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)  # as if the extra were not installed
-    monkeypatch.delitem(sys.modules, "interpreter.lsp.server", raising=False)
+    monkeypatch.delitem(sys.modules, "fracas.interpreter.tools.lsp.server", raising=False)
     assert main(["lsp"]) == 2
     assert "pip install 'fracas[lsp]'" in capsys.readouterr().err

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from dsl.diagnostics import RulesError
-from interpreter.cli import main
-from interpreter.api import Scenario, forced
-from interpreter.errors import ScenarioError
-from interpreter.examples import run_examples
-from interpreter.failures import shown_value
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter.tools.cli import main
+from fracas.interpreter.api import Scenario, forced
+from fracas.interpreter.core.errors import ScenarioError
+from fracas.interpreter.tools.examples import run_examples
+from fracas.interpreter.tools.failures import shown_value
 
 ONE_DIE = """outcome result: int = 0
 action go() { result = 1d6 }

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from interpreter.examples import run_example
+from fracas import dsl
+from fracas.interpreter.tools.examples import run_example
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = sorted((ROOT / "rules").glob("*.rules"))

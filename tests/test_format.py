@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import dsl.format
-from dsl.diagnostics import RulesError
-from dsl.format import format_text
-from dsl.parse import parse
-from interpreter.cli import main
+import fracas.dsl.format
+from fracas.dsl.diagnostics import RulesError
+from fracas.dsl.format import format_text
+from fracas.dsl.parse import parse
+from fracas.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "rules").rglob("*.rules"))
@@ -167,7 +167,7 @@ def test_a_table_row_split_over_lines_is_refused_not_mangled():
 
 def test_braces_of_a_construct_the_formatter_does_not_know_are_refused(monkeypatch):
     # What a new construct of the grammar looks like to a formatter not yet taught it.
-    monkeypatch.setattr(dsl.format, "BLOCKS", dsl.format.BLOCKS - {"kind_decl"})
+    monkeypatch.setattr(fracas.dsl.format, "BLOCKS", fracas.dsl.format.BLOCKS - {"kind_decl"})
     with pytest.raises(RulesError) as caught:
         fmt("param a = 1\nkind u { a: int }\n")
     found = caught.value.diagnostics[0]
@@ -228,7 +228,7 @@ def test_line_breaks_put_anywhere_between_tokens_are_laid_out_without_changing_t
     def opens_columns(tok: Any) -> bool:
         return tok.text == "[" and not text[text.rfind("\n", 0, tok.end - 1) + 1:tok.end - 1].strip()
 
-    spots = [tok.end for tok in dsl.format._tokens(text, "t.rules", dsl.format.DEFAULT)
+    spots = [tok.end for tok in fracas.dsl.format._tokens(text, "t.rules", fracas.dsl.format.DEFAULT)
              if tok.text in (",", "(", "[", "+", "*", "=", "and", "or") and not opens_columns(tok)]
     chosen = set(rng.sample(spots, min(40, len(spots))))
     broken = "".join(("\n" if rng.random() < 0.5 else "   ") + char if i in chosen else char

@@ -8,9 +8,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dsl
-from dsl.diagnostics import RulesError
-from interpreter.examples import run_examples
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter.tools.examples import run_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = (ROOT / "rules" / "epicinium.rules").read_text()

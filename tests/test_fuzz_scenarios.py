@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dsl
+from fracas import dsl
 from fuzzing import RULES_FILES, random_scenario, scenario_runs_or_diagnoses
 
 LOADED = {path.stem: dsl.load(path) for path in RULES_FILES}

@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-import dsl
-from interpreter import Scenario, ScenarioError, exact, forced, sample
+from fracas import dsl
+from fracas.interpreter import Scenario, ScenarioError, exact, forced, sample
 
 HEADER = """
 kind die { sides: int = 6 }

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from interpreter.examples import run_examples
+from fracas import dsl
+from fracas.interpreter.tools.examples import run_examples
 
 REFERENCE = Path(__file__).resolve().parent.parent / "grammars" / "language.md"
 BLOCKS = re.findall(r"```fracas\n(.*?)```", REFERENCE.read_text(), flags=re.S)

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from dsl.diagnostics import RulesError
-from dsl.limits import Limits
-from interpreter import Scenario, ScenarioError, exact
-from interpreter.cli import main
-from interpreter.scenario import load_scenario, parse_scenario
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.dsl.limits import Limits
+from fracas.interpreter import Scenario, ScenarioError, exact
+from fracas.interpreter.tools.cli import main
+from fracas.interpreter.tools.scenario import load_scenario, parse_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = "outcome x: int = 0\n"
@@ -201,7 +201,7 @@ def test_a_regular_file_over_the_size_limit_says_its_size(tmp_path):
 
 
 def test_a_pipe_fed_more_than_the_limit_is_refused_with_exit_2():
-    result = subprocess.run([sys.executable, "-m", "interpreter.cli", "check", "/dev/stdin", "--limit", "file_bytes=1000"],
+    result = subprocess.run([sys.executable, "-m", "fracas.interpreter.tools.cli", "check", "/dev/stdin", "--limit", "file_bytes=1000"],
                             input=b"y\n" * 10_000, capture_output=True, cwd=ROOT)
     assert result.returncode == 2
     assert result.stderr.decode() == f"/dev/stdin: error: {OVER_SMALL}\n1 error\n"

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_lsp.fixture(scope="module",
-                    config=ClientServerConfig(server_command=[sys.executable, "-m", "interpreter.cli", "lsp"]))
+                    config=ClientServerConfig(server_command=[sys.executable, "-m", "fracas.interpreter.tools.cli", "lsp"]))
 async def client(lsp_client: LanguageClient):
     refreshes: list[None] = []
 

@@ -14,8 +14,8 @@ from math import comb
 
 import pytest
 
-import dsl
-from interpreter import Scenario, exact
+from fracas import dsl
+from fracas.interpreter import Scenario, exact
 from test_agreement import assert_sampling_matches_exact
 from test_constraints import RULES
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from dsl import missing
-from dsl.diagnostics import RulesError
+from fracas import dsl
+from fracas.dsl import missing
+from fracas.dsl.diagnostics import RulesError
 
 GRAMMAR = Path(__file__).resolve().parent.parent / "grammars" / "fracas.lark"
 

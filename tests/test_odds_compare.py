@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from interpreter import Scenario, exact, report
-from interpreter.cli import main
+from fracas import dsl
+from fracas.interpreter import Scenario, exact
+from fracas.interpreter.tools import report
+from fracas.interpreter.tools.cli import main
 
 BOOL_HIT = """rules "A"
 outcome hit: bool = false

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-import dsl
-from dsl.diagnostics import RulesError
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
 
 HEADER = """
 kind piece_type { size: int  upgrade: piece_type? = none }

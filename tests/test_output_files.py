@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.cli import main
-from interpreter.files import write_text_atomically
+from fracas.interpreter.tools.cli import main
+from fracas.interpreter.tools.files import write_text_atomically
 
 ROOT = Path(__file__).resolve().parent.parent
 GILGAMESH = str(ROOT / "rules" / "gilgamesh.rules")

@@ -1,7 +1,7 @@
 """fracas installed into a fresh venv finds its grammar and rules files from anywhere.
 
-Both ways of installing are covered: a wheel (the data packages fracas_grammars
-and fracas_rules land in site-packages) and an editable install (they stay the
+Both ways of installing are covered: a wheel (the data packages fracas.grammars
+and fracas.rules land in site-packages) and an editable install (they stay the
 checkout's grammars/ and rules/ folders). Each builds from a copy of the
 checkout, so the working tree gets no build/ or *.egg-info, and runs the
 installed `fracas` from a folder outside it. The wheel carries every file of
@@ -107,15 +107,15 @@ def test_a_wheel_carries_the_grammar_and_rules(installed: Installed, outside: Pa
     # The data packages, through importlib.resources, as any user of the wheel would.
     run([python, "-c",
          "from importlib.resources import files\n"
-         "names = [p.name for p in files('fracas_grammars').iterdir()]\n"
+         "names = [p.name for p in files('fracas.grammars').iterdir()]\n"
          "assert 'fracas.lark' in names, names\n"
-         "assert (files('fracas_grammars') / 'fracas.lark').read_text(encoding='utf-8').strip()\n"
-         "assert any(p.name.endswith('.toml') for p in files('fracas_rules.scenarios').iterdir())\n"],
+         "assert (files('fracas.grammars') / 'fracas.lark').read_text(encoding='utf-8').strip()\n"
+         "assert any(p.name.endswith('.toml') for p in files('fracas.rules.scenarios').iterdir())\n"],
         cwd=outside)
     where = run([python, "-c",
                  "from importlib.resources import files\n"
-                 "from dsl.resources import grammar_text, grammars_dir, shipped_rules_dir\n"
-                 "rules = files('fracas_rules').joinpath('epicinium.rules')\n"
+                 "from fracas.dsl.resources import grammar_text, grammars_dir, shipped_rules_dir\n"
+                 "rules = files('fracas.rules').joinpath('epicinium.rules')\n"
                  "assert rules.parent == shipped_rules_dir(), (rules, shipped_rules_dir())\n"
                  "assert grammar_text().strip()\n"
                  "print(shipped_rules_dir()); print(grammars_dir())"],
@@ -132,7 +132,7 @@ def test_a_wheel_carries_the_grammar_and_rules(installed: Installed, outside: Pa
 def test_the_wheel_holds_every_file_of_rules_and_grammars(installed: Installed) -> None:
     names = set(zipfile.ZipFile(installed.wheel).namelist())
     missing = []
-    for folder, package in (("rules", "fracas_rules"), ("grammars", "fracas_grammars")):
+    for folder, package in (("rules", "fracas.rules"), ("grammars", "fracas.grammars")):
         base = installed.checkout / folder
         missing += [f"{folder}/{path.relative_to(base).as_posix()}" for path in sorted(base.rglob("*"))
                     if path.is_file() and f"{package}/{path.relative_to(base).as_posix()}" not in names]
@@ -142,9 +142,9 @@ def test_the_wheel_holds_every_file_of_rules_and_grammars(installed: Installed) 
 def test_the_installed_language_reference_is_found(installed: Installed, outside: Path) -> None:
     run([installed.venv / "bin" / "python", "-c",
          "from importlib.resources import files\n"
-         "from dsl.resources import grammars_dir\n"
+         "from fracas.dsl.resources import grammars_dir\n"
          "assert (grammars_dir() / 'language.md').read_text(encoding='utf-8').startswith('# ')\n"
-         "assert (files('fracas_grammars') / 'language.md').is_file()"],
+         "assert (files('fracas.grammars') / 'language.md').is_file()"],
         cwd=outside)
 
 
@@ -153,7 +153,7 @@ def test_the_installed_wheel_runs_the_readme_tour(installed: Installed, outside:
     order by the installed `fracas` in a folder outside the checkout whose rules/ is
     the installed data package, prints what the README shows."""
     python, fracas = installed.venv / "bin" / "python", installed.venv / "bin" / "fracas"
-    where = run([python, "-c", "from dsl.resources import shipped_rules_dir; print(shipped_rules_dir())"],
+    where = run([python, "-c", "from fracas.dsl.resources import shipped_rules_dir; print(shipped_rules_dir())"],
                 cwd=outside).stdout.strip()
     (outside / "rules").symlink_to(Path(where), target_is_directory=True)
     for name, text in HAND_MADE.items():
@@ -170,13 +170,13 @@ def test_an_editable_install_uses_the_checkout_folders(source: Path, fresh_venv:
     python, fracas = fresh_venv / "bin" / "python", fresh_venv / "bin" / "fracas"
     run([python, "-m", "pip", "install", "--quiet", "-e", source])
 
-    # dsl.resources, and its way round importlib.resources.files() failing on
+    # fracas.dsl.resources, and its way round importlib.resources.files() failing on
     # Python 3.11 for the namespace packages of an editable install.
     found = run([python, "-c",
-                 "from dsl.resources import _installed_dir, grammar_text, grammars_dir, shipped_rules_dir\n"
+                 "from fracas.dsl.resources import _installed_dir, grammar_text, grammars_dir, shipped_rules_dir\n"
                  "assert grammar_text().strip()\n"
                  "print(grammars_dir()); print(shipped_rules_dir())\n"
-                 "print(_installed_dir('fracas_grammars', '.lark')); print(_installed_dir('fracas_rules', '.rules'))"],
+                 "print(_installed_dir('fracas.grammars', '.lark')); print(_installed_dir('fracas.rules', '.rules'))"],
                 cwd=outside).stdout.splitlines()
     expected = [source / "grammars", source / "rules"] * 2
     assert [Path(line).resolve() for line in found] == [p.resolve() for p in expected], found

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-import dsl
-from dsl import cache as cache_folder_files
-from dsl import parse as cached_parse
-from dsl import syntax
-from dsl.limits import Limits
-from dsl.ruleset import Ruleset
+from fracas import dsl
+from fracas.dsl import cache as cache_folder_files
+from fracas.dsl import parse as cached_parse
+from fracas.dsl import syntax
+from fracas.dsl.limits import Limits
+from fracas.dsl.ruleset import Ruleset
 
 RULES = "outcome x: int = 0\naction go() { x = 1 + 2 }\n"
 

@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-import dsl
-from dsl.diagnostics import RulesError
-from interpreter import Scenario, exact
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter import Scenario, exact
 
 RULES = """
 param hit_chance: number = 60%
@@ -65,7 +65,7 @@ def test_a_percentage_into_an_int_asks_for_rounding():
 
 
 def test_a_diff_shows_a_percentage_as_written_and_the_same_value_written_otherwise_as_no_change():
-    from dsl.diff import compare
+    from fracas.dsl.diff import compare
 
     (change,) = compare(dsl.loads(RULES, "a.rules"), dsl.loads(RULES.replace("60%", "65%"), "b.rules"))
     assert change.details == ("value: 60% -> 65%",)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.cli import main
+from fracas.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 ELIDED = "..."

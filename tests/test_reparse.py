@@ -1,7 +1,7 @@
 """Reading a file again after an edit, declaration by declaration, gives what reading it whole gives.
 
 The language server re-reads only the top-level declarations an edit
-touched (dsl.reparse, and dsl.format's Reformatter); every tree, position,
+touched (fracas.dsl.reparse, and fracas.dsl.format's Reformatter); every tree, position,
 layout and message must be the same as a fresh read of the whole text.
 """
 
@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from dsl import nodes as n
-from dsl.diagnostics import RulesError
-from dsl.format import Reformatter, format_text
-from dsl.parse import parse
-from dsl.pieces import split
-from dsl.reparse import Reparser
+from fracas.dsl import nodes as n
+from fracas.dsl.diagnostics import RulesError
+from fracas.dsl.format import Reformatter, format_text
+from fracas.dsl.parse import parse
+from fracas.dsl.pieces import split
+from fracas.dsl.reparse import Reparser
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "rules").glob("*.rules"))

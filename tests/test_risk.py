@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from interpreter import Scenario, exact, sample
+from fracas import dsl
+from fracas.interpreter import Scenario, exact, sample
 
 RISK = dsl.load(Path(__file__).resolve().parent.parent / "rules" / "risk.rules")
 

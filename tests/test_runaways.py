@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import dsl
-from dsl.limits import Limits
-from interpreter import Scenario, ScenarioError, exact, sample
+from fracas import dsl
+from fracas.dsl.limits import Limits
+from fracas.interpreter import Scenario, ScenarioError, exact, sample
 
 HEADER = 'rules "runaways"\noutcome x: int = 0\n'
 

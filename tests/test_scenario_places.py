@@ -13,8 +13,8 @@ import tomli_w
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interpreter.cli import main
-from interpreter.toml_places import key_places
+from fracas.interpreter.tools.cli import main
+from fracas.interpreter.toml_places import key_places
 
 ROOT = Path(__file__).resolve().parent.parent
 EPI = str(ROOT / "rules" / "epicinium.rules")

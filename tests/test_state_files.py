@@ -16,12 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dsl
-from interpreter.api import Scenario, prepare, sample
-from interpreter.cli import main
-from interpreter.errors import ScenarioError
-from interpreter.scenario import dump_state, parse_assignment, parse_scenario
-from interpreter.values import Record, Ref
+from fracas import dsl
+from fracas.interpreter.api import Scenario, prepare, sample
+from fracas.interpreter.tools.cli import main
+from fracas.interpreter.core.errors import ScenarioError
+from fracas.interpreter.tools.scenario import dump_state, parse_assignment, parse_scenario
+from fracas.interpreter.core.values import Record, Ref
 
 SHEET_RULES = """
 enum col { red blue }

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from dsl.diagnostics import RulesError
-from interpreter import sweep as sweep_module
-from interpreter.cli import main
-from interpreter.sweep import metric_expression
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter.tools import sweep as sweep_module
+from fracas.interpreter.tools.cli import main
+from fracas.interpreter.tools.sweep import metric_expression
 
 ROOT = Path(__file__).resolve().parent.parent
 EPI = str(ROOT / "rules" / "epicinium.rules")

@@ -12,9 +12,9 @@ from fractions import Fraction
 import pytest
 from test_agreement import assert_sampling_matches_exact
 
-import dsl
-from dsl.diagnostics import RulesError
-from interpreter import Scenario, exact, forced, sample
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter import Scenario, exact, forced, sample
 
 HEADER = """
 kind piece { health: int = 5  bonus: int? = none }
@@ -337,7 +337,7 @@ def test_a_statement_after_return_in_its_block_is_named():
 
 
 def test_a_diff_shows_what_a_step_or_fn_gives_and_how_a_fn_is_written():
-    from dsl.diff import compare
+    from fracas.dsl.diff import compare
 
     base = HURT + "fn double(x: int) = x * 2\n"
     variant = (HURT.replace("): int {", "): number {") +

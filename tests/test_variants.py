@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import dsl
-from dsl.diagnostics import RulesError
-from interpreter import Scenario, exact
-from interpreter.cli import main
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter import Scenario, exact
+from fracas.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "rules" / "epicinium.rules"

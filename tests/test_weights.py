@@ -15,12 +15,12 @@ from fractions import Fraction
 
 import pytest
 
-import dsl
-from interpreter import Scenario, ScenarioError, exact
-from interpreter.runtime.bodies import Body, Pool, Shot, Volley
-from interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Tally, Uniform
-from interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep
-from interpreter.runtime.weights import (
+from fracas import dsl
+from fracas.interpreter import Scenario, ScenarioError, exact
+from fracas.interpreter.runtime.bodies import Body, Pool, Shot, Volley
+from fracas.interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Tally, Uniform
+from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep
+from fracas.interpreter.runtime.weights import (
     Allowance,
     LimitError,
     Memo,

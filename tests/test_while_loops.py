@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-import dsl
-from dsl.diagnostics import RulesError
-from interpreter import Scenario, ScenarioError, exact, forced, sample
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter import Scenario, ScenarioError, exact, forced, sample
 
 HEADER = 'rules "loops"\noutcome x: int = 0\noutcome y: int = 0\n'
 
@@ -126,7 +126,7 @@ def test_after_a_loop_without_break_its_condition_is_known_to_have_failed():
 
 
 def test_a_diff_names_the_loop_whose_condition_changed_with_its_line():
-    from dsl.diff import compare
+    from fracas.dsl.diff import compare
 
     before = rules_of("while x < 5 {\n  x += 2\n  if x == 4 { break }\n}")
     after = dsl.loads(HEADER + "action go() {\nwhile x <= 5 {\n  x += 2\n}\n}\n", "after.rules")

@@ -39,19 +39,19 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from dsl import cache as kept
-from dsl import nodes as n
-from dsl.builtins import SIGNATURES
-from dsl.ruleset import Ruleset
-from dsl.statements import step_value
-from interpreter.analysis import ChanceAnalysis
-from interpreter.builtins import IMPLEMENTATIONS, dice_problem
-from interpreter.core import dist as D
-from interpreter.core import rt
-from interpreter.core.fnbody import FnBody
-from interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, slot_facts
-from interpreter.runtime.chance import Dice
-from interpreter.values import RowRef
+from fracas.dsl import cache as kept
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.ruleset import Ruleset
+from fracas.dsl.statements import step_value
+from fracas.interpreter.core.analysis import ChanceAnalysis
+from fracas.interpreter.core.builtins import IMPLEMENTATIONS, dice_problem
+from fracas.interpreter.core import dist as D
+from fracas.interpreter.core import rt
+from fracas.interpreter.core.fnbody import FnBody
+from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, slot_facts
+from fracas.interpreter.runtime.chance import Dice
+from fracas.interpreter.core.values import RowRef
 
 END = -1
 _SPLIT_DEPTH = 40

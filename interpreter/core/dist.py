@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
-from dsl.nodes import Pos
-from interpreter.errors import RunError
-from interpreter.runtime.keys import stable_key
+from fracas.dsl.nodes import Pos
+from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.runtime.keys import stable_key
 
 
 class Dist:

@@ -18,16 +18,16 @@ from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any, Protocol
 
-from dsl.nodes import Pos
-from interpreter.core import dist as D
-from interpreter.core import liveness, loops, rt
-from interpreter.core.codegen import END, CallSite, Generator, Routine
-from interpreter.errors import RunError
-from dsl.limits import DEFAULT
-from interpreter.runtime.chance import Chance, Fire, ForcedRollError
-from interpreter.runtime.weights import Allowance, LimitError
-from interpreter.state import Frozen
-from interpreter.values import show
+from fracas.dsl.nodes import Pos
+from fracas.interpreter.core import dist as D
+from fracas.interpreter.core import liveness, loops, rt
+from fracas.interpreter.core.codegen import END, CallSite, Generator, Routine
+from fracas.interpreter.core.errors import RunError
+from fracas.dsl.limits import DEFAULT
+from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
+from fracas.interpreter.runtime.weights import Allowance, LimitError
+from fracas.interpreter.core.state import Frozen
+from fracas.interpreter.core.values import show
 
 # A state as the exact engine keeps it: (frame, world, outcomes, stopped, callers' frames, depth).
 Key = tuple[tuple[Any, ...], Frozen, Frozen, "str | None", tuple[Any, ...], int]

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dsl import nodes as n
+from fracas.dsl import nodes as n
 
 if TYPE_CHECKING:
-    from interpreter.core.codegen import Generator
+    from fracas.interpreter.core.codegen import Generator
 
 Scope = dict[str, str]
 _HELPER_EVERY = 8  # nesting levels written in one Python function before a helper takes the rest

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from interpreter.state import Frozen
-from interpreter.values import Record
+from fracas.interpreter.core.state import Frozen
+from fracas.interpreter.core.values import Record
 
 ANY = None  # an entity not known statically
 EVERY_FIELD = "*"  # a field name not known statically (a function that calls itself)

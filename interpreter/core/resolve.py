@@ -6,11 +6,11 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from dsl import nodes as n
-from interpreter.core import rt
-from interpreter.core.codegen import Routine, generator_for
-from interpreter.core.engines import ExactEngine, Key, Run, projection_of, run_all, run_one
-from interpreter.state import Frozen, State
+from fracas.dsl import nodes as n
+from fracas.interpreter.core import rt
+from fracas.interpreter.core.codegen import Routine, generator_for
+from fracas.interpreter.core.engines import ExactEngine, Key, Run, projection_of, run_all, run_one
+from fracas.interpreter.core.state import Frozen, State
 
 
 def routine_of(program: Any, action: n.StepDecl) -> Routine:
@@ -78,7 +78,7 @@ class _NoChance:
         self.message = message
 
     def draw(self, primitive: Any, pos: n.Pos) -> Any:
-        from interpreter.errors import RunError
+        from fracas.interpreter.core.errors import RunError
 
         raise RunError(pos, self.message)
 
@@ -90,7 +90,7 @@ def evaluate(program: Any, expr: n.Expr, names: dict[str, Any], world: Any = Non
     `names` are the local names it reads (an action's names, a record's
     fields so far); once: the expression is made for one evaluation only.
     """
-    from interpreter.errors import RunError
+    from fracas.interpreter.core.errors import RunError
 
     gen = generator_for(program.rules)
     local = tuple(names)

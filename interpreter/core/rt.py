@@ -10,9 +10,9 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from dsl import nodes as n
-from interpreter.errors import RunError
-from interpreter.values import Record, Ref, RowRef, normalize, show
+from fracas.dsl import nodes as n
+from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.values import Record, Ref, RowRef, normalize, show
 
 
 class Working:

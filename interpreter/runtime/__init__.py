@@ -1,7 +1,7 @@
 """The game-free runtime: bodies, pools, volleys and chance primitives."""
 
-from interpreter.runtime.bodies import ANY, Body, Pool, Shot, Volley
-from interpreter.runtime.chance import (
+from fracas.interpreter.runtime.bodies import ANY, Body, Pool, Shot, Volley
+from fracas.interpreter.runtime.chance import (
     Bernoulli,
     Binomial,
     Dice,
@@ -13,9 +13,9 @@ from interpreter.runtime.chance import (
     Uniform,
     merge,
 )
-from interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
-from interpreter.runtime.keys import stable_key
-from interpreter.runtime.weights import Allowance, Budget, LimitError, StateLimitError, Weights, WorkLimitError
+from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
+from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.runtime.weights import Allowance, Budget, LimitError, StateLimitError, Weights, WorkLimitError
 
 __all__ = [
     "ANY", "Bernoulli", "Binomial", "Body", "Dice", "DiceValue", "Fire", "ForcedRollError", "Hit", "Pool", "Shot",

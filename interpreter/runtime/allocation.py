@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from interpreter.runtime.bodies import Body, Hit, Pool, Volley
+from fracas.interpreter.runtime.bodies import Body, Hit, Pool, Volley
 
 RANDOM = "random"  # each shot hits a living body chosen uniformly
 FOCUSED = "focused"  # each shot hits the first living body; what it does beyond killing it is lost

@@ -6,7 +6,7 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from interpreter.runtime.keys import stable_key
+from fracas.interpreter.runtime.keys import stable_key
 
 
 class _Any:

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from interpreter.runtime.allocation import RANDOM, focused
-from interpreter.runtime.bodies import Body, Hit, Pool, Volley
-from interpreter.runtime.keys import stable_key
-from interpreter.runtime.weights import (
+from fracas.interpreter.runtime.allocation import RANDOM, focused
+from fracas.interpreter.runtime.bodies import Body, Hit, Pool, Volley
+from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.runtime.weights import (
     DEFAULT_STATES,
     UNLIMITED,
     Allowance,

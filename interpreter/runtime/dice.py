@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from interpreter.runtime.chance import Chance, one_die, scripted
-from interpreter.runtime.weights import (
+from fracas.interpreter.runtime.chance import Chance, one_die, scripted
+from fracas.interpreter.runtime.weights import (
     Budget,
     Weights,
     add_uniform_die,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
-from interpreter.runtime.keys import stable_key
+from fracas.interpreter.runtime.keys import stable_key
 
 DEFAULT_STATES = 1_000_000  # outcomes one computation may hold when no budget is given
 DEFAULT_WORK = 20_000_000  # steps of work (a step is about 0.1 microsecond: seconds) when no budget is given

@@ -21,15 +21,15 @@ import pytest
 from baselines import dice
 from baselines.cases import dice_rules
 from bench import ROOT, missed, seconds, verdict
-from dsl.builtins import SIGNATURES
+from fracas.dsl.builtins import SIGNATURES
 
 icepool = pytest.importorskip("icepool")
 
 TARGET = 1  # fracas no slower than icepool
 REPEAT = 5
 
-FRACAS = """import dsl
-from interpreter import Scenario, exact
+FRACAS = """from fracas import dsl
+from fracas.interpreter import Scenario, exact
 odds = exact(dsl.loads({text!r}), Scenario("throw", {{}})).marginal("total")
 """
 ICEPOOL = """import icepool

@@ -39,7 +39,7 @@ done = time.perf_counter()
 print(json.dumps({{"import": imported - start, "first": done - imported, "outcomes": len(result)}}))
 """
 
-OURS = ("from interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled", "({}).distribution()")
+OURS = ("from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled", "({}).distribution()")
 THEIRS = ("from icepool import d, Die", "dict(zip(({0}).outcomes(), ({0}).probabilities()))")
 
 

@@ -70,7 +70,7 @@ async def _measure() -> tuple[dict[str, tuple[float, str]], dict[str, float], di
     def diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
         published[params.uri] = time.perf_counter()
 
-    await client.start_io(sys.executable, "-m", "interpreter.cli", "lsp")
+    await client.start_io(sys.executable, "-m", "fracas.interpreter.tools.cli", "lsp")
     await client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
     client.initialized(lsp.InitializedParams())
     slowest: dict[str, tuple[float, str]] = {}  # request -> its slowest time, and in which file

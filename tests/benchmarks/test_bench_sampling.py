@@ -6,9 +6,9 @@ import random
 from fractions import Fraction
 from pathlib import Path
 
-import dsl
+from fracas import dsl
 from bench import best_time, verdict
-from interpreter import exact, load_scenario, prepare, sample
+from fracas.interpreter import exact, load_scenario, prepare, sample
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 2000

@@ -11,7 +11,7 @@ from pathlib import Path
 from bench import verdict
 
 ROOT = Path(__file__).resolve().parents[2]
-LOAD_ALL = "import dsl, pathlib; [dsl.load(p) for p in sorted(pathlib.Path('rules').glob('*.rules'))]"
+LOAD_ALL = "from fracas import dsl; import pathlib; [dsl.load(p) for p in sorted(pathlib.Path('rules').glob('*.rules'))]"
 
 
 def best_process_time(code: str, repeat: int = 5, cache: Path | None = None) -> float:
@@ -34,7 +34,7 @@ def test_loading_every_rules_file_against_importing_lark(tmp_path):
     python = best_process_time("pass")
     # Only the parser tables cached, every file parsed: what a file just edited costs.
     edited = tmp_path / "edited"
-    subprocess.run([sys.executable, "-c", "import dsl.syntax as s; s.parser()"], cwd=ROOT, check=True,
+    subprocess.run([sys.executable, "-c", "import fracas.dsl.syntax as s; s.parser()"], cwd=ROOT, check=True,
                    env={**os.environ, "XDG_CACHE_HOME": str(edited)})
     fresh = min(_without_trees(edited) for _ in range(3))
     verdict("load-all-rules", ours / lark, 3, f"load and check all: {ours * 1e3:.0f} ms "

@@ -42,8 +42,8 @@ def baseline(case: Case) -> dict:
 
 
 def fracas(case: Case) -> dict:
-    import dsl
-    from interpreter import Scenario, exact
+    from fracas import dsl
+    from fracas.interpreter import Scenario, exact
 
     rules = dsl.loads(case.rules_text) if case.rules_text is not None else dsl.load(ROOT / case.rules_file)
     scenario = Scenario(case.action, case.inputs, params=case.params, choices=case.choices)
@@ -61,8 +61,8 @@ def fracas(case: Case) -> dict:
 
 
 def sampling(rules_file: str, scenario_file: str) -> dict:
-    import dsl
-    from interpreter import exact, load_scenario, prepare, sample
+    from fracas import dsl
+    from fracas.interpreter import exact, load_scenario, prepare, sample
 
     rules = dsl.load(ROOT / rules_file)
     scenario = load_scenario(ROOT / scenario_file)

@@ -26,14 +26,14 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
-from dsl.diagnostics import Diagnostic, RulesError
-from dsl import syntax
-from dsl.format import Reformatter, load_parser
-from dsl.limits import Limits
-from dsl.parse import keep_in_memory
-from interpreter.lsp.analysis import Analysis, Place, analyze, carry_over
-from interpreter.lsp.completion import complete
-from interpreter.lsp.features import definition, hover, lenses, lines_of, references, symbols
+from fracas.dsl.diagnostics import Diagnostic, RulesError
+from fracas.dsl import syntax
+from fracas.dsl.format import Reformatter, load_parser
+from fracas.dsl.limits import Limits
+from fracas.dsl.parse import keep_in_memory
+from fracas.interpreter.tools.lsp.analysis import Analysis, Place, analyze, carry_over
+from fracas.interpreter.tools.lsp.completion import complete
+from fracas.interpreter.tools.lsp.features import definition, hover, lenses, lines_of, references, symbols
 
 RUN_EXAMPLE = "fracas.runExample"
 WAIT = 2.0  # seconds a request waits for the analysis of the text it is about
@@ -523,7 +523,7 @@ def _refreshes_lenses(ls: FracasServer) -> bool:
 
 
 def _run_one(analysis: Analysis, title: str) -> tuple[bool, str]:
-    from interpreter.examples import run_example
+    from fracas.interpreter.tools.examples import run_example
 
     rules = analysis.rules
     example = next((e for e in rules.examples if e.name == title), None) if rules is not None else None

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-import dsl
-from dsl import nodes as n
-from dsl.diagnostics import RulesError, printable
-from interpreter.examples import run_example
+from fracas import dsl
+from fracas.dsl import nodes as n
+from fracas.dsl.diagnostics import RulesError, printable
+from fracas.interpreter.tools.examples import run_example
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.File | None:

@@ -16,15 +16,15 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
-from dsl import nodes as n
-from dsl.builtins import SIGNATURES
-from dsl.check import children, free_names
-from dsl.ruleset import Ruleset
-from interpreter.aggregates import aggregate_calls, final_value, with_values
-from interpreter.api import Prepared
-from interpreter.errors import RunError
-from interpreter.state import State
-from interpreter.values import show
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.check import children, free_names
+from fracas.dsl.ruleset import Ruleset
+from fracas.interpreter.tools.aggregates import aggregate_calls, final_value, with_values
+from fracas.interpreter.api import Prepared
+from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.state import State
+from fracas.interpreter.core.values import show
 
 ALIGN_AT_MOST = 60  # a value starts after the widest part shown, unless parts are wider than this
 

@@ -17,22 +17,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import dsl
-from dsl.diagnostics import Diagnostic, RulesError, did_you_mean, printable
-from dsl.diff import compare
-from dsl.resources import shipped_rules_dir
-from interpreter import api, report
-from interpreter.api import show_plain
-from dsl.limits import DEFAULT as DEFAULT_LIMITS
-from dsl.limits import Limits
-from interpreter.errors import ScenarioError
-from interpreter.examples import input_problems, run_examples
-from interpreter.plots import FORMATS as PICTURE_FORMATS
-from interpreter.plots import PlotUnavailable, picture_format, plot_distributions, plot_heatmap
-from interpreter.sweep import SweepError, default_metric, metric_expression, parse_vary
-from interpreter.sweep import sweep as run_sweep
-from interpreter.files import not_a_regular_file, write_text_atomically
-from interpreter.scenario import combine, dump_state, load_scenario, parse_assignment
+from fracas import dsl
+from fracas.dsl.diagnostics import Diagnostic, RulesError, did_you_mean, printable
+from fracas.dsl.diff import compare
+from fracas.dsl.resources import shipped_rules_dir
+from fracas.interpreter import api
+from fracas.interpreter.tools import report
+from fracas.interpreter.api import show_plain
+from fracas.dsl.limits import DEFAULT as DEFAULT_LIMITS
+from fracas.dsl.limits import Limits
+from fracas.interpreter.core.errors import ScenarioError
+from fracas.interpreter.tools.examples import input_problems, run_examples
+from fracas.interpreter.tools.plots import FORMATS as PICTURE_FORMATS
+from fracas.interpreter.tools.plots import PlotUnavailable, picture_format, plot_distributions, plot_heatmap
+from fracas.interpreter.tools.sweep import SweepError, default_metric, metric_expression, parse_vary
+from fracas.interpreter.tools.sweep import sweep as run_sweep
+from fracas.interpreter.tools.files import not_a_regular_file, write_text_atomically
+from fracas.interpreter.tools.scenario import combine, dump_state, load_scenario, parse_assignment
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
 
@@ -609,7 +610,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
-    from interpreter.fmt import STDIN, format_files
+    from fracas.interpreter.tools.fmt import STDIN, format_files
 
     outcome = format_files(args.files, args.check, _limits(args), lambda text: _show(text, end=""))
     if outcome.problems:
@@ -622,7 +623,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
-    from interpreter.lsp import serve
+    from fracas.interpreter.tools.lsp import serve
 
     return serve(_limits(args))
 

@@ -1,7 +1,7 @@
-"""The builtin functions, implemented. Their signatures live in dsl.builtins.
+"""The builtin functions, implemented. Their signatures live in fracas.dsl.builtins.
 
 Each takes its arguments by name, the environment and the position of the
-call; the generated code (interpreter.core.codegen) evaluates the arguments and calls it.
+call; the generated code (fracas.interpreter.core.codegen) evaluates the arguments and calls it.
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Protocol
 
-from dsl import nodes as n
-from dsl.builtins import ALLOCATIONS, ORDER_WITHOUT_FOCUS, words_hint
-from dsl.limits import Limits
-from interpreter.errors import RunError
-from interpreter.runtime.allocation import RANDOM
-from interpreter.runtime.bodies import ANY, Pool, Volley
-from interpreter.runtime.chance import Bernoulli, Binomial, Dice, DiceValue, Fire, SuccessPool, Tally, Uniform, dice_value
-from interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
-from interpreter.values import normalize, show
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import ALLOCATIONS, ORDER_WITHOUT_FOCUS, words_hint
+from fracas.dsl.limits import Limits
+from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.runtime.allocation import RANDOM
+from fracas.interpreter.runtime.bodies import ANY, Pool, Volley
+from fracas.interpreter.runtime.chance import Bernoulli, Binomial, Dice, DiceValue, Fire, SuccessPool, Tally, Uniform, dice_value
+from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
+from fracas.interpreter.core.values import normalize, show
 
 Args = dict[str, Any]
 

@@ -15,17 +15,17 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from dsl import nodes as n
-from dsl.diagnostics import Diagnostic, did_you_mean
-from dsl.ruleset import Constraint, FieldInfo, Ruleset
-from dsl.types import Type, type_from
-from interpreter.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
-                                     records_in, where_written)
-from interpreter.core.resolve import evaluate
-from interpreter.runtime.bodies import Pool, Volley
-from interpreter.runtime.chance import DiceValue, parse_dice
-from interpreter.state import Frozen, State
-from interpreter.values import Record, Ref, RowRef, Shape, normalize, show
+from fracas.dsl import nodes as n
+from fracas.dsl.diagnostics import Diagnostic, did_you_mean
+from fracas.dsl.ruleset import Constraint, FieldInfo, Ruleset
+from fracas.dsl.types import Type, type_from
+from fracas.interpreter.core.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
+                                                 records_in, where_written)
+from fracas.interpreter.core.resolve import evaluate
+from fracas.interpreter.runtime.bodies import Pool, Volley
+from fracas.interpreter.runtime.chance import DiceValue, parse_dice
+from fracas.interpreter.core.state import Frozen, State
+from fracas.interpreter.core.values import Record, Ref, RowRef, Shape, normalize, show
 
 EMPTY = State((Frozen(),), Frozen(), Frozen())
 
@@ -50,7 +50,7 @@ class Program:
         self.row_refs = {name: RowRef(decl.kind, name) for name, decl in rules.rows.items()}
         self.params: dict[str, Any] = {}
         self.rows: dict[str, Record] = {}
-        self.constraints_met: dict[Any, Any] = {}  # states and records interpreter.constraints has checked
+        self.constraints_met: dict[Any, Any] = {}  # states and records fracas.interpreter.core.constraints has checked
         overrides = overrides or {}
         for name, typed in rules.params.items():
             if name in overrides:

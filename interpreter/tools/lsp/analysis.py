@@ -14,16 +14,16 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from dataclasses import dataclass, field
 
-from dsl import nodes as n
-from dsl.builtins import SIGNATURES
-from dsl.check import Checker, Scope
-from dsl.check import children as _children  # the checker's own walk over an expression's parts
-from dsl.diagnostics import Diagnostic, RulesError, SourceFile
-from dsl.extend import OpenTexts, load_module
-from dsl.limits import Limits
-from dsl.reparse import Reparser
-from dsl.ruleset import KindInfo, Ruleset
-from dsl.types import Type, type_from
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.check import Checker, Scope
+from fracas.dsl.check import children as _children  # the checker's own walk over an expression's parts
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
+from fracas.dsl.extend import OpenTexts, load_module
+from fracas.dsl.limits import Limits
+from fracas.dsl.reparse import Reparser
+from fracas.dsl.ruleset import KindInfo, Ruleset
+from fracas.dsl.types import Type, type_from
 
 # What a name names: ("kind", K), ("value", NAME) for rows, parameters, choices, outcomes,
 # tables, functions, modifiers, steps and actions (they share one namespace), ("field", K, F),
@@ -105,7 +105,7 @@ _MOST_FILES = 64
 
 
 def parse_again(text: str, path: str, limits: Limits) -> n.Module:
-    """The text's tree as dsl.parse gives it, reusing the declarations of the file's last texts."""
+    """The text's tree as fracas.dsl.parse gives it, reusing the declarations of the file's last texts."""
     key = (path, limits)
     reparser = _reparsers.pop(key, None) or Reparser(path, limits)
     _reparsers[key] = reparser  # the most recent last

@@ -61,7 +61,7 @@ class Record:
         return self._hash
 
     def stable_key(self) -> tuple:
-        from interpreter.runtime.keys import stable_key
+        from fracas.interpreter.runtime.keys import stable_key
 
         return ("record", self.shape.kind, tuple(stable_key(v) for v in self.values))
 

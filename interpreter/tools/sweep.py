@@ -20,15 +20,15 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-import dsl
-from dsl import nodes as n
-from dsl.builtins import SIGNATURES
-from dsl.check import EXAMPLE_NAMES, check_expectation, free_names
-from dsl.diagnostics import RulesError, SourceFile
-from dsl.limits import Limits
-from dsl.parse import parse_expression
-from dsl.types import ANY, NUMERIC, Type
-from interpreter.aggregates import (
+from fracas import dsl
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.check import EXAMPLE_NAMES, check_expectation, free_names
+from fracas.dsl.diagnostics import RulesError, SourceFile
+from fracas.dsl.limits import Limits
+from fracas.dsl.parse import parse_expression
+from fracas.dsl.types import ANY, NUMERIC, Type
+from fracas.interpreter.tools.aggregates import (
     aggregate_calls,
     evaluate_over,
     has_aggregate,
@@ -36,8 +36,8 @@ from interpreter.aggregates import (
     sample_term,
     with_values,
 )
-from interpreter.api import Distribution, Scenario, estimate, exact, reads_only_outcomes
-from interpreter.errors import RunError, ScenarioError
+from fracas.interpreter.api import Distribution, Scenario, estimate, exact, reads_only_outcomes
+from fracas.interpreter.core.errors import RunError, ScenarioError
 
 METRIC = "--metric"  # where a problem in the metric is said to be
 Z95 = 1.96  # a 95% normal interval is the estimate plus or minus this many standard errors

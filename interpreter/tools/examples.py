@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from dsl import nodes as n
-from dsl.diagnostics import Diagnostic
-from dsl.ruleset import Ruleset
-from interpreter.aggregates import final_value, substitute_aggregates
-from interpreter.api import (Prepared, Scenario, exact, forced, prepare, reads_only_outcomes, run_diagnostic,
-                             scenario_diagnostic)
-from interpreter.errors import RunError, ScenarioError
-from interpreter.failures import explain, shown_value
-from interpreter.program import InputProblem, Program
-from interpreter.state import State
+from fracas.dsl import nodes as n
+from fracas.dsl.diagnostics import Diagnostic
+from fracas.dsl.ruleset import Ruleset
+from fracas.interpreter.tools.aggregates import final_value, substitute_aggregates
+from fracas.interpreter.api import (Prepared, Scenario, exact, forced, prepare, reads_only_outcomes, run_diagnostic,
+                                    scenario_diagnostic)
+from fracas.interpreter.core.errors import RunError, ScenarioError
+from fracas.interpreter.tools.failures import explain, shown_value
+from fracas.interpreter.core.program import InputProblem, Program
+from fracas.interpreter.core.state import State
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from dsl import nodes as n
-from dsl.builtins import SIGNATURES
-from dsl.pieces import split
-from dsl.ruleset import Ruleset
-from dsl.types import Type, type_from
-from interpreter.lsp.analysis import Analysis
-from interpreter.lsp.features import doc_comment, signature
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.pieces import split
+from fracas.dsl.ruleset import Ruleset
+from fracas.dsl.types import Type, type_from
+from fracas.interpreter.tools.lsp.analysis import Analysis
+from fracas.interpreter.tools.lsp.features import doc_comment, signature
 
 KEYWORDS = ("rules extends override kind enum table default param choice outcome modifier add multiply replace at "
             "least most when fn step action let if else for while break in stop return event example set run rolls expect and "

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from dsl import nodes as n
-from dsl.builtins import SIGNATURES
-from dsl.ruleset import Ruleset
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.ruleset import Ruleset
 
 
 class ChanceAnalysis:

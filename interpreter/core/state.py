@@ -28,7 +28,7 @@ class State:
     `frames[0]` names the action's inputs and top-level locals, `world` maps
     each entity of the scenario to its record, `outcomes` the outcomes by
     name; `stopped` says why the resolution ended early, if it did. (While
-    running, the engine core keeps states its own way: interpreter.core.)
+    running, the engine core keeps states its own way: fracas.interpreter.core.)
     """
 
     __slots__ = ("frames", "world", "outcomes", "stopped", "_hash")

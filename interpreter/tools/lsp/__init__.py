@@ -2,7 +2,7 @@
 
 analysis.py checks an open file with its `extends` chain and indexes its
 names; features.py and completion.py answer from that; server.py speaks the
-protocol. Running an example goes through interpreter.examples, built on the
+protocol. Running an example goes through fracas.interpreter.tools.examples, built on the
 API, like every tool.
 """
 
@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import sys
 
-from dsl.limits import Limits
+from fracas.dsl.limits import Limits
 
 
 def serve(limits: Limits) -> int:
     """Run the server until the client says exit; the exit code."""
     try:
-        from interpreter.lsp.server import build
+        from fracas.interpreter.tools.lsp.server import build
     except ImportError as error:
         if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
             raise  # an import of ours that fails is a bug of ours, not a missing extra

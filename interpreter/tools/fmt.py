@@ -1,6 +1,6 @@
 """`fracas fmt`: rewrite rules files in the canonical layout, or (--check) show what would change.
 
-The layout itself is dsl.format's; this module reads and writes the files and
+The layout itself is fracas.dsl.format's; this module reads and writes the files and
 reports. A file is rewritten atomically and only when its layout changes; a
 file that cannot be formatted is left as it is and reported with its place.
 """
@@ -13,11 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dsl.diagnostics import Diagnostic, RulesError
-from dsl.extend import read_text
-from dsl.format import format_text
-from dsl.limits import Limits
-from interpreter.files import not_a_regular_file, write_text_atomically
+from fracas.dsl.diagnostics import Diagnostic, RulesError
+from fracas.dsl.extend import read_text
+from fracas.dsl.format import format_text
+from fracas.dsl.limits import Limits
+from fracas.interpreter.tools.files import not_a_regular_file, write_text_atomically
 
 STDIN = "-"
 

@@ -27,12 +27,12 @@ from typing import Any
 import cattrs
 import tomli_w
 
-from dsl.diagnostics import Diagnostic
-from dsl.limits import DEFAULT, Limits
-from dsl.reading import TooLarge, read_bytes
-from interpreter.api import Scenario
-from interpreter.errors import ScenarioError
-from interpreter.program import Unwritable, WrittenFloat
+from fracas.dsl.diagnostics import Diagnostic
+from fracas.dsl.limits import DEFAULT, Limits
+from fracas.dsl.reading import TooLarge, read_bytes
+from fracas.interpreter.api import Scenario
+from fracas.interpreter.core.errors import ScenarioError
+from fracas.interpreter.core.program import Unwritable, WrittenFloat
 
 
 @dataclass
@@ -56,7 +56,7 @@ def _strict_table(value: Any, _: type) -> dict[str, Any]:
     return value
 
 
-# cattrs checks the envelope; the inputs are structured by the rules' own kinds (interpreter.program).
+# cattrs checks the envelope; the inputs are structured by the rules' own kinds (fracas.interpreter.core.program).
 _CONVERTER = cattrs.Converter()
 _CONVERTER.register_structure_hook(str, _strict_str)
 _CONVERTER.register_structure_hook_func(lambda t: getattr(t, "__origin__", None) is dict, _strict_table)

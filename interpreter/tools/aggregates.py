@@ -12,11 +12,11 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from dsl import nodes as n
-from dsl.builtins import SIGNATURES
-from interpreter.api import Prepared
-from interpreter.core.resolve import evaluate
-from interpreter.state import State
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import SIGNATURES
+from fracas.interpreter.api import Prepared
+from fracas.interpreter.core.resolve import evaluate
+from fracas.interpreter.core.state import State
 
 
 def evaluate_over(expr: n.Expr, prepared: Prepared, states: dict[State, Any]) -> Any:

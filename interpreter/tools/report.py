@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from dsl.types import NUMERIC
+from fracas.dsl.types import NUMERIC
 
-from interpreter.api import Distribution, Run, show_plain
-from interpreter.runtime.bodies import Pool, Volley
-from interpreter.runtime.keys import stable_key
+from fracas.interpreter.api import Distribution, Run, show_plain
+from fracas.interpreter.runtime.bodies import Pool, Volley
+from fracas.interpreter.runtime.keys import stable_key
 
 BAR_WIDTH = 30
 STOPPED = "stopped"  # why a resolution stopped early: a name every distribution may have

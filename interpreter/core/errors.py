@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dsl.diagnostics import Diagnostic
-from dsl.nodes import Pos
+from fracas.dsl.diagnostics import Diagnostic
+from fracas.dsl.nodes import Pos
 
 
 class RunError(Exception):

@@ -11,12 +11,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dsl import nodes as n
-from dsl.builtins import SIGNATURES, Signature
-from dsl.extend import describe
-from dsl.ruleset import Ruleset
-from dsl.types import Type
-from interpreter.lsp.analysis import Analysis, Key, Place
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import SIGNATURES, Signature
+from fracas.dsl.extend import describe
+from fracas.dsl.ruleset import Ruleset
+from fracas.dsl.types import Type
+from fracas.interpreter.tools.lsp.analysis import Analysis, Key, Place
 
 
 # ---- doc comments ---------------------------------------------------------------------------

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from interpreter.api import Distribution, show_plain
-from interpreter.files import write_atomically
+from fracas.interpreter.api import Distribution, show_plain
+from fracas.interpreter.tools.files import write_atomically
 
 INSTALL_HINT = "plots need matplotlib: pip install 'fracas[plot]' (or pip install matplotlib)"
 

@@ -1,6 +1,6 @@
 """Constraints at run time: which one a value breaks, what it read, and the state an action leaves.
 
-The checker has made every bound and `require` a Constraint (dsl.ruleset).
+The checker has made every bound and `require` a Constraint (fracas.dsl.ruleset).
 Here they are tested: against a value being built (the Program turns a
 failure into an InputProblem at the scenario's key), and against every
 state an action leaves, where a failure is the rules' own doing: a RunError
@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from dsl import nodes as n
-from dsl.builtins import SIGNATURES
-from dsl.check import chain, children, paths_read
-from dsl.ruleset import Constraint, Ruleset
-from dsl.types import Type
-from interpreter.core.resolve import evaluate
-from interpreter.errors import RunError
-from interpreter.state import State
-from interpreter.values import Record, Ref, RowRef, show
+from fracas.dsl import nodes as n
+from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.check import chain, children, paths_read
+from fracas.dsl.ruleset import Constraint, Ruleset
+from fracas.dsl.types import Type
+from fracas.interpreter.core.resolve import evaluate
+from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.state import State
+from fracas.interpreter.core.values import Record, Ref, RowRef, show
 
 if TYPE_CHECKING:
-    from interpreter.program import Program
+    from fracas.interpreter.core.program import Program
 
 
 def first_broken(program: Program, constraints: Iterable[Constraint], frame: dict[str, Any],
