@@ -16,17 +16,30 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from fracas.dsl import nodes as n
+from fracas.dsl.check import free_names
 from fracas.dsl.diagnostics import Diagnostic, did_you_mean
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.core import resolve
-from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
 from fracas.interpreter.core.constraints import check_after, constrained_fields
+from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
 from fracas.interpreter.core.errors import RunError, ScenarioError
-from fracas.interpreter.core.program import InputProblem, Program
-from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import State
-from fracas.interpreter.toml_places import key_places
 from fracas.interpreter.core.values import show
+from fracas.interpreter.inputs import InputProblem, action_inputs, build_program
+from fracas.interpreter.plain import Unwritable, plain
+from fracas.interpreter.runtime.bodies import Pool, Volley
+from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.toml_places import key_places
+
+# The tools (fracas.interpreter.tools) reach the engine through this module alone; besides its own
+# functions, these are what they read of it: final states, errors, values that a state file cannot hold,
+# and the runtime values a report shows (a pool of bodies, a volley), in their stable order.
+__all__ = [
+    "Distribution", "Pool", "Prepared", "Run", "RunError", "Scenario", "ScenarioError", "State", "Unwritable",
+    "Volley", "estimate", "exact", "final_value", "forced", "prepare", "program_problems", "reads_only_outcomes",
+    "run_diagnostic", "sample", "scenario_diagnostic", "show", "show_plain", "stable_key",
+]
 
 T = TypeVar("T")
 
@@ -54,6 +67,14 @@ class Prepared:
     start: State
     scenario: Scenario
 
+    @property
+    def rules(self) -> Ruleset:
+        return self.program.rules
+
+    def constant(self, expr: n.Expr) -> Any:
+        """The value of an expression that needs no chance (a forced roll, say), with the scenario's parameters."""
+        return self.program.constant(expr)
+
 
 def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None = None) -> Prepared:
     """Check a scenario against the rules and build the starting state."""
@@ -75,13 +96,34 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
         if action is None:
             raise InputProblem("action", f"unknown action '{action_name}'",
                                did_you_mean(action_name, rules.actions) or "the actions are: " + ", ".join(rules.actions))
-        program = Program(rules, params, scenario.choices)
-        args, world = program.inputs(action, scenario.inputs)
+        program = build_program(rules, params, scenario.choices)
+        start = action_inputs(program, action, scenario.inputs)
     except InputProblem as problem:
         raise ScenarioError([scenario_diagnostic(rules, scenario, problem)]) from None
     except RunError as error:
         raise ScenarioError([run_diagnostic(rules, error)]) from None
-    return Prepared(program, action, program.start(args, world), scenario)
+    return Prepared(program, action, start, scenario)
+
+
+def program_problems(rules: Ruleset) -> list[Diagnostic]:
+    """What stops any run before it starts: parameters, choices or rows, as written, breaking a constraint."""
+    try:
+        build_program(rules)
+    except InputProblem as problem:
+        return [scenario_diagnostic(rules, Scenario(None, {}, path=rules.path), problem)]
+    except RunError as error:
+        return [run_diagnostic(rules, error)]
+    return []
+
+
+def final_value(expr: n.Expr, prepared: Prepared, state: State, once: bool = False) -> Any:
+    """An expression over one final state: its outcomes, the action's names, `stopped` (no chance).
+
+    once: the expression is evaluated this one time, so it is not worth compiling for the next.
+    """
+    names = {**state.frames[0], "stopped": state.stopped or ""}
+    return resolve.evaluate(prepared.program, expr, names, state.world, state.outcomes, once,
+                            chance="an expectation cannot roll dice")
 
 
 # ---- results --------------------------------------------------------------------
@@ -180,8 +222,6 @@ class Distribution:
 
 def reads_only_outcomes(rules: Ruleset, exprs: list[n.Expr]) -> bool:
     """Whether expressions over final states read nothing but outcomes (and `stopped`): then exact() may merge more."""
-    from fracas.dsl.check import free_names
-
     known = set(rules.outcomes) | {"stopped"} | set(rules.params) | set(rules.choices) | set(rules.rows)
     known |= set(rules.fns) | set(rules.tables)
     return all(name.name in known for expr in exprs for name in free_names(expr))
@@ -216,7 +256,7 @@ class Run:
         Inputs that came from other files than the scenario's own (the action
         beside a ship sheet) are left out: the sheet alone carries over.
         """
-        program = self.prepared.program
+        rules = self.prepared.rules
         frame = self.state.frames[0]
         scenario = self.prepared.scenario
         data: dict[str, Any] = {}
@@ -232,7 +272,7 @@ class Run:
             value = frame[param.name]
             carried = param.name in scenario.inputs and param.name not in scenario.elsewhere
             if value is not None and (carried or not scenario.elsewhere):
-                data[param.name] = program.plain(value, self.state.world)
+                data[param.name] = plain(rules, value, self.state.world)
         return data
 
     def as_json(self) -> dict[str, Any]:

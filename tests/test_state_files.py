@@ -22,6 +22,7 @@ from fracas.interpreter.tools.cli import main
 from fracas.interpreter.core.errors import ScenarioError
 from fracas.interpreter.tools.scenario import dump_state, parse_assignment, parse_scenario
 from fracas.interpreter.core.values import Record, Ref
+from fracas.interpreter.plain import plain
 
 SHEET_RULES = """
 enum col { red blue }
@@ -178,7 +179,7 @@ def test_a_number_too_long_to_write_is_refused_not_a_crash():
     # The limit 'digits' keeps runs below Python's own limit; the writer does not count on it.
     prepared = prepare(SHEET, Scenario("change", {"s": {}}))
     sheet = prepared.start.world["s"].replace("count", 10**5000)
-    data = {"s": prepared.program.plain(sheet, prepared.start.world)}
+    data = {"s": plain(prepared.rules, sheet, prepared.start.world)}
     with pytest.raises(ScenarioError, match="s.count: a number of too many digits"):
         dump_state(data)
 

@@ -1,8 +1,8 @@
 """Constraints at run time: which one a value breaks, what it read, and the state an action leaves.
 
 The checker has made every bound and `require` a Constraint (fracas.dsl.ruleset).
-Here they are tested: against a value being built (the Program turns a
-failure into an InputProblem at the scenario's key), and against every
+Here they are tested: against a value being built (fracas.interpreter.inputs
+turns a failure into an InputProblem at the scenario's key), and against every
 state an action leaves, where a failure is the rules' own doing: a RunError
 at the constraint, with how likely it is in the exact engine.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
@@ -21,11 +21,9 @@ from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type
 from fracas.interpreter.core.resolve import evaluate
 from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import State
 from fracas.interpreter.core.values import Record, Ref, RowRef, show
-
-if TYPE_CHECKING:
-    from fracas.interpreter.core.program import Program
 
 
 def first_broken(program: Program, constraints: Iterable[Constraint], frame: dict[str, Any],

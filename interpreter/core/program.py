@@ -1,73 +1,35 @@
-"""A checked ruleset made ready to run: parameter values, rows, and scenario inputs.
+"""A checked ruleset with one choice of parameter values: the tables the engine reads.
 
-Inputs come as plain data (from TOML) or as expressions (from an example's
-`run` line). Either way they are structured by the kinds the rules declare:
-a table becomes an entity of the world, a text names a row, a number stays
-exact. Anything that does not fit is an InputProblem with a path and a hint.
+The values come structured already (fracas.interpreter.inputs turns what a
+scenario, an example or the command line gives into them); the engine, the
+constraints and the evaluator of final states only read them.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable
-from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
-from fracas.dsl.diagnostics import Diagnostic, did_you_mean
-from fracas.dsl.ruleset import Constraint, FieldInfo, Ruleset
-from fracas.dsl.types import Type, type_from
-from fracas.interpreter.core.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
-                                                 records_in, where_written)
+from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.core.resolve import evaluate
-from fracas.interpreter.runtime.bodies import Pool, Volley
-from fracas.interpreter.runtime.chance import DiceValue, parse_dice
-from fracas.interpreter.core.state import Frozen, State
-from fracas.interpreter.core.values import Record, Ref, RowRef, Shape, normalize, show
-
-EMPTY = State((Frozen(),), Frozen(), Frozen())
-
-
-class InputProblem(Exception):
-    """An input that does not fit the rules; `where` is a TOML key path or a source position."""
-
-    def __init__(self, where: str | n.Pos, message: str, hint: str = ""):
-        super().__init__(message)
-        self.where = where
-        self.message = message
-        self.hint = hint
+from fracas.interpreter.core.state import Frozen
+from fracas.interpreter.core.values import Record, RowRef, Shape
 
 
 class Program:
-    """Rules plus one choice of parameter values, ready to resolve actions."""
+    """Rules plus the values of their parameters, choices and rows; never changed once built.
 
-    def __init__(self, rules: Ruleset, overrides: dict[str, Any] | None = None,
-                 choices: dict[str, Any] | None = None):
+    `params` and `rows` are filled by fracas.interpreter.inputs in the order
+    the rules declare them (a default or a row may read those before it),
+    before the program is handed to anything else.
+    """
+
+    def __init__(self, rules: Ruleset, params: dict[str, Any], rows: dict[str, Record]):
         self.rules = rules
         self.shapes = {name: Shape(name, kind.field_names) for name, kind in rules.kinds.items()}
         self.row_refs = {name: RowRef(decl.kind, name) for name, decl in rules.rows.items()}
-        self.params: dict[str, Any] = {}
-        self.rows: dict[str, Record] = {}
-        self.constraints_met: dict[Any, Any] = {}  # states and records fracas.interpreter.core.constraints has checked
-        overrides = overrides or {}
-        for name, typed in rules.params.items():
-            if name in overrides:
-                self.params[name] = self.structure(overrides[name], typed.type, f"params.{name}", {})
-            else:
-                self.params[name] = self.constant(typed.value)
-        # Choices read like parameters; the scenario or --choose picks their values.
-        choices = choices or {}
-        for name, typed in rules.choices.items():
-            if name in choices:
-                self.params[name] = self.structure(choices[name], typed.type, f"choices.{name}", {})
-            else:
-                self.params[name] = self.constant(typed.value)
-        for name, decl in rules.rows.items():
-            given = {f.name: f.value for f in decl.fields}
-            self.rows[name] = self._record(decl.kind, given, name, {}, constant=True)
-        self._check_constants(overrides, choices)
+        self.params = params
+        self.rows = rows
         self.tables: dict[str, dict[tuple[str, str], Any]] = {}
         self.table_defaults: dict[str, Any] = {}
         for name, table in rules.tables.items():
@@ -75,8 +37,8 @@ class Program:
                                  for row in table.rows for column, cell in zip(table.columns, row.cells)}
             if table.default is not None:
                 self.table_defaults[name] = table.default.value
-
-    # ---- constants
+        # A memo, not a table: the states and records fracas.interpreter.core.constraints has checked.
+        self.constraints_met: dict[Any, Any] = {}
 
     def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None,
                  world: dict[str, Record] | None = None) -> Any:
@@ -85,358 +47,3 @@ class Program:
 
     def outcome_defaults(self) -> Frozen:
         return Frozen({name: self.constant(t.value) for name, t in self.rules.outcomes.items()})
-
-    # ---- inputs
-
-    def structure(self, value: Any, type_: Type, where: str, world: dict[str, Record]) -> Any:
-        """Turn input data (TOML values or example expressions) into a runtime value of type_."""
-        if isinstance(value, n.Expr):
-            return self._structure_expr(value, type_, where, world)
-        if value == NONE_TEXT and type_.optional and type_.name not in ("text", "any"):
-            return None  # `none` is a keyword, so no row, enum value or number is called "none"
-        name = type_.name
-        if name == "any":
-            return value
-        if type_.is_kind:
-            if isinstance(value, dict):
-                return self._record(name, value, where, world)
-            if isinstance(value, str):
-                return self._row(value, name, where)
-            raise InputProblem(where, f"expected a {name} (a row name or a table), found {_toml_kind(value)}")
-        if name == "list":
-            if not isinstance(value, list):
-                raise InputProblem(where, f"expected a list of {type_.item}, found {_toml_kind(value)}")
-            assert type_.item is not None
-            return tuple(self.structure(v, type_.item, f"{where}[{i}]", world) for i, v in enumerate(value))
-        if name == "bool":
-            if isinstance(value, bool):
-                return value
-        elif name == "text":
-            if isinstance(value, str):
-                return value
-        elif name == "dice":
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value  # a fixed number: a dice value with no dice
-            if isinstance(value, str) and parse_dice(value) is not None:
-                return parse_dice(value)
-            raise InputProblem(where, f"expected dice, found {_toml_kind(value)}",
-                               'write dice as the rules do, in quotes: "2d6 + 1"')
-        elif name in ("int", "number"):
-            number = _number(value, where)
-            if number is not None and (name == "number" or isinstance(number, int)):
-                return number
-            if number is not None:
-                raise InputProblem(where, f"expected a whole number, found {show(number)}")
-        raise InputProblem(where, f"expected {type_}, found {_toml_kind(value)}")
-
-    def _structure_expr(self, expr: n.Expr, type_: Type, where: str, world: dict[str, Record]) -> Any:
-        if isinstance(expr, n.RecordLit) and type_.is_kind:
-            return self._record(type_.name, {f.name: f.value for f in expr.fields}, where, world, at=expr.pos)
-        if isinstance(expr, n.ListLit) and type_.name == "list" and type_.item is not None:
-            return tuple(self.structure(item, type_.item, f"{where}[{i}]", world) for i, item in enumerate(expr.items))
-        return self.constant(expr)
-
-    def _row(self, name: str, kind: str, where: str) -> RowRef:
-        ref = self.row_refs.get(name)
-        if ref is None or ref.kind != kind:
-            rows = [r for r, d in self.rules.rows.items() if d.kind == kind]
-            hint = did_you_mean(name, rows) or (f"the {kind} rows are: {', '.join(rows)}" if rows else "")
-            raise InputProblem(where, f"unknown {kind} '{name}'", hint)
-        return ref
-
-    def _record(self, kind_name: str, data: dict[str, Any], where: str, world: dict[str, Record],
-                constant: bool = False, at: n.Pos | None = None) -> Any:
-        kind = self.rules.kinds[kind_name]
-        for key in data:
-            if kind.field(key) is None:
-                hint = did_you_mean(key, kind.field_names) or f"the fields of {kind_name} are: {', '.join(kind.field_names)}"
-                raise InputProblem(_join(where, key), f"unknown field '{key}' of {kind_name}", hint)
-        frame: dict[str, Any] = {}
-        for info in kind.fields:
-            if info.name in data and constant:  # a row: a record written inside it is a constant too, not an entity
-                frame[info.name] = self.constant(data[info.name])
-            elif info.name in data:
-                frame[info.name] = self.structure(data[info.name], info.type, _join(where, info.name), world)
-            elif info.default is not None:
-                frame[info.name] = self.constant(info.default, frame, world)
-            elif info.type.optional:
-                frame[info.name] = None
-            else:
-                raise InputProblem(where, f"a {kind_name} needs '{info.name}' ({info.type})")
-        record = Record(self.shapes[kind_name], tuple(frame[f.name] for f in kind.fields))
-        if constant:
-            return record
-        world[where] = record
-        self._check_record(record, data, where, world, at)
-        return Ref(where)
-
-    def inputs(self, action: n.StepDecl, given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Record]]:
-        """The action's arguments and the world of entities they create."""
-        names = [p.name for p in action.params]
-        for key in given:
-            if key not in names:
-                raise InputProblem(key, f"action '{action.name}' has no input '{key}'",
-                                   did_you_mean(key, names) or f"its inputs are: {', '.join(names)}")
-        world: dict[str, Record] = {}
-        args: dict[str, Any] = {}
-        for param in action.params:
-            type_ = type_from(param.type, self.rules.kinds)
-            if param.name in given:
-                args[param.name] = self.structure(given[param.name], type_, param.name, world)
-            elif param.default is not None:
-                args[param.name] = self._structure_expr(param.default, type_, param.name, world)
-            elif type_.optional:
-                args[param.name] = None
-            else:
-                raise InputProblem(param.name, f"action '{action.name}' needs input '{param.name}' ({type_})")
-        constraints = self.rules.action_constraints.get(action.name, ())
-        broken = first_broken(self, constraints, args, _world_state(world))
-        if broken is not None:
-            raise self._breach(broken, args, given, "", world, action.pos)
-        return args, world
-
-    # ---- constraints on what is built
-
-    def _check_constants(self, overrides: dict[str, Any], choices: dict[str, Any]) -> None:
-        """The parameters and choices as set, then the rows, once every row is made (one may read another)."""
-        broken = first_broken(self, self.rules.constraints, {}, EMPTY)
-        if broken is not None:
-            given = {**overrides, **choices}
-            raise self._breach(broken, {}, given, "", {}, broken.pos,
-                               lambda name: f"{'choices' if name in choices else 'params'}.{name}")
-        for name, typed in [*self.rules.params.items(), *self.rules.choices.items()]:
-            if name not in overrides and name not in choices:
-                self._check_written(self.params[name], name, typed.value.pos)
-        for name, decl in self.rules.rows.items():
-            self._check_record(self.rows[name], {f.name: f.value for f in decl.fields}, name, {}, decl.pos)
-            for field in decl.fields:
-                self._check_written(self.rows[name].get(field.name), f"{name}.{field.name}", field.value.pos)
-
-    def _check_written(self, value: Any, where: str, at: n.Pos) -> None:
-        """The records a rules file writes as a value (a parameter's, a row field's), at that value."""
-        for path, record, _ in records_in(where, value, self.rules):
-            self._check_record(record, {}, path, {}, at)
-
-    def _check_record(self, record: Record, data: dict[str, Any], where: str, world: dict[str, Record],
-                      at: n.Pos | None = None) -> None:
-        kind = self.rules.kinds[record.shape.kind]
-        if not kind.constraints:
-            return
-        frame = dict(record.items())
-        broken = first_broken(self, kind.constraints, frame, _world_state(world))
-        if broken is not None:
-            raise self._breach(broken, frame, data, where, world, at)
-
-    def _breach(self, broken: Constraint, frame: dict[str, Any], data: dict[str, Any], where: str,
-                world: dict[str, Record], at: n.Pos | None,
-                key_of: Callable[[str], str] | None = None) -> InputProblem:
-        """The problem of a value that breaks a constraint, at the first key of the input it reads.
-
-        A TOML key (named by `key_of` from the first name, or joined to `where`)
-        when the input came from a file; the expression itself when it came
-        from an example's `run` line or a row; `at`, or `where`, when nothing
-        it reads was given.
-        """
-        state = _world_state(world)
-        found = readings(self, broken, frame, state)
-        hint = f"the constraint is at {where_written(broken)}" + (f"; here {described(found)}" if found else "")
-        for path, value in found:
-            keys, given = _given_at(data, path)
-            if not keys:
-                continue
-            head = key_of(str(keys[0])) if key_of else _join(where, str(keys[0]))
-            key = path_text((head, *keys[1:]))
-            message = f"{show(value)} {breach(broken)}" if len(keys) == len(path) and plain(value) else breach(broken)
-            if isinstance(given, n.Expr):
-                return InputProblem(given.pos, f"{key}: {message}", hint)
-            return InputProblem(key, message, hint)
-        if key_of:  # nothing given breaks it: the rules' own values do
-            return InputProblem(at or where, f"the parameters as written {breach(broken, 'break')}", hint)
-        return InputProblem(at or where, f"{where or 'the inputs'}: {breach(broken)}" if at else breach(broken), hint)
-
-    # ---- running
-
-    def start(self, args: dict[str, Any], world: dict[str, Record]) -> State:
-        return State((Frozen(args),), Frozen(world), self.outcome_defaults())
-
-    # ---- output
-
-    def plain(self, value: Any, world: Frozen, type_: Type | None = None, at: n.Pos | None = None) -> Any:
-        """A runtime value as plain data (for TOML and JSON): entities as tables, rows by name.
-
-        A state file is a scenario file, so the data reads back as the same
-        value: a none is written "none" (see `_plain_none`); an entity met in
-        two places is written in both, and reads back as two equal things;
-        what a scenario cannot give (a pool, a volley) is an Unwritable text,
-        shown by a run and refused by dump_state. `type_` is the declared type,
-        when known; `at` the declaration a refusal points to.
-        """
-        if value is None:
-            return self._plain_none(type_, at)
-        if isinstance(value, (Ref, Record)):
-            return self._plain_fields(world[value.id] if isinstance(value, Ref) else value, world)
-        if isinstance(value, RowRef):
-            return value.name
-        if isinstance(value, tuple):
-            item = type_.item if type_ is not None and type_.name == "list" else None
-            return [self.plain(v, world, item, at) for v in value]
-        if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
-            return self._plain_number(value, at)
-        if isinstance(value, (bool, str)):
-            return value
-        if isinstance(value, DiceValue):
-            return show(value)  # as a scenario gives it: "2d6 + 1"
-        kind = "pool" if isinstance(value, Pool) else "volley" if isinstance(value, Volley) else type(value).__name__
-        return self._unwritable(show(value), at, f"a {kind} cannot be written to a state file",
-                                f"a state file holds what a scenario can give; keep the {kind} in a local (let) "
-                                "of the action")
-
-    def _plain_fields(self, record: Record, world: Frozen) -> dict[str, Any]:
-        kind = self.rules.kinds[record.shape.kind]
-        data: dict[str, Any] = {}
-        for info, value in zip(kind.fields, record.values):
-            if value is None and _defaults_to_none(info):
-                continue  # left out, the default gives none again: the file stays as a designer writes it
-            data[info.name] = self.plain(value, world, info.type, info.decl.pos)
-        return data
-
-    def _plain_none(self, type_: Type | None, at: n.Pos | None) -> Any:
-        """The text "none", but where it would read back as a text (text?) or the type is not known."""
-        if type_ is None or type_.name == "any":
-            return self._unwritable(NONE_TEXT, at, "this none cannot be written: its type is not known here",
-                                    "put the list in a field of a kind, whose declared type says how to write none")
-        if type_.name == "text":
-            return self._unwritable(NONE_TEXT, at,
-                                    'a text? that is none cannot be written: "none" would read back as a text',
-                                    "a text? field whose default is none can be none: the state file leaves it out")
-        return NONE_TEXT
-
-    def _plain_number(self, value: int | Fraction, at: n.Pos | None) -> int | str:
-        try:
-            text = str(value)
-        except ValueError:  # past Python's limit of digits, which would stop the file being read back
-            return self._unwritable("...", at, "a number of too many digits cannot be written to a state file",
-                                    "check the rule that makes it so large")
-        return value if isinstance(value, int) else text
-
-    def _unwritable(self, shown: str, at: n.Pos | None, message: str, hint: str) -> Unwritable:
-        place = self.rules.source(at).at(at, message, hint) if at is not None else Diagnostic("", 0, 0, message, hint)
-        return Unwritable(shown, place)
-
-
-NONE_TEXT = "none"
-
-
-class Unwritable(str):
-    """A value a state file cannot hold: a text to show, and why it cannot be written (no TOML path yet)."""
-
-    problem: Diagnostic
-
-    def __new__(cls, shown: str, problem: Diagnostic) -> Unwritable:
-        text = super().__new__(cls, shown)
-        text.problem = problem
-        return text
-
-    def at_path(self, where: str, path: str) -> Diagnostic:
-        """The problem, named by the TOML path of the value (and a file, if the rules gave none)."""
-        return replace(self.problem, path=self.problem.path or path, message=f"{where}: {self.problem.message}")
-
-
-class WrittenFloat(float):
-    """A TOML float that is not finite, keeping how it was written (1e400 reads as inf) for the message."""
-
-    __slots__ = ("text",)
-
-    def __new__(cls, text: str) -> WrittenFloat:
-        number = super().__new__(cls, text)
-        number.text = text
-        return number
-
-    def __str__(self) -> str:
-        return self.text
-
-    __repr__ = __str__
-
-
-def _world_state(world: dict[str, Record] | None) -> State:
-    return EMPTY if not world else State((Frozen(),), Frozen(world), Frozen())
-
-
-def _given_at(data: Any, path: Path) -> tuple[list[str | int], Any]:
-    """How far down a path the given input goes: the keys (and list indices) written, and the value at the last."""
-    keys: list[str | int] = []
-    value = data
-    for step in path:
-        parts = _parts_given(value)
-        if isinstance(parts, dict):
-            written = step in parts
-        else:
-            written = parts is not None and isinstance(step, int) and 0 <= step < len(parts)
-        if not written:
-            break
-        keys.append(step)
-        value = parts[step]  # type: ignore[index]
-    return keys, value
-
-
-def _parts_given(value: Any) -> dict[str, Any] | list[Any] | None:
-    """The fields of a table or record given as input, or the items of a list."""
-    if isinstance(value, (dict, list)):
-        return value
-    if isinstance(value, n.RecordLit):
-        return {f.name: f.value for f in value.fields}
-    if isinstance(value, n.ListLit):
-        return list(value.items)
-    return None
-
-
-def _defaults_to_none(info: FieldInfo) -> bool:
-    return info.default is None or isinstance(info.default, n.NoneLit)
-
-
-def _join(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
-
-
-# Numbers given as text: whole, decimal, a fraction or a percentage. No exponent: "1e99999999" would take minutes to make exact.
-_EXACT_TEXT = re.compile(r"[+-]?(\d+/\d+|\d+\.?\d*|\.\d+)")
-
-
-def _number(value: Any, where: str) -> int | Fraction | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, Fraction):
-        return normalize(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InputProblem(where, f"{value} is not a number fracas can compute with exactly",
-                               "TOML reads nan, inf and numbers past 1e308 as floats that are not numbers; "
-                               'write a whole number, a decimal or a fraction in quotes ("1/3")')
-        return normalize(Fraction(repr(value)))  # 0.05 in TOML means exactly 1/20
-    text = value.strip() if isinstance(value, str) else ""
-    percent = text.endswith("%")  # "60%", as the rules write it
-    if percent:
-        text = text[:-1]
-    if text and _EXACT_TEXT.fullmatch(text) and not (percent and "/" in text):
-        try:
-            number = Fraction(text)
-        except (ValueError, ZeroDivisionError):  # a zero denominator, or past Python's limit of digits
-            return None
-        return normalize(number / 100 if percent else number)
-    return None
-
-
-def _toml_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f'the text "{value}"'
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__

@@ -10,6 +10,7 @@ from fracas.dsl import nodes as n
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
 from fracas.interpreter.core.engines import ExactEngine, Key, Run, projection_of, run_all, run_one
+from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.state import Frozen, State
 
 
@@ -78,7 +79,6 @@ class _NoChance:
         self.message = message
 
     def draw(self, primitive: Any, pos: n.Pos) -> Any:
-        from fracas.interpreter.core.errors import RunError
 
         raise RunError(pos, self.message)
 
@@ -90,8 +90,6 @@ def evaluate(program: Any, expr: n.Expr, names: dict[str, Any], world: Any = Non
     `names` are the local names it reads (an action's names, a record's
     fields so far); once: the expression is made for one evaluation only.
     """
-    from fracas.interpreter.core.errors import RunError
-
     gen = generator_for(program.rules)
     local = tuple(names)
     function = gen.once(expr, local) if once else gen.lone(expr, local)

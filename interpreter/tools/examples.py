@@ -16,13 +16,10 @@ from typing import Any
 from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.ruleset import Ruleset
-from fracas.interpreter.tools.aggregates import final_value, substitute_aggregates
-from fracas.interpreter.api import (Prepared, Scenario, exact, forced, prepare, reads_only_outcomes, run_diagnostic,
-                                    scenario_diagnostic)
-from fracas.interpreter.core.errors import RunError, ScenarioError
+from fracas.interpreter.tools.aggregates import substitute_aggregates
+from fracas.interpreter.api import (Prepared, RunError, Scenario, ScenarioError, State, exact, final_value, forced, prepare,
+                                    program_problems, reads_only_outcomes, run_diagnostic)
 from fracas.interpreter.tools.failures import explain, shown_value
-from fracas.interpreter.core.program import InputProblem, Program
-from fracas.interpreter.core.state import State
 
 
 @dataclass(frozen=True)
@@ -56,7 +53,7 @@ def run_example(rules: Ruleset, example: n.ExampleDecl) -> ExampleResult:
         scenario = scenario_of(example, rules)
         if example.rolls is not None:
             prepared = prepare(rules, scenario)
-            rolls = [prepared.program.constant(item) for item in example.rolls.items]
+            rolls = [prepared.constant(item) for item in example.rolls.items]
             result = forced(rules, scenario, rolls, rolls_at=tuple(item.pos for item in example.rolls.items))
             states: dict[State, Any] = {result.state: Fraction(1)}
         else:
@@ -102,13 +99,9 @@ def input_problems(rules: Ruleset) -> list[Diagnostic]:
 
     Nothing is resolved; `fracas check` reports these with the rules' own errors.
     """
-    try:
-        Program(rules)
-    except InputProblem as problem:
-        return [scenario_diagnostic(rules, Scenario(None, {}, path=rules.path), problem)]
-    except RunError as error:
-        return [run_diagnostic(rules, error)]
-    problems: list[Diagnostic] = []
+    problems = program_problems(rules)
+    if problems:
+        return problems
     for example in rules.examples:
         if example.run is None or example.run.func not in rules.actions:
             continue

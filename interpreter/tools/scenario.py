@@ -30,9 +30,7 @@ import tomli_w
 from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.reading import TooLarge, read_bytes
-from fracas.interpreter.api import Scenario
-from fracas.interpreter.core.errors import ScenarioError
-from fracas.interpreter.core.program import Unwritable, WrittenFloat
+from fracas.interpreter.api import Scenario, ScenarioError, Unwritable
 
 
 @dataclass
@@ -56,7 +54,7 @@ def _strict_table(value: Any, _: type) -> dict[str, Any]:
     return value
 
 
-# cattrs checks the envelope; the inputs are structured by the rules' own kinds (fracas.interpreter.core.program).
+# cattrs checks the envelope; the inputs are structured by the rules' own kinds (fracas.interpreter.inputs, behind the API).
 _CONVERTER = cattrs.Converter()
 _CONVERTER.register_structure_hook(str, _strict_str)
 _CONVERTER.register_structure_hook_func(lambda t: getattr(t, "__origin__", None) is dict, _strict_table)
@@ -199,6 +197,22 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         return name, value.strip()
     except ValueError:  # a whole number past Python's limit of digits
         raise ValueError(f"{name}: {_too_many_digits(_too_long_number(value)[2])}") from None
+
+
+class WrittenFloat(float):
+    """A TOML float that is not finite, keeping how it was written (1e400 reads as inf) for the message."""
+
+    __slots__ = ("text",)
+
+    def __new__(cls, text: str) -> WrittenFloat:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
 
 
 def _toml_float(text: str) -> float:
