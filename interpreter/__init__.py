@@ -7,8 +7,8 @@
     odds = exact(rules, Scenario("attack", {...}))
 """
 
-from fracas.interpreter.api import Distribution, Run, Scenario, estimate, exact, forced, prepare, sample
-from fracas.interpreter.core.errors import RunError, ScenarioError
+from fracas.interpreter.api import (Distribution, Run, RunError, Scenario, ScenarioError, estimate, exact, forced, prepare,
+                                    sample)
 from fracas.interpreter.tools.scenario import load_scenario, parse_scenario
 
 __all__ = [

@@ -14,9 +14,7 @@ from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
-from fracas.interpreter.api import Prepared
-from fracas.interpreter.core.resolve import evaluate
-from fracas.interpreter.core.state import State
+from fracas.interpreter.api import Prepared, State, final_value
 
 
 def evaluate_over(expr: n.Expr, prepared: Prepared, states: dict[State, Any]) -> Any:
@@ -27,13 +25,6 @@ def evaluate_over(expr: n.Expr, prepared: Prepared, states: dict[State, Any]) ->
 
 def has_aggregate(expr: Any) -> bool:
     return bool(aggregate_calls(expr))
-
-
-def final_value(expr: n.Expr, prepared: Prepared, state: State, once: bool = False) -> Any:
-    """An expression over one final state: its outcomes, the action's names, `stopped`."""
-    names = {**state.frames[0], "stopped": state.stopped or ""}
-    return evaluate(prepared.program, expr, names, state.world, state.outcomes, once,
-                    chance="an expectation cannot roll dice")
 
 
 def _argument(call: n.Call) -> n.Expr:

@@ -23,10 +23,9 @@ from fracas.dsl.diff import compare
 from fracas.dsl.resources import shipped_rules_dir
 from fracas.interpreter import api
 from fracas.interpreter.tools import report
-from fracas.interpreter.api import show_plain
+from fracas.interpreter.api import ScenarioError, show_plain
 from fracas.dsl.limits import DEFAULT as DEFAULT_LIMITS
 from fracas.dsl.limits import Limits
-from fracas.interpreter.core.errors import ScenarioError
 from fracas.interpreter.tools.examples import input_problems, run_examples
 from fracas.interpreter.tools.plots import FORMATS as PICTURE_FORMATS
 from fracas.interpreter.tools.plots import PlotUnavailable, picture_format, plot_distributions, plot_heatmap

@@ -6,7 +6,7 @@ of an `and` whose left is false, the branch of an `if` not taken, what an
 aggregate reads outcome by outcome. A fraction is shown with its decimal
 form, so that two probabilities can be compared at a glance.
 
-Values come from the one evaluator of final states (aggregates.final_value),
+Values come from the one evaluator of final states (api.final_value),
 with each aggregate replaced by the value it has over the whole distribution.
 """
 
@@ -20,11 +20,8 @@ from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.check import children, free_names
 from fracas.dsl.ruleset import Ruleset
-from fracas.interpreter.tools.aggregates import aggregate_calls, final_value, with_values
-from fracas.interpreter.api import Prepared
-from fracas.interpreter.core.errors import RunError
-from fracas.interpreter.core.state import State
-from fracas.interpreter.core.values import show
+from fracas.interpreter.tools.aggregates import aggregate_calls, with_values
+from fracas.interpreter.api import Prepared, RunError, State, final_value, show
 
 ALIGN_AT_MOST = 60  # a value starts after the widest part shown, unless parts are wider than this
 
@@ -69,7 +66,7 @@ class _Values:
 
     def __init__(self, prepared: Prepared, state: State, known: dict[int, Any]):
         self.prepared, self.state, self.known = prepared, state, known
-        self.rules = prepared.program.rules
+        self.rules = prepared.rules
         self.found: dict[int, tuple[Any, bool]] = {}
 
     def __call__(self, node: n.Expr) -> tuple[Any, bool]:

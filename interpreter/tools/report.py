@@ -10,9 +10,7 @@ from typing import Any
 
 from fracas.dsl.types import NUMERIC
 
-from fracas.interpreter.api import Distribution, Run, show_plain
-from fracas.interpreter.runtime.bodies import Pool, Volley
-from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.api import Distribution, Pool, Run, Volley, show_plain, stable_key
 
 BAR_WIDTH = 30
 STOPPED = "stopped"  # why a resolution stopped early: a name every distribution may have
@@ -152,7 +150,7 @@ class _Column:
 
     @staticmethod
     def of(dist: Distribution, outcome: str) -> _Column:
-        declared = dist.prepared.program.rules.outcomes.get(outcome)
+        declared = dist.prepared.rules.outcomes.get(outcome)
         if declared is not None:
             kind = declared.type
             category = "number" if kind.name in NUMERIC else str(kind.required())
@@ -335,7 +333,7 @@ def why_text(dist: Distribution, name: str, value: Any, most: int = 5) -> str:
 
 def explain_text(run: Run) -> str:
     """The resolution as a readable trace: every step, body, modifier, shot, exit and change, with its rule."""
-    rules = run.prepared.program.rules
+    rules = run.prepared.rules
     lines = [f"{run.prepared.action.name} (seed {run.seed}): {len(run.events)} events"]
     depth = 0
     overflow: list[int] = []

@@ -32,12 +32,11 @@ from fracas.interpreter.tools.aggregates import (
     aggregate_calls,
     evaluate_over,
     has_aggregate,
-    final_value,
     sample_term,
     with_values,
 )
-from fracas.interpreter.api import Distribution, Scenario, estimate, exact, reads_only_outcomes
-from fracas.interpreter.core.errors import RunError, ScenarioError
+from fracas.interpreter.api import (Distribution, RunError, Scenario, ScenarioError, estimate, exact, final_value,
+                                    reads_only_outcomes)
 
 METRIC = "--metric"  # where a problem in the metric is said to be
 Z95 = 1.96  # a 95% normal interval is the estimate plus or minus this many standard errors
