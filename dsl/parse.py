@@ -75,6 +75,9 @@ def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEF
 def _code_digest() -> bytes:
     """What the trees depend on besides the text: the grammar, the code that builds nodes, Lark itself."""
     digest = hashlib.sha256(grammar_text().encode())
+    # A pickle names the module of each class: a tree kept under other names (dsl.nodes, before
+    # fracas.dsl.nodes) would import a second copy of them, so the names are part of the key.
+    digest.update(n.__name__.encode())
     here = Path(__file__).parent
     for module in ("syntax.py", "nodes.py"):
         digest.update((here / module).read_bytes())

@@ -133,3 +133,15 @@ def test_another_version_of_lark_parses_afresh(tmp_path, cache, parses, monkeypa
     monkeypatch.setattr(cached_parse, "_code_digest", cached_parse._code_digest.__wrapped__)
     dsl.load(path)
     assert len(parses) == 2
+
+
+def test_a_tree_kept_under_other_module_names_is_parsed_afresh(tmp_path, cache, parses, monkeypatch):
+    """A pickle names its classes' module: one kept before the packages moved under
+    fracas. (dsl.nodes) would load a second copy of them, so it is never served."""
+    path = tmp_path / "game.rules"
+    path.write_text(RULES)
+    dsl.load(path)
+    monkeypatch.setattr(cached_parse.n, "__name__", "dsl.nodes")
+    monkeypatch.setattr(cached_parse, "_code_digest", cached_parse._code_digest.__wrapped__)
+    dsl.load(path)
+    assert len(parses) == 2
