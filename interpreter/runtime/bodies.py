@@ -140,10 +140,6 @@ class Volley:
     def stable_key(self) -> tuple:
         return tuple((s.damage, stable_key(s.source)) for s in self.shots)
 
-    @property
-    def total_damage(self) -> int:
-        return sum(s.damage for s in self.shots)
-
 
 @dataclass(frozen=True, slots=True)
 class Hit:

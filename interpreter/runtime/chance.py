@@ -89,13 +89,6 @@ def _probabilities(primitive: Chance, max_states: int) -> tuple[tuple[Any, Fract
     return tuple(primitive.weights(Allowance(states=max_states)).probabilities().items())
 
 
-def clear_caches() -> None:
-    """Forget every computed distribution (for measuring the work itself)."""
-    _WEIGHTS.cache_clear()
-    _FIRE.cache_clear()
-    _probabilities.cache_clear()
-
-
 @dataclass(frozen=True, slots=True)
 class Dice(Chance):
     """The sum of `count` dice of `sides` faces."""
