@@ -2,8 +2,8 @@
 
 Installed, they are the data packages `fracas.grammars` and `fracas.rules`,
 which pyproject.toml maps from the top-level folders grammars/ and rules/, so
-code never guesses a path relative to site-packages. A checkout that was never
-installed has only those folders, beside dsl/.
+code never guesses a path relative to site-packages. An editable install maps
+them onto the checkout's folders, beside dsl/.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import importlib.util
 from importlib import resources
 from pathlib import Path
 
-# The folder holding dsl/: a checkout's root, or site-packages once installed.
+# The folder holding dsl/: a checkout's root, or site-packages/fracas once installed from a wheel.
 _ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -132,7 +132,7 @@ def test_a_wheel_carries_the_grammar_and_rules(installed: Installed, outside: Pa
 def test_the_wheel_holds_every_file_of_rules_and_grammars(installed: Installed) -> None:
     names = set(zipfile.ZipFile(installed.wheel).namelist())
     missing = []
-    for folder, package in (("rules", "fracas.rules"), ("grammars", "fracas.grammars")):
+    for folder, package in (("rules", "fracas/rules"), ("grammars", "fracas/grammars")):
         base = installed.checkout / folder
         missing += [f"{folder}/{path.relative_to(base).as_posix()}" for path in sorted(base.rglob("*"))
                     if path.is_file() and f"{package}/{path.relative_to(base).as_posix()}" not in names]
