@@ -13,7 +13,8 @@ example "M-02 a wrong expectation" { run weigh(p: {size: 3}) expect total == 7 }
 
 def test_examples_of_a_rules_file_are_collected_and_run(pytester):
     pytester.makefile(".rules", mod=MOD)
-    result = pytester.runpytest("-v")
+    # The inner runs test our plugin alone; pytest-asyncio (for the lsp tests) would warn there.
+    result = pytester.runpytest("-v", "-p", "no:asyncio")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*mod.rules::M-01 a piece weighs twice its size PASSED*",
                                  "*mod.rules:5: example 'M-02 a wrong expectation' failed*",
@@ -23,6 +24,6 @@ def test_examples_of_a_rules_file_are_collected_and_run(pytester):
 
 def test_a_rules_file_that_does_not_load_is_one_failure_with_its_diagnostics(pytester):
     pytester.makefile(".rules", broken="kind piece { size: in }\n")
-    result = pytester.runpytest()
+    result = pytester.runpytest("-p", "no:asyncio")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*broken.rules:1:20: error: unknown type 'in'*"])

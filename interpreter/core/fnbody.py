@@ -11,19 +11,29 @@ shares them; a helper gives back `(value,)` for a `return`, None otherwise.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from fracas.dsl import nodes as n
 
-if TYPE_CHECKING:
-    from fracas.interpreter.core.codegen import Generator
-
 Scope = dict[str, str]
+
+
+class Writer(Protocol):
+    """What a fn's statements need of the code generator (codegen.Generator), which imports this module."""
+
+    def expr(self, node: n.Expr, scope: Scope) -> str: ...
+    def test(self, node: n.Expr, scope: Scope) -> str: ...
+    def const(self, value: Any) -> str: ...
+    def fresh(self, prefix: str) -> str: ...
+    def local_update(self, target: str, op: str, value: str, pos: n.Pos) -> str: ...
+    def _define(self, lines: list[str], rules_line: int) -> None: ...
+
+
 _HELPER_EVERY = 8  # nesting levels written in one Python function before a helper takes the rest
 
 
 class FnBody:
-    def __init__(self, gen: Generator, decl: n.FnDecl, target: str):
+    def __init__(self, gen: Writer, decl: n.FnDecl, target: str):
         self.gen = gen
         self.decl = decl
         self.target = target
