@@ -18,7 +18,7 @@ from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, 
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, path_of, proven
 from fracas.dsl.rewrite import Replacements, replace_nodes
 from fracas.dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
-from fracas.dsl.statements import calls, expressions, step_value
+from fracas.dsl.statements import calls, children, expressions, step_value
 from fracas.dsl.types import (
     ANY,
     BASIC_TYPES,
@@ -1317,20 +1317,6 @@ def _reads(expr: n.Expr, scope: Scope, rules: Ruleset) -> tuple[tuple[str, ...],
             if path not in found:
                 found.append(path)
     return tuple(found)
-
-
-def children(expr: n.Expr) -> Iterable[n.Expr]:
-    """The expressions directly inside one, in the order written."""
-    for field in dataclasses.fields(expr):
-        value = getattr(expr, field.name)
-        if isinstance(value, n.Expr):
-            yield value
-        elif isinstance(value, tuple):
-            for item in value:
-                if isinstance(item, n.Expr):
-                    yield item
-                elif isinstance(item, (n.Keyword, n.FieldInit)):
-                    yield item.value
 
 
 def check(module: n.Module, source: SourceFile, bases: dict[str, SourceFile] | None = None) -> Ruleset:

@@ -8,19 +8,27 @@ from collections.abc import Iterable
 from fracas.dsl import nodes as n
 
 
+def children(node: n.Node) -> Iterable[n.Expr]:
+    """The expressions directly inside a node (an expression or a statement), in the order written."""
+    for field in dataclasses.fields(node):
+        value = getattr(node, field.name)
+        if isinstance(value, n.Expr):
+            yield value
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, n.Expr):
+                    yield item
+                elif isinstance(item, (n.Keyword, n.FieldInit)):
+                    yield item.value
+
+
 def expressions(stmts: Iterable[n.Stmt]) -> Iterable[n.Expr]:
     """Every expression a block's statements hold directly or in their inner blocks, in the order written."""
     for stmt in stmts:
+        yield from children(stmt)
         for field in dataclasses.fields(stmt):
             value = getattr(stmt, field.name)
-            if isinstance(value, n.Expr):
-                yield value
-            elif isinstance(value, tuple):
-                for item in value:
-                    if isinstance(item, n.Expr):
-                        yield item
-                    elif isinstance(item, n.Keyword):
-                        yield item.value
+            if isinstance(value, tuple):
                 yield from expressions(item for item in value if isinstance(item, n.Stmt))
 
 
