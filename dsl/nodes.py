@@ -6,8 +6,21 @@ and used as a dictionary key by the engines.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
+from functools import cache
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+def _reduce(node: object) -> tuple[type, tuple[object, ...]]:
+    # Rebuilt through __init__ when unpickled: the generic __setstate__ that
+    # dataclasses gives frozen slotted classes looks up the fields of every
+    # object, and the parse cache reads tens of thousands of them per load.
+    return type(node), tuple(getattr(node, name) for name in _field_names(type(node)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +30,8 @@ class Pos:
     end_line: int
     end_column: int
     path: str = ""
+
+    __reduce__ = _reduce
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}"
@@ -28,6 +43,8 @@ NOWHERE = Pos(0, 0, 0, 0)
 @dataclass(frozen=True, slots=True)
 class Node:
     pos: Pos = field(compare=False, repr=False)
+
+    __reduce__ = _reduce
 
 
 # ---- types ------------------------------------------------------------------
