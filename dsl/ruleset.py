@@ -72,7 +72,6 @@ class Ruleset:
     rows: dict[str, n.RowDecl] = field(default_factory=dict)
     tables: dict[str, n.TableDecl] = field(default_factory=dict)
     table_types: dict[str, Type] = field(default_factory=dict)
-    record_kinds: dict[int, str] = field(default_factory=dict)  # id of a record literal in code -> its kind
     params: dict[str, Typed] = field(default_factory=dict)
     choices: dict[str, Typed] = field(default_factory=dict)
     outcomes: dict[str, Typed] = field(default_factory=dict)

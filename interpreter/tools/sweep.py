@@ -132,7 +132,7 @@ def metric_expression(text: str | None, rules: dsl.Ruleset, action: str | None =
     source = SourceFile(METRIC, text)
     expr = parse_expression(text, METRIC, rules.limits)
     scope = _expect_scope(rules, action)
-    found = check_expectation(rules, expr, source, scope)
+    found, expr = check_expectation(rules, expr, source, scope)
     if not (found.is_numeric or found.name == "bool"):
         shown = "none" if found.name == "none" else f"a {found}"
         raise RulesError([source.at(expr.pos, f"a metric is a number or a condition, not {shown}",
