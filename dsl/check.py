@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
-from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, path_of, proven
+from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
+from fracas.dsl.reads import free_names, path_of, paths_read
 from fracas.dsl.rewrite import Learnt, complete_rules
 from fracas.dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
 from fracas.dsl.statements import calls, children, expressions, step_value
@@ -1259,53 +1260,6 @@ def _dice_spine(expr: n.Expr, literals_only: bool = True) -> list[Any]:
         elif isinstance(node, n.Conditional):
             stack.extend((node.then, node.otherwise))
     return found
-
-
-def free_names(expr: n.Expr, bound: frozenset[str] = frozenset(),
-               skip: Callable[[n.Expr], bool] = lambda expr: False) -> Iterable[n.Name]:
-    """The names an expression reads that none of its comprehensions binds, outside the parts `skip` picks."""
-    if skip(expr):
-        return
-    if isinstance(expr, n.Name):
-        if expr.name not in bound:
-            yield expr
-        return
-    if isinstance(expr, n.Comprehension):
-        yield from free_names(expr.source, bound, skip)
-        inner = bound | {expr.var}
-        for part in (expr.item, expr.condition):
-            if part is not None:
-                yield from free_names(part, inner, skip)
-        return
-    for child in children(expr):
-        yield from free_names(child, bound, skip)
-
-
-def chain(expr: n.Expr) -> tuple[str, ...] | None:
-    """`a.b.c` as ("a", "b", "c"); None for anything but names and fields."""
-    if isinstance(expr, n.Name):
-        return (expr.name,)
-    if isinstance(expr, n.Attr):
-        head = chain(expr.obj)
-        return None if head is None else head + (expr.name,)
-    return None
-
-
-def paths_read(expr: n.Expr, bound: frozenset[str] = frozenset()) -> Iterable[tuple[str, ...]]:
-    """The names and field paths an expression reads, outside what its comprehensions bind."""
-    names = chain(expr)
-    if names is not None:
-        if names[0] not in bound:
-            yield names
-        return
-    if isinstance(expr, n.Comprehension):
-        yield from paths_read(expr.source, bound)
-        for part in (expr.item, expr.condition):
-            if part is not None:
-                yield from paths_read(part, bound | {expr.var})
-        return
-    for child in children(expr):
-        yield from paths_read(child, bound)
 
 
 def _reads(expr: n.Expr, scope: Scope, rules: Ruleset) -> tuple[tuple[str, ...], ...]:

@@ -18,7 +18,8 @@ from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
-from fracas.dsl.check import children, free_names
+from fracas.dsl.reads import free_names
+from fracas.dsl.statements import children
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.tools.aggregates import aggregate_calls, with_values
 from fracas.interpreter.api import Prepared, RunError, State, final_value, show

@@ -23,7 +23,8 @@ from typing import Any
 from fracas import dsl
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
-from fracas.dsl.check import EXAMPLE_NAMES, check_expectation, free_names
+from fracas.dsl.check import EXAMPLE_NAMES, check_expectation
+from fracas.dsl.reads import free_names
 from fracas.dsl.diagnostics import RulesError, SourceFile
 from fracas.dsl.limits import Limits
 from fracas.dsl.parse import parse_expression
