@@ -90,9 +90,6 @@ class Analysis:
     def definitions(self, key: Key) -> list[Place]:
         return _unique(o.place for o in self.occurrences if o.key == key and o.definition)
 
-    def uses(self, key: Key) -> list[Place]:
-        return _unique(o.place for o in self.occurrences if o.key == key)
-
 
 def _unique(places: Iterable[Place]) -> list[Place]:
     return list(dict.fromkeys(places))
