@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
-from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, path_of, proven
-from fracas.dsl.rewrite import Replacements, replace_nodes
+from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
+from fracas.dsl.reads import free_names, path_of, paths_read
+from fracas.dsl.rewrite import Learnt, complete_rules
 from fracas.dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
 from fracas.dsl.statements import calls, children, expressions, step_value
 from fracas.dsl.types import (
@@ -122,11 +123,11 @@ class Checker:
         self._fn_in_progress: set[str] = set()
         self._in_example = False
         self._requires: list[n.Require] = []  # at the top of the file: over the parameters
-        self.described: Replacements = {}  # dice literals that describe a roll rather than make one
-        self._taken_away: set[int] = set()  # `1d6 - 1d4` where a dice value is wanted, reported once
+        self.learnt = Learnt()  # dice literals that describe a roll rather than make one, the kinds of records
+        self._taken_away: set[n.Pos] = set()  # `1d6 - 1d4` where a dice value is wanted, reported once
         self._loops = 0  # loops around the statement being checked, in its step: where `break` may stand
         self._body: Body | None = None
-        self._value_calls: set[int] = set()  # calls of a step whose value a let, assignment or return takes
+        self._value_calls: set[n.Pos] = set()  # calls of a step whose value a let, assignment or return takes
         self._fn_chance: dict[str, bool] = {}
 
     # ---- reporting
@@ -162,7 +163,7 @@ class Checker:
         if self.diagnostics:
             self.diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
             raise RulesError(self.diagnostics)
-        replace_nodes(self.rules, self.described)
+        complete_rules(self.rules, self.learnt)
         if not self.module.decls:
             self.rules.warnings += (Diagnostic(self.source.path, 0, 0, "this rules file declares nothing",
                                                "declare kinds, rows, parameters, outcomes and the actions that "
@@ -390,7 +391,7 @@ class Checker:
 
     def constraint_reads(self, expr: n.Expr, scope: Scope) -> None:
         """A constraint holds of a value, whatever a resolution does: no chance, no outcome."""
-        if _uses_chance(expr, self.described):
+        if _uses_chance(expr, self.learnt):
             self.error(expr.pos, "a constraint cannot depend on chance", "it must hold or fail for a given value")
         for name in free_names(expr):
             if scope.lookup(name.name) is None and name.name in self.rules.outcomes:
@@ -490,7 +491,7 @@ class Checker:
     def check_stmt(self, stmt: n.Stmt, scope: Scope) -> None:
         value_call = step_value(stmt)
         if value_call is not None and value_call.func in self.step_names:
-            self._value_calls.add(id(value_call))
+            self._value_calls.add(value_call.pos)
         in_fn = self._body is not None and self._body.what == "fn"
         if in_fn and not self.check_fn_statement(stmt, scope):
             return
@@ -599,7 +600,7 @@ class Checker:
 
     def meets_chance(self, expr: n.Expr) -> bool:
         """Whether evaluating expr may roll: a chance primitive in it, or in a fn or modifier it calls."""
-        return _uses_chance(expr, self.described) or any(self.callee_meets_chance(c.func) for c in calls(expr))
+        return _uses_chance(expr, self.learnt) or any(self.callee_meets_chance(c.func) for c in calls(expr))
 
     def callee_meets_chance(self, name: str) -> bool:
         if name not in self._fn_chance:
@@ -784,7 +785,7 @@ class Checker:
         """Check that expr fits `expected`; record literals take their kind from it."""
         if isinstance(expr, n.RecordLit) and expected.is_kind:
             self.check_record(expr, expected, scope)
-            self.rules.record_kinds[id(expr)] = expected.name
+            self.learnt.record_kinds[expr.pos] = expected.name
             return expected.required()
         if isinstance(expr, n.ListLit) and expected.name == "list" and expected.item is not None:
             items = [self.expect(item, expected.item, scope, constant) for item in expr.items]
@@ -795,7 +796,7 @@ class Checker:
         fitting = fits(actual, expected)
         if fitting and expected.name == "dice" and self.describe_dice(expr):
             actual = DICE.maybe() if actual.optional else DICE
-        if constant and _uses_chance(expr, self.described):
+        if constant and _uses_chance(expr, self.learnt):
             hint = "roll dice in a step, not in a row, parameter or default"
             if expected.name == "any" and _dice_spine(expr):
                 hint += "; to keep a roll for later, give it the type dice, as in 'name: dice = 1d6'"
@@ -834,10 +835,10 @@ class Checker:
         for node in _dice_spine(expr, literals_only=False):
             if isinstance(node, n.Dice):
                 numbers = (n.Number(node.pos, value=node.count), n.Number(node.pos, value=node.sides))
-                self.described[id(node)] = (node, n.Call(node.pos, func="dice", args=numbers))
+                self.learnt.described[node.pos] = n.Call(node.pos, func="dice", args=numbers)
                 found = True
-            elif _dice_spine(node.right) and id(node) not in self._taken_away:
-                self._taken_away.add(id(node))
+            elif _dice_spine(node.right) and node.pos not in self._taken_away:
+                self._taken_away.add(node.pos)
                 self.dice_taken_away(node.pos)
                 self.describe_dice(node.right)  # one mistake, one message: not also a roll in a constant
         return found
@@ -1123,7 +1124,7 @@ class Checker:
                        f"step {self._body.name}(...): TYPE {{ ... return VALUE }}")
             return ANY
         if step.result is None:
-            if id(call) in self._value_calls:
+            if call.pos in self._value_calls:
                 hint = ("say what it gives after its parameters and end it with return VALUE: "
                         f"step {name}(...): int {{ ... }}" if not step.is_action
                         else "an action's results are its outcomes: read the outcome it sets")
@@ -1131,7 +1132,7 @@ class Checker:
             else:
                 self.error(call.pos, f"'{name}' is {what}: call it as a statement, not inside an expression")
             return ANY
-        if id(call) not in self._value_calls:
+        if call.pos not in self._value_calls:
             self.error(call.pos, f"the value of the step '{name}' is taken only as the whole value of 'let', "
                        "an assignment or 'return'", f"take it first: let {name}_value = {self.rules.text_of(call)}; "
                        "then use the local")
@@ -1224,13 +1225,13 @@ class Checker:
             self.error(order.pos, *ORDER_WITHOUT_FOCUS)
 
 
-def _uses_chance(expr: n.Expr, described: Replacements) -> bool:
+def _uses_chance(expr: n.Expr, learnt: Learnt) -> bool:
     if isinstance(expr, n.Dice):
-        return id(expr) not in described
+        return expr.pos not in learnt.described
     if isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].chance:
         return True
     for child in children(expr):
-        if _uses_chance(child, described):
+        if _uses_chance(child, learnt):
             return True
     return False
 
@@ -1261,53 +1262,6 @@ def _dice_spine(expr: n.Expr, literals_only: bool = True) -> list[Any]:
     return found
 
 
-def free_names(expr: n.Expr, bound: frozenset[str] = frozenset(),
-               skip: Callable[[n.Expr], bool] = lambda expr: False) -> Iterable[n.Name]:
-    """The names an expression reads that none of its comprehensions binds, outside the parts `skip` picks."""
-    if skip(expr):
-        return
-    if isinstance(expr, n.Name):
-        if expr.name not in bound:
-            yield expr
-        return
-    if isinstance(expr, n.Comprehension):
-        yield from free_names(expr.source, bound, skip)
-        inner = bound | {expr.var}
-        for part in (expr.item, expr.condition):
-            if part is not None:
-                yield from free_names(part, inner, skip)
-        return
-    for child in children(expr):
-        yield from free_names(child, bound, skip)
-
-
-def chain(expr: n.Expr) -> tuple[str, ...] | None:
-    """`a.b.c` as ("a", "b", "c"); None for anything but names and fields."""
-    if isinstance(expr, n.Name):
-        return (expr.name,)
-    if isinstance(expr, n.Attr):
-        head = chain(expr.obj)
-        return None if head is None else head + (expr.name,)
-    return None
-
-
-def paths_read(expr: n.Expr, bound: frozenset[str] = frozenset()) -> Iterable[tuple[str, ...]]:
-    """The names and field paths an expression reads, outside what its comprehensions bind."""
-    names = chain(expr)
-    if names is not None:
-        if names[0] not in bound:
-            yield names
-        return
-    if isinstance(expr, n.Comprehension):
-        yield from paths_read(expr.source, bound)
-        for part in (expr.item, expr.condition):
-            if part is not None:
-                yield from paths_read(part, bound | {expr.var})
-        return
-    for child in children(expr):
-        yield from paths_read(child, bound)
-
-
 def _reads(expr: n.Expr, scope: Scope, rules: Ruleset) -> tuple[tuple[str, ...], ...]:
     """The paths a constraint reads from what it constrains (or from the parameters), each once."""
     found: list[tuple[str, ...]] = []
@@ -1323,8 +1277,10 @@ def check(module: n.Module, source: SourceFile, bases: dict[str, SourceFile] | N
     return Checker(module, source, bases).run()
 
 
-def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile, scope: dict[str, Type]) -> Type:
-    """The type of `expr` read as an example's `expect` line, `scope` holding the action's names.
+def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile,
+                      scope: dict[str, Type]) -> tuple[Type, n.Expr]:
+    """The type of `expr` read as an example's `expect` line, `scope` holding the action's names, and `expr`
+    completed as the checker completes the rules (its record literals know their kinds).
 
     For expressions written outside a rules file (a sweep's metric): `source`
     is their own text, so that a problem points into it. RulesError if wrong.
@@ -1333,8 +1289,8 @@ def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile, scope: d
     checker.rules = dataclasses.replace(rules, sources={**rules.sources, source.path: source})
     checker._in_example = True  # prob, mean, always, never and possible are allowed, as in `expect`
     found = checker.expect(expr, ANY, Scope({**scope, **EXAMPLE_NAMES}))
-    for literal, _ in checker.described.values():  # the expression is used as written: no literal can describe
-        checker.error(literal.pos, "a dice value here is written dice(count, sides)", "as in dice(1, 6) + 1")
+    for where in checker.learnt.described:  # the expression is used as written: no literal can describe
+        checker.error(where, "a dice value here is written dice(count, sides)", "as in dice(1, 6) + 1")
     if checker.diagnostics:
         raise RulesError(sorted(checker.diagnostics, key=lambda d: (d.line, d.column)))
-    return found
+    return found, checker.learnt.complete(expr)

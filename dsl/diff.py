@@ -8,7 +8,6 @@ file has no name: it is known by its condition.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 from dataclasses import dataclass
 
@@ -17,6 +16,7 @@ from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.extend import describe
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.types import type_from
+from fracas.dsl.walk import descendants
 
 
 @dataclass(frozen=True)
@@ -170,17 +170,7 @@ def _argument(call: n.Call, param: str) -> n.Expr | None:
 
 def _calls_of(decl: n.Decl, func: str) -> list[n.Call]:
     """The calls of `func` in a declaration, in the order written."""
-    found: list[n.Call] = []
-    stack: list[object] = [decl]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tuple):
-            stack.extend(reversed(node))
-        elif isinstance(node, n.Node):
-            if isinstance(node, n.Call) and node.func == func:
-                found.append(node)
-            stack.extend(reversed([getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "pos"]))
-    return found
+    return [node for node in descendants(decl) if isinstance(node, n.Call) and node.func == func]
 
 
 def _gives_changes(old: n.FnDecl | n.StepDecl, new: n.FnDecl | n.StepDecl, before: Ruleset,

@@ -33,7 +33,6 @@ import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from fracas.dsl.cache import cache_folder
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
@@ -48,7 +47,6 @@ INDENT = 4
 BLOCKS = frozenset({"kind_decl", "enum_decl", "table_decl", "row_decl", "modifier_decl", "block", "example_decl"})
 # Rules whose braces are part of an expression, laid out like brackets.
 RECORDS = frozenset({"record"})
-TABLE_LINES = frozenset({"table_columns", "table_row"})
 
 
 @dataclass(eq=False)
@@ -69,7 +67,6 @@ class Tok:
     multi: bool = False  # for those braces: the block spans lines
     owner: int = 0  # for a block's braces: the block's id
     tight: bool = False  # '/' between two numbers
-    newline_before: bool = False
     blank_before: bool = False
 
     @property
@@ -119,10 +116,6 @@ def format_text(text: str, path: str = "<rules>", limits: Limits = DEFAULT,
     except CannotFormat as problem:
         raise RulesError([_diagnostic(source, problem)]) from None
     return result
-
-
-def is_formatted(text: str, path: str = "<rules>", limits: Limits = DEFAULT) -> bool:
-    return format_text(text, path, limits) == text
 
 
 def _diagnostic(source: SourceFile, problem: CannotFormat) -> Diagnostic:
@@ -640,14 +633,6 @@ def _comments(text: str, tokens: list[Tok]) -> list[str]:
         if tok is not None:
             position = tok.end
     return found
-
-
-def format_file(path: str | Path, limits: Limits = DEFAULT) -> tuple[str, str]:
-    """(the file's text, its formatted text); RulesError if it cannot be read or formatted."""
-    from fracas.dsl.extend import read_text
-
-    text = read_text(Path(path), str(path), limits=limits)
-    return text, format_text(text, str(path), limits)
 
 
 # ---- formatting again after an edit --------------------------------------------------

@@ -14,19 +14,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from fracas.dsl import nodes as n
-from fracas.dsl.statements import step_value
+from fracas.dsl.reads import Path, path_of
+from fracas.dsl.statements import statements, step_value
 
-Path = tuple[str, ...]
-
-
-def path_of(expr: n.Expr) -> Path | None:
-    """The place an expression reads, if it is a name or fields of one."""
-    if isinstance(expr, n.Name):
-        return (expr.name,)
-    if isinstance(expr, n.Attr):
-        inner = path_of(expr.obj)
-        return None if inner is None else inner + (expr.name,)
-    return None
 
 
 def proven(condition: n.Expr, holds: bool) -> frozenset[Path]:
@@ -59,9 +49,7 @@ def changes(stmts: tuple[n.Stmt, ...], steps: Collection[str] = ()) -> Changes:
     """`steps`: the names of the steps, whose value a `let` or an assignment may take (a call too)."""
     places: set[Path] = set()
     calls = False
-    stack: list[n.Stmt] = list(stmts)
-    while stack:
-        stmt = stack.pop()
+    for stmt in statements(stmts):
         if isinstance(stmt, n.Assign):
             places.add(stmt.target)
         if isinstance(stmt, n.CallStmt):
@@ -69,8 +57,6 @@ def changes(stmts: tuple[n.Stmt, ...], steps: Collection[str] = ()) -> Changes:
         value = step_value(stmt)
         if value is not None and value.func in steps:
             calls = True
-        for part in ("then", "otherwise", "body"):
-            stack.extend(getattr(stmt, part, ()))
     return Changes(frozenset(places), calls)
 
 

@@ -175,6 +175,7 @@ class FieldInit(Node):
 @dataclass(frozen=True, slots=True)
 class RecordLit(Expr):
     fields: tuple[FieldInit, ...] = ()
+    kind: str = ""  # the kind of record it makes: set by the checker, from the type wanted where it is written
 
 
 # ---- statements ------------------------------------------------------------------

@@ -1,63 +1,70 @@
-"""Nodes of a checked ruleset replaced by others: what the checker learnt that the syntax could not say.
+"""A checked ruleset completed with what the checker learnt that the syntax could not say.
 
 A dice literal means a roll, except where a value of type dice is wanted,
-where it describes one (`damage: dice = 1d6 + 1`). Only the checker knows
-the types, so it names the literals that describe, and this module rebuilds
-every declaration that holds one, with the literal replaced by what it means
-(a call of the builtin `dice`). Nodes are frozen, so a node holding a
-replaced one is rebuilt too; a record literal rebuilt keeps its kind.
+where it describes one (`damage: dice = 1d6 + 1`): there it is replaced by
+what it means, a call of the builtin `dice`. A record literal takes its kind
+from the type wanted where it is written, and carries it from then on
+(`RecordLit.kind`). Only the checker knows the types, so it names these
+nodes, by where they are written, and this module rebuilds every
+declaration that holds one. Nodes are frozen, so a node holding a replaced
+one is rebuilt too.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 from typing import Any
 
 from fracas.dsl import nodes as n
+from fracas.dsl import walk
 from fracas.dsl.ruleset import Ruleset
 
-Replacements = dict[int, tuple[n.Node, n.Node]]  # id of a node -> (that node, what stands for it)
 
+@dataclass
+class Learnt:
+    """What the checker learnt of some nodes, each named by where it is written (no two are written at one place)."""
 
-def replace_nodes(rules: Ruleset, replacements: Replacements) -> None:
-    """Every declaration of `rules` with the nodes named in `replacements` replaced, in place."""
-    if not replacements:
-        return
-    rebuild = _Rebuilder(rules, replacements)
-    for table in (rules.kinds, rules.rows, rules.params, rules.choices, rules.outcomes, rules.modifiers,
-                  rules.fns, rules.steps, rules.actions):
-        for name, value in table.items():
-            table[name] = rebuild(value)
-    rules.examples = rebuild(rules.examples)
+    described: dict[n.Pos, n.Call] = field(default_factory=dict)  # a dice literal that describes: the call it means
+    record_kinds: dict[n.Pos, str] = field(default_factory=dict)  # a record literal: its kind
 
+    def __bool__(self) -> bool:
+        return bool(self.described or self.record_kinds)
 
-class _Rebuilder:
-    def __init__(self, rules: Ruleset, replacements: Replacements):
-        self.rules = rules
-        self.replacements = replacements
-
-    def __call__(self, value: Any) -> Any:
-        # A stack would spare the recursion, but the checker has walked these trees recursively already.
+    def complete(self, value: Any) -> Any:
+        """A node (or a tuple, a dict, or a dataclass holding nodes) with what was learnt written into it."""
+        if isinstance(value, n.Node):
+            return self._node(value)
         if isinstance(value, tuple):
-            items = tuple(self(item) for item in value)
+            items = tuple(self.complete(item) for item in value)
             return value if all(a is b for a, b in zip(items, value)) else items
-        if not dataclasses.is_dataclass(value) or isinstance(value, (n.Pos, type)):
-            return value
-        found = self.replacements.get(id(value))
-        if found is not None and found[0] is value:
-            return found[1]
-        changes = {}
-        for field in dataclasses.fields(value):
-            if field.name == "pos":
-                continue
-            old = getattr(value, field.name)
-            new = self(old)
-            if new is not old:
-                changes[field.name] = new
-        if not changes:
-            return value
-        rebuilt = dataclasses.replace(value, **changes)
-        kind = self.rules.record_kinds.get(id(value))
-        if kind is not None and isinstance(value, n.RecordLit):
-            self.rules.record_kinds[id(rebuilt)] = kind
+        if isinstance(value, dict):
+            return {key: self.complete(item) for key, item in value.items()}
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            # What a ruleset keeps besides nodes (a kind's fields, a parameter, a constraint) may hold some.
+            changes = {}
+            for f in dataclasses.fields(value):
+                old = getattr(value, f.name)
+                new = self.complete(old)
+                if new is not old:
+                    changes[f.name] = new
+            return dataclasses.replace(value, **changes) if changes else value
+        return value
+
+    def _node(self, node: n.Node) -> Any:
+        # Recursion, as the checker's own walk: a tree deeper than Python allows was refused before.
+        if isinstance(node, n.Dice):
+            return self.described.get(node.pos, node)
+        rebuilt = walk.map_children(node, self._node)
+        if isinstance(node, n.RecordLit) and node.pos in self.record_kinds:
+            rebuilt = dataclasses.replace(rebuilt, kind=self.record_kinds[node.pos])
         return rebuilt
+
+
+def complete_rules(rules: Ruleset, learnt: Learnt) -> None:
+    """Every declaration, constraint and example of `rules` completed with what was learnt, in place."""
+    if not learnt:
+        return
+    for f in dataclasses.fields(rules):
+        if f.init and f.name not in ("sources", "warnings", "limits"):
+            setattr(rules, f.name, learnt.complete(getattr(rules, f.name)))

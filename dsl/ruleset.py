@@ -72,7 +72,6 @@ class Ruleset:
     rows: dict[str, n.RowDecl] = field(default_factory=dict)
     tables: dict[str, n.TableDecl] = field(default_factory=dict)
     table_types: dict[str, Type] = field(default_factory=dict)
-    record_kinds: dict[int, str] = field(default_factory=dict)  # id of a record literal in code -> its kind
     params: dict[str, Typed] = field(default_factory=dict)
     choices: dict[str, Typed] = field(default_factory=dict)
     outcomes: dict[str, Typed] = field(default_factory=dict)
@@ -118,7 +117,7 @@ class Ruleset:
         lines = [source.line(number) for number in range(pos.line, pos.end_line + 1)]
         lines[-1] = lines[-1][: pos.end_column - 1]
         lines[0] = lines[0][pos.column - 1 :]
-        return " ".join(part for part in (_without_comment(line).strip() for line in lines) if part)
+        return " ".join(part for part in (line[: comment_start(line)].strip() for line in lines) if part)
 
     def param_types(self, decl: n.StepDecl | n.FnDecl | n.ModifierDecl) -> dict[str, Type]:
         return {p.name: type_from(p.type, self.kinds) for p in decl.params}
@@ -128,11 +127,13 @@ class Ruleset:
         return next(iter(self.actions), None)
 
 
-def _without_comment(line: str) -> str:
+def comment_start(line: str) -> int:
+    """Where the comment of a line of rules begins (its `#`, outside any text), or the line's length."""
     quoted = False
     for index, char in enumerate(line):
         if char == '"' and (index == 0 or line[index - 1] != "\\"):
             quoted = not quoted
         elif char == "#" and not quoted:
-            return line[:index]
-    return line
+            return index
+    return len(line)
+

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from fracas.dsl import nodes as n
-from fracas.dsl.check import free_names
+from fracas.dsl.reads import free_names
 from fracas.dsl.diagnostics import Diagnostic, did_you_mean
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.core import resolve

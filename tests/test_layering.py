@@ -160,6 +160,15 @@ def test_no_module_imports_itself_through_a_circle() -> None:
     assert not found, f"import circles: {found}"
 
 
+def test_what_runs_checked_rules_never_calls_back_into_the_checker() -> None:
+    """The core and the API read the checked tree (fracas.dsl.reads, statements, walk, types); only tools
+    that check what a user writes (a sweep's metric, the language server) run the checker."""
+    found = [f"{MODULES[name].relative_to(ROOT)}:{line}" for name in MODULES
+             if layer_of(name) in ("runtime", "core", "application")
+             for target, line in imports_of(name) if target == "fracas.dsl.check"]
+    assert not found, f"the runtime imports the checker: {found}"
+
+
 def test_nothing_imports_the_old_top_level_names() -> None:
     """`import dsl` would load a second copy of every class from the checkout's folder."""
     found = []

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.ruleset import Ruleset
+from fracas.dsl.walk import descendants
 
 
 class ChanceAnalysis:
@@ -19,14 +19,11 @@ class ChanceAnalysis:
 
     def __init__(self, rules: Ruleset):
         self.rules = rules
-        self._known: dict[int, bool] = {}
         self._callables: dict[str, bool] = {}
 
     def may_draw(self, node: Any) -> bool:
-        key = id(node)
-        if key not in self._known:
-            self._known[key] = self._scan(node)
-        return self._known[key]
+        # Not kept per node: a node is found again by its value only, which costs a walk over it anyway.
+        return self._scan(node)
 
     def _callable(self, name: str) -> bool:
         if name not in self._callables:
@@ -36,10 +33,7 @@ class ChanceAnalysis:
         return self._callables[name]
 
     def _scan(self, root: Any) -> bool:
-        # With a stack, not recursion: expressions may nest as deep as the nesting limit allows.
-        stack = [root]
-        while stack:
-            node = stack.pop()
+        for node in descendants(root):
             if isinstance(node, n.Dice):
                 return True
             if isinstance(node, n.Call):
@@ -48,8 +42,4 @@ class ChanceAnalysis:
                     return True
                 if (node.func in self.rules.fns or node.func in self.rules.modifiers) and self._callable(node.func):
                     return True
-            if isinstance(node, tuple):
-                stack.extend(node)
-            elif isinstance(node, n.Node):
-                stack.extend(getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "pos")
         return False

@@ -43,7 +43,7 @@ from fracas.dsl import cache as kept
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.ruleset import Ruleset
-from fracas.dsl.statements import step_value
+from fracas.dsl.statements import map_children, statements, step_value
 from fracas.interpreter.core.analysis import ChanceAnalysis
 from fracas.interpreter.core.builtins import IMPLEMENTATIONS, dice_problem
 from fracas.interpreter.core import dist as D
@@ -192,9 +192,7 @@ class Generator:
                 return n.Name(child.pos, name=name)
             return child
 
-        rewritten = _map_children(node, hole)
-        if isinstance(node, n.RecordLit):
-            self.rules.record_kinds[id(rewritten)] = self.rules.record_kinds[id(node)]
+        rewritten = map_children(node, hole)
         inner = {**scope, **{name: name.replace("__", "") for name in holes}}
         code = getattr(self, "e_" + type(node).__name__)(rewritten, inner)
         args = ", ".join(name.replace("__", "") for name in holes)
@@ -355,7 +353,7 @@ class Generator:
 
     def e_RecordLit(self, node: n.RecordLit, scope: Scope) -> str:
         """A record written in a rule: a constant value of its kind, defaults filled in from its other fields."""
-        kind = self.rules.kinds[self.rules.record_kinds[id(node)]]
+        kind = self.rules.kinds[node.kind]
         given = {f.name: self.expr(f.value, scope) for f in node.fields}
         if all(info.name in given or info.default is None for info in kind.fields):
             values = "".join(given.get(info.name, "None") + ", " for info in kind.fields)
@@ -693,7 +691,7 @@ class RoutineBuilder:
         value_call = step_value(stmt)
         if value_call is not None and self.gives_value(value_call.func):
             # The step runs before the statement, its value in a slot the statement reads.
-            slot = self.call_step(_map_children(value_call, draw_if), stmt.pos, scope)  # type: ignore[arg-type]
+            slot = self.call_step(map_children(value_call, draw_if), stmt.pos, scope)  # type: ignore[arg-type]
             name = f"__gives{slot}"
             scope[name] = f"F[{slot}]"
             self.consumed.append(slot)
@@ -705,9 +703,9 @@ class RoutineBuilder:
         if isinstance(stmt, n.For):
             return dataclasses.replace(stmt, source=draw_if(stmt.source))
         if isinstance(stmt, n.Event):
-            return _map_children(stmt, draw_if)  # type: ignore[return-value]
+            return map_children(stmt, draw_if)  # type: ignore[return-value]
         if isinstance(stmt, n.CallStmt):
-            return dataclasses.replace(stmt, call=_map_children(stmt.call, draw_if))
+            return dataclasses.replace(stmt, call=map_children(stmt.call, draw_if))
         return stmt
 
     # ---- the routine
@@ -999,21 +997,6 @@ def _always_bool(node: n.Expr) -> bool:
             or (isinstance(node, n.Unary) and node.op == "not"))
 
 
-def _map_children(node: n.Node, change: Callable[[Any], Any]) -> n.Node:
-    """The node with each child expression (also inside tuples and keywords) replaced by change(child)."""
-    def one(value: Any) -> Any:
-        if isinstance(value, tuple):
-            return tuple(one(v) for v in value)
-        if isinstance(value, (n.Keyword, n.FieldInit)):
-            return dataclasses.replace(value, value=change(value.value))
-        if isinstance(value, n.Expr):
-            return change(value)
-        return value
-
-    changes = {f.name: one(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "pos"}
-    return dataclasses.replace(node, **changes)
-
-
 def _slot_in(expr: n.Expr, scope: Scope) -> Any:
     """The slot a name stands for, if the expression is a name held in a slot."""
     if isinstance(expr, n.Name):
@@ -1068,19 +1051,12 @@ def _recursive_steps(rules: Ruleset) -> set[str]:
     calls: dict[str, set[str]] = {}
     for name, decl in {**rules.steps, **rules.actions}.items():
         found: set[str] = set()
-        stack: list[Any] = list(decl.body)
-        while stack:
-            node = stack.pop()
+        for node in statements(decl.body):
             if isinstance(node, n.CallStmt):
                 found.add(node.call.func)
             value = step_value(node)
             if value is not None:
                 found.add(value.func)
-            if isinstance(node, n.If):
-                stack.extend(node.then)
-                stack.extend(node.otherwise)
-            elif isinstance(node, (n.For, n.While)):
-                stack.extend(node.body)
         calls[name] = found
     recursive = set()
     for start in calls:

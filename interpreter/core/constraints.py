@@ -16,7 +16,8 @@ from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
-from fracas.dsl.check import chain, children, paths_read
+from fracas.dsl.reads import path_of, paths_read
+from fracas.dsl.statements import children
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type
 from fracas.interpreter.core.resolve import evaluate
@@ -69,7 +70,7 @@ def _failing_item(program: Program, constraint: Constraint, frame: dict[str, Any
             and isinstance(test.args[0], n.Comprehension) and test.args[0].condition is None):
         return None
     each = test.args[0]
-    source = chain(each.source)
+    source = path_of(each.source)
     items = _value(program, each.source, frame, state)
     if source is None or not isinstance(items, tuple):
         return None

@@ -33,10 +33,6 @@ class Body:
     def lethal(self) -> bool:
         return self.hitpoints is not None and self.damage >= self.hitpoints
 
-    @property
-    def mortal(self) -> bool:
-        return self.hitpoints is not None
-
     def hit(self, damage: int) -> Body:
         if self.hitpoints is None:
             return self

@@ -7,13 +7,13 @@ replaced by its value; the rest of the expression is then evaluated once.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.walk import map_children
 from fracas.interpreter.api import Prepared, State, final_value
 
 
@@ -92,20 +92,8 @@ def _literal(pos: n.Pos, value: Any) -> n.Expr:
     return n.Number(pos, value=value)
 
 
-def _map_aggregates(expr: Any, replace: Callable[[n.Call], n.Expr]) -> Any:
+def _map_aggregates(expr: n.Expr, replace: Callable[[n.Call], n.Expr]) -> Any:
     """expr with each aggregate call (outermost ones only) replaced by what `replace` makes of it."""
     if isinstance(expr, n.Call) and expr.func in SIGNATURES and SIGNATURES[expr.func].aggregate:
         return replace(expr)
-    if isinstance(expr, tuple):
-        return tuple(_map_aggregates(e, replace) for e in expr)
-    if not isinstance(expr, n.Node):
-        return expr
-    changes = {}
-    for f in dataclasses.fields(expr):
-        if f.name == "pos":
-            continue
-        value = getattr(expr, f.name)
-        new = _map_aggregates(value, replace)
-        if new is not value:
-            changes[f.name] = new
-    return dataclasses.replace(expr, **changes) if changes else expr
+    return map_children(expr, lambda child: _map_aggregates(child, replace))

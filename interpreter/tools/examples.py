@@ -77,7 +77,7 @@ def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, An
         first = next(iter(states))
         if final_value(substituted, prepared, first, once=True) is True:
             return ""
-        known = {id(call): value for call, value in values}
+        known = {call.pos: value for call, value in values}
         return _block(f"{head} is false:", explain(rules, prepared, first, expect, known))
     failing = {state: p for state, p in states.items() if final_value(expect, prepared, state) is not True}
     if not failing:

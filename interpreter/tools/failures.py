@@ -18,7 +18,8 @@ from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
-from fracas.dsl.check import children, free_names
+from fracas.dsl.reads import free_names
+from fracas.dsl.statements import children
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.tools.aggregates import aggregate_calls, with_values
 from fracas.interpreter.api import Prepared, RunError, State, final_value, show
@@ -41,8 +42,8 @@ def decimal(value: Fraction, digits: int = 6) -> str:
 
 
 def explain(rules: Ruleset, prepared: Prepared, state: State, expect: n.Expr,
-            known: dict[int, Any] | None = None) -> list[str]:
-    """Lines showing every part of `expect` read in `state`, and its value; `known` gives the aggregates'."""
+            known: dict[n.Pos, Any] | None = None) -> list[str]:
+    """Lines showing every part of `expect` read in `state`, and its value; `known` gives the aggregates' (by place)."""
     values = _Values(prepared, state, known or {})
     rows: list[tuple[int, str, str]] = []
     # The expectation itself is the line above these; its parts are shown, or it alone if it has none.
@@ -64,20 +65,21 @@ def explain(rules: Ruleset, prepared: Prepared, state: State, expect: n.Expr,
 class _Values:
     """The value of each part in one final state, each computed once."""
 
-    def __init__(self, prepared: Prepared, state: State, known: dict[int, Any]):
+    def __init__(self, prepared: Prepared, state: State, known: dict[n.Pos, Any]):
         self.prepared, self.state, self.known = prepared, state, known
         self.rules = prepared.rules
-        self.found: dict[int, tuple[Any, bool]] = {}
+        self.found: dict[tuple[n.Pos, n.Expr], tuple[Any, bool]] = {}
 
     def __call__(self, node: n.Expr) -> tuple[Any, bool]:
-        if id(node) not in self.found:
-            self.found[id(node)] = self._compute(node)
-        return self.found[id(node)]
+        key = (node.pos, node)  # a part by its place, and by what it is: a node and its only part may share one
+        if key not in self.found:
+            self.found[key] = self._compute(node)
+        return self.found[key]
 
     def _compute(self, node: n.Expr) -> tuple[Any, bool]:
         calls = aggregate_calls(node)
         if calls:
-            node = with_values(node, [self.known[id(call)] for call in calls])
+            node = with_values(node, [self.known[call.pos] for call in calls])
         try:
             return final_value(node, self.prepared, self.state, once=True), True
         except RunError as error:

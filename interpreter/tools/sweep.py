@@ -23,7 +23,8 @@ from typing import Any
 from fracas import dsl
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
-from fracas.dsl.check import EXAMPLE_NAMES, check_expectation, free_names
+from fracas.dsl.check import EXAMPLE_NAMES, check_expectation
+from fracas.dsl.reads import free_names
 from fracas.dsl.diagnostics import RulesError, SourceFile
 from fracas.dsl.limits import Limits
 from fracas.dsl.parse import parse_expression
@@ -132,7 +133,7 @@ def metric_expression(text: str | None, rules: dsl.Ruleset, action: str | None =
     source = SourceFile(METRIC, text)
     expr = parse_expression(text, METRIC, rules.limits)
     scope = _expect_scope(rules, action)
-    found = check_expectation(rules, expr, source, scope)
+    found, expr = check_expectation(rules, expr, source, scope)
     if not (found.is_numeric or found.name == "bool"):
         shown = "none" if found.name == "none" else f"a {found}"
         raise RulesError([source.at(expr.pos, f"a metric is a number or a condition, not {shown}",

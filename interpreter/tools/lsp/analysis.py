@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.check import Checker, Scope
-from fracas.dsl.check import children as _children  # the checker's own walk over an expression's parts
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from fracas.dsl.extend import OpenTexts, load_module
 from fracas.dsl.limits import Limits
 from fracas.dsl.reparse import Reparser
+from fracas.dsl.statements import blocks, children
 from fracas.dsl.ruleset import KindInfo, Ruleset
 from fracas.dsl.types import Type, type_from
 
@@ -89,9 +89,6 @@ class Analysis:
 
     def definitions(self, key: Key) -> list[Place]:
         return _unique(o.place for o in self.occurrences if o.key == key and o.definition)
-
-    def uses(self, key: Key) -> list[Place]:
-        return _unique(o.place for o in self.occurrences if o.key == key)
 
 
 def _unique(places: Iterable[Place]) -> list[Place]:
@@ -386,7 +383,7 @@ class _Indexer:
             self.expr(value, {})
         names: dict[str, Key] = {}
         if decl.run is not None:
-            self.call(decl.run, {}, statement=True)
+            self.call(decl.run, {})
             names = self.action_names.get(decl.run.func, {})
             if not names and decl.run.func in self.rules.actions:
                 names = self._names_of(self.rules.actions[decl.run.func])
@@ -427,27 +424,16 @@ class _Indexer:
             self.bind(stmt.name_pos, stmt.name, scope, what, stmt.type)
         elif isinstance(stmt, n.Assign):
             self.assign(stmt, scope)
-        elif isinstance(stmt, n.If):
-            self.expr(stmt.test, scope)
-            self.block(stmt.then, dict(scope), what)
-            self.block(stmt.otherwise, dict(scope), what)
-        elif isinstance(stmt, n.While):
-            self.expr(stmt.test, scope)
-            self.block(stmt.body, dict(scope), what)
         elif isinstance(stmt, n.For):
             self.expr(stmt.source, scope)
             inner = dict(scope)
             self.bind(stmt.var_pos, stmt.var, inner, what)
             self.block(stmt.body, inner, what)
-        elif isinstance(stmt, n.CallStmt):
-            self.call(stmt.call, scope, statement=True)
-        elif isinstance(stmt, n.Event):
-            for arg in stmt.args:
-                self.expr(arg, scope)
-            for keyword in stmt.keywords:
-                self.expr(keyword.value, scope)
-        elif isinstance(stmt, n.Return):
-            self.expr(stmt.value, scope)
+        else:  # if, while, a call, an event, return: their expressions, then each block in a scope of its own
+            for child in children(stmt):
+                self.expr(child, scope)
+            for block in blocks(stmt):
+                self.block(block, dict(scope), what)
 
     def assign(self, stmt: n.Assign, scope: dict[str, Key]) -> None:
         head, *path = stmt.target
@@ -473,7 +459,7 @@ class _Indexer:
         return any(name in table for table in (rules.rows, rules.params, rules.choices, rules.outcomes, rules.tables,
                                                  rules.fns, rules.modifiers, rules.steps, rules.actions))
 
-    def call(self, call: n.Call, scope: dict[str, Key], statement: bool = False) -> None:
+    def call(self, call: n.Call, scope: dict[str, Key]) -> None:
         name = call.func
         callee = (self.rules.fns.get(name) or self.rules.modifiers.get(name) or self.rules.steps.get(name)
                   or self.rules.actions.get(name))
@@ -520,7 +506,7 @@ class _Indexer:
             self.expr(expr.item, inner)
             self.expr(expr.condition, inner)
         else:
-            for child in _children(expr):
+            for child in children(expr):
                 self.expr(child, scope)
 
 

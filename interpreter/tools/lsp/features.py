@@ -14,7 +14,7 @@ from pathlib import Path
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES, Signature
 from fracas.dsl.extend import describe
-from fracas.dsl.ruleset import Ruleset
+from fracas.dsl.ruleset import Ruleset, comment_start
 from fracas.dsl.types import Type
 from fracas.interpreter.tools.lsp.analysis import Analysis, Key, Place
 
@@ -45,13 +45,9 @@ def lines_of(text: str) -> list[str]:
 
 
 def _trailing_comment(line: str) -> str:
-    in_text = False
-    for index, char in enumerate(line):
-        if char == '"' and (index == 0 or line[index - 1] != "\\"):
-            in_text = not in_text
-        elif char == "#" and not in_text:
-            return line[index + 1 :].strip() if line[:index].strip() else ""
-    return ""
+    """The comment after something written on a line (a comment alone on its line is not one)."""
+    start = comment_start(line)
+    return line[start + 1 :].strip() if line[:start].strip() else ""
 
 
 # ---- hover --------------------------------------------------------------------------------------
