@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fracas.dsl.check import check
+from fracas.dsl.checked import load_checked
 from fracas.dsl.diagnostics import Diagnostic, RulesError
 from fracas.dsl.extend import OpenTexts, load_module, read_text
 from fracas.dsl.limits import DEFAULT, Limits
@@ -32,5 +33,6 @@ def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT, from_file:
 
 
 def load(path: str | Path, limits: Limits = DEFAULT) -> Ruleset:
-    """Read, parse and check a rules file (and the files it extends)."""
-    return loads(read_text(Path(path), str(path), limits=limits), str(path), limits, from_file=True)
+    """Read, parse and check a rules file (and the files it extends), from the cache when unchanged."""
+    text = read_text(Path(path), str(path), limits=limits)
+    return load_checked(text, str(path), limits, lambda: loads(text, str(path), limits, from_file=True))

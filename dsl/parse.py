@@ -72,7 +72,7 @@ def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEF
 
 
 @functools.cache
-def _code_digest() -> bytes:
+def code_digest() -> bytes:
     """What the trees depend on besides the text: the grammar, the code that builds nodes, Lark itself."""
     digest = hashlib.sha256(grammar_text().encode())
     # A pickle names the module of each class: a tree kept under other names (dsl.nodes, before
@@ -91,7 +91,7 @@ def _code_digest() -> bytes:
 
 def _cache_name(text: str, path: str, limits: Limits) -> str | None:
     try:
-        code = _code_digest()
+        code = code_digest()
     except OSError:
         return None
     # surrogatepass: a file name or text that is not valid UTF-8 still makes a key.

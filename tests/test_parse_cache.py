@@ -6,6 +6,7 @@ import pytest
 
 from fracas import dsl
 from fracas.dsl import cache as cache_folder_files
+from fracas.dsl import checked
 from fracas.dsl import parse as cached_parse
 from fracas.dsl import syntax
 from fracas.dsl.limits import Limits
@@ -18,6 +19,8 @@ RULES = "outcome x: int = 0\naction go() { x = 1 + 2 }\n"
 def cache(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    # Checked rulesets are kept too (tests/test_checked_cache.py); these tests are about the trees under them.
+    monkeypatch.setattr(checked, "_read", lambda name, path, limits: None)
     return folder / "fracas"
 
 
@@ -130,7 +133,7 @@ def test_another_version_of_lark_parses_afresh(tmp_path, cache, parses, monkeypa
     other_lark.write_text('__version__ = "0.0.1"\n')
     monkeypatch.setattr(cached_parse.importlib.util, "find_spec",
                         lambda name: type("Spec", (), {"origin": str(other_lark)})())
-    monkeypatch.setattr(cached_parse, "_code_digest", cached_parse._code_digest.__wrapped__)
+    monkeypatch.setattr(cached_parse, "code_digest", cached_parse.code_digest.__wrapped__)
     dsl.load(path)
     assert len(parses) == 2
 
@@ -142,6 +145,6 @@ def test_a_tree_kept_under_other_module_names_is_parsed_afresh(tmp_path, cache, 
     path.write_text(RULES)
     dsl.load(path)
     monkeypatch.setattr(cached_parse.n, "__name__", "dsl.nodes")
-    monkeypatch.setattr(cached_parse, "_code_digest", cached_parse._code_digest.__wrapped__)
+    monkeypatch.setattr(cached_parse, "code_digest", cached_parse.code_digest.__wrapped__)
     dsl.load(path)
     assert len(parses) == 2

@@ -1,0 +1,94 @@
+"""Checked rulesets kept between runs, as the parse cache keeps syntax trees.
+
+Checking is most of what loading an unchanged file costs once its tree is
+cached, and a tool often loads the same file many times (every `fracas`
+command, every test). The whole checked Ruleset is pickled in the user's cache
+folder, keyed by the file's text and path, the limits, and the code of the
+front end; the texts of the files it extends are kept with it and compared
+with the files on every read, so an edited base checks afresh.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import pickle
+from collections.abc import Callable
+from pathlib import Path
+
+from fracas.dsl import cache as kept
+from fracas.dsl.diagnostics import RulesError
+from fracas.dsl.extend import read_text
+from fracas.dsl.limits import Limits
+from fracas.dsl import parse as parsing
+from fracas.dsl.ruleset import Ruleset
+
+
+def load_checked(text: str, path: str, limits: Limits, check: Callable[[], Ruleset]) -> Ruleset:
+    """The ruleset `check()` makes of this text, from the cache when nothing it depends on changed."""
+    name = _cache_name(text, path, limits)
+    if name is not None:
+        kept_rules = _read(name, path, limits)
+        if kept_rules is not None:
+            return kept_rules
+    rules = check()
+    if name is not None:
+        _write(name, rules)
+    return rules
+
+
+def _front_end_digest() -> bytes:
+    # Every module of the front end shapes a checked ruleset, not only the parser's.
+    return parsing.code_digest() + _modules_digest()
+
+
+@functools.cache
+def _modules_digest() -> bytes:
+    digest = hashlib.sha256()
+    for module in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(module.name.encode())
+        digest.update(module.read_bytes())
+    return digest.digest()
+
+
+def _cache_name(text: str, path: str, limits: Limits) -> str | None:
+    try:
+        code = _front_end_digest()
+    except OSError:
+        return None
+    given = f"{path}\0{limits!r}\0{text}".encode("utf-8", "surrogatepass")
+    return f"checked-{hashlib.sha256(code + given).hexdigest()[:32]}.pickle"
+
+
+def _read(name: str, path: str, limits: Limits) -> Ruleset | None:
+    data = kept.load(name)
+    if data is None:
+        return None
+    try:
+        rules = pickle.loads(data)
+    except Exception:  # unreadable or from another version: check instead
+        return None
+    if not isinstance(rules, Ruleset) or not _bases_unchanged(rules, path, limits):
+        return None
+    return rules
+
+
+def _bases_unchanged(rules: Ruleset, path: str, limits: Limits) -> bool:
+    # A base is found from the extending file's place, so its shown path reads it again from here.
+    for shown, source in rules.sources.items():
+        if shown == path:
+            continue
+        try:
+            if read_text(Path(shown), shown, limits=limits) != source.text:
+                return False
+        except RulesError:
+            return False
+    return True
+
+
+def _write(name: str, rules: Ruleset) -> None:
+    try:
+        data = pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # too deep to pickle: it is checked again next time
+        return
+    kept.store(name, data)
