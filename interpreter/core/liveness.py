@@ -149,6 +149,7 @@ def analyse(blocks: list[Any], successors: list[list[int]], slots: int, statics:
             facts.append(None)  # a call site: nothing is forgotten around it
             continue
         facts.append(block)
+    lines = [None if block is None else _line_effects(block, statics) for block in facts]
     live_in: list[Live | None] = [None] * len(blocks)
     changed = True
     while changed:
@@ -171,7 +172,7 @@ def analyse(blocks: list[Any], successors: list[list[int]], slots: int, statics:
                     elif following is not None:
                         out_slots |= following.slots
                         out_fields |= following.fields
-            slots_live, fields_live = _through(block, out_slots, out_fields, statics)
+            slots_live, fields_live = _through(lines[index], out_slots, out_fields)  # type: ignore[arg-type]
             new = Live(frozenset(slots_live), frozenset(fields_live))
             if live_in[index] != new:
                 live_in[index] = new
@@ -198,14 +199,29 @@ def _touched(blocks: list[Any], successors: list[list[int]], live_in: list[Live 
     return touched
 
 
-def _through(block: Any, slots_live: set[int], fields_live: set[tuple[Any, str]],
-             statics: dict[int, str]) -> tuple[set[int], set[tuple[Any, str]]]:
-    """Liveness before a block, from liveness after it: its lines, last to first."""
+LineEffect = tuple[set[int], set[int], "set[tuple[Any, str]] | None", "set[tuple[Any, str]]"]
+
+
+def _line_effects(block: Any, statics: dict[int, str]) -> list[LineEffect]:
+    """Each line's slot reads and writes, and field kills and reads, last line first: worked out once, not
+    on every round of the analysis."""
+    effects: list[LineEffect] = []
     for (line, _), facts in reversed(list(zip(block.lines, block.facts))):
         reads, writes, _ = slot_facts(line)
+        if facts is None:
+            effects.append((reads, writes, None, set()))
+            continue
+        kills = {(statics[s], name) for s, name in facts.field_kills if s in statics}
+        effects.append((reads, writes, kills, {
+            (statics.get(s, ANY) if s is not ANY else ANY, name) for s, name in facts.field_reads}))
+    return effects
+
+
+def _through(effects: list[LineEffect], slots_live: set[int],
+             fields_live: set[tuple[Any, str]]) -> tuple[set[int], set[tuple[Any, str]]]:
+    """Liveness before a block, from liveness after it: its lines, last to first."""
+    for reads, writes, kills, field_reads in effects:
         slots_live = (slots_live - writes) | reads
-        if facts is not None:
-            kills = {(statics[s], name) for s, name in facts.field_kills if s in statics}
-            fields_live = (fields_live - kills) | {
-                (statics.get(s, ANY) if s is not ANY else ANY, name) for s, name in facts.field_reads}
+        if kills is not None:
+            fields_live = (fields_live - kills) | field_reads
     return slots_live, fields_live
