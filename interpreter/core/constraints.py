@@ -210,14 +210,15 @@ def _first_breach(program: Program, state: State) -> _Breach | None:
     met = program.constraints_met
     keys = _Keys(state.world, layout)
     for id, record in state.world.items():
-        # An entity that refers to no other one breaks what it breaks whatever the rest of the world: the
-        # exact engine's final states share a few such records between many worlds.
-        alone = ("entity", id, record)
-        if alone in met:
+        # What an entity breaks depends on its record and those of the entities it refers to (its key)
+        # alone: the exact engine's final states share a few such keys between many worlds.
+        key = keys.of(record)
+        alone = ("entity", id, key)
+        if key is not None and alone in met:
             found = met[alone]
         else:
             found = _breach_among(program, state, _entity_records(id, record, layout), keys)
-            if keys.of(record) is record:
+            if key is not None:
                 if len(met) >= _MEMO:
                     met.clear()
                 met[alone] = found

@@ -268,9 +268,10 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                 if target is None:
                     target = pending[following] = {}
                     heapq.heappush(waiting, (rank[following], following))
-            before = target.get(key)
-            target[key] = p if before is None else before + p
-            if len(target) > limit:
+            before = target.setdefault(key, p)  # hashing a key is most of the cost of a merge: once, mostly
+            if before is not p:
+                target[key] = before + p
+            elif len(target) > limit:
                 raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states here",
                                _ESTIMATE_HINT)
     return out
