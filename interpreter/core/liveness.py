@@ -93,6 +93,7 @@ class Projection:
         self._end_getter = _getter(self.end)
         self._dead_fields: dict[tuple[int, str, Any], tuple[int, ...]] = {}
         self._worlds: list[dict[Frozen, Frozen]] = [{} for _ in live]
+        self.memo: dict[Any, Any] = {}  # what the engine works out once from these facts
 
     def keep(self, pc: int, frame: list[Any]) -> tuple[Any, ...]:
         return self._getters[pc](frame) if pc >= 0 else self._end_getter(frame)
