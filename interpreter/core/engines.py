@@ -441,6 +441,12 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
             continue
         # A draw: one state for each value of the expression's distribution.
         frame, total = S.F, drawn.total
+        if type(p) is Fraction:  # one reduction, not three (a Fraction made, then multiplied)
+            top, bottom = p.numerator, p.denominator * total
+            for value, weight in drawn.weights.items():
+                frame[slot] = value
+                yield (keep(following, frame), *rest), Fraction(top * weight, bottom), following  # type: ignore[misc]
+            continue
         for value, weight in drawn.weights.items():
             frame[slot] = value
             yield (keep(following, frame), *rest), p * Fraction(weight, total), following  # type: ignore[misc]

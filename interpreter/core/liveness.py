@@ -91,7 +91,7 @@ class Projection:
         self.end = tuple(sorted(end.slots))
         self._getters = [_getter(kept) for kept in self.kept]
         self._end_getter = _getter(self.end)
-        self._dead_fields: dict[tuple[int, str, Any], tuple[int, ...]] = {}
+        self._dead_fields: dict[tuple[int, str, Any], Any] = {}
         self._worlds: list[dict[Frozen, Frozen]] = [{} for _ in live]
         self.memo: dict[Any, Any] = {}  # what the engine works out once from these facts
 
@@ -117,19 +117,27 @@ class Projection:
             key = (pc, id, record.shape)
             dead = self._dead_fields.get(key)
             if dead is None:
-                touched = self.touched[pc]
-                dead = self._dead_fields[key] = tuple(
-                    i for i, name in enumerate(record.shape.names)
-                    if not live.field_live(id, name) and (touched is None or name in touched))
-            if dead and any(record.values[i] is not None for i in dead):
+                dead = self._dead_fields[key] = self._dead(pc, live, id, record)
+            if dead and dead[0](record.values) != dead[1]:
                 values = list(record.values)
-                for i in dead:
+                for i in dead[2]:
                     values[i] = None
                 if changed is None:
                     changed = dict(world)
                 changed[id] = Record(record.shape, tuple(values))
         found = seen[world] = world if changed is None else Frozen(changed)
         return found
+
+    def _dead(self, pc: int, live: Live, id: str, record: Record) -> tuple[Any, Any, tuple[int, ...]] | tuple[()]:
+        """The fields of an entity forgotten at a block: a getter of their values, what it gives when all are
+        none, their places; () for none."""
+        touched = self.touched[pc]
+        dead = tuple(i for i, name in enumerate(record.shape.names)
+                     if not live.field_live(id, name) and (touched is None or name in touched))
+        if not dead:
+            return ()
+        getter = operator.itemgetter(*dead) if len(dead) > 1 else (lambda values, i=dead[0]: values[i])
+        return getter, (None,) * len(dead) if len(dead) > 1 else None, dead
 
 
 def _getter(indices: tuple[int, ...]) -> Any:
