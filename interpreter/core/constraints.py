@@ -207,11 +207,34 @@ def _breach_in(program: Program, state: State) -> _Breach | None:
 
 
 def _first_breach(program: Program, state: State) -> _Breach | None:
-    rules = program.rules
-    changing, layout = _changing(rules), _layout(rules)
+    layout = _layout(program.rules)
     met = program.constraints_met
     keys = _Keys(state.world, layout)
-    for subject, record, entity in _records(state, layout):
+    for id, record in state.world.items():
+        # What an entity breaks depends on its record and those of the entities it refers to (its key)
+        # alone: the exact engine's final states share a few such keys between many worlds.
+        key = keys.of(record)
+        alone = ("entity", id, key)
+        if key is not None and alone in met:
+            found = met[alone]
+        else:
+            found = _breach_among(program, state, _entity_records(id, record, layout), keys)
+            if key is not None:
+                if len(met) >= _MEMO:
+                    met.clear()
+                met[alone] = found
+        if found is not None:
+            return found
+    return _breach_among(program, state, _outcome_records(state, layout), keys)
+
+
+def _breach_among(program: Program, state: State, records: Iterator[tuple[str, Record, bool]],
+                  keys: _Keys) -> _Breach | None:
+    """The first of these records of a state that breaks a constraint."""
+    rules = program.rules
+    changing = _changing(rules)
+    met = program.constraints_met
+    for subject, record, entity in records:
         # A thing of the scenario met every constraint when it was built; only those a statement could break
         # need checking again. A record a rule wrote anew meets none yet.
         constraints = changing[record.shape.kind] if entity else rules.kinds[record.shape.kind].constraints
@@ -295,13 +318,15 @@ class _Keys:
         return key
 
 
-def _records(state: State, layout: dict[str, tuple[int, ...]]) -> Iterator[tuple[str, Record, bool]]:
-    """Every record a state holds, and whether it is a thing of the scenario: the entities, records a rule
-    wrote into them, and outcomes that are records."""
-    for id, record in state.world.items():
-        yield id, record, True
-        for i in layout[record.shape.kind]:
-            yield from _inside(f"{id}.{record.shape.names[i]}", record.values[i], layout)
+def _entity_records(id: str, record: Record, layout: dict[str, tuple[int, ...]]) -> Iterator[tuple[str, Record, bool]]:
+    """An entity's record (a thing of the scenario) and the records a rule wrote into it."""
+    yield id, record, True
+    for i in layout[record.shape.kind]:
+        yield from _inside(f"{id}.{record.shape.names[i]}", record.values[i], layout)
+
+
+def _outcome_records(state: State, layout: dict[str, tuple[int, ...]]) -> Iterator[tuple[str, Record, bool]]:
+    """The records among the outcomes of a state."""
     for name in layout[""]:
         yield from _inside(name, state.outcomes.get(name), layout)
 

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import liveness, loops, rt
-from fracas.interpreter.core.codegen import END, CallSite, Generator, Routine
+from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import RunError
 from fracas.dsl.limits import DEFAULT
 from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
@@ -240,6 +240,8 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
     limit = engine.max_states
     progress = engine.progress
     heads = routine.loops
+    through = _pass_through(routine, projection, region, entry)
+    world_of = projection.world
     while waiting:
         _, pc = heapq.heappop(waiting)
         group = pending.pop(pc)
@@ -256,7 +258,13 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
         for key, p, following in results:
             if following >= 0:
                 world = key[1]
-                kept = projection.world(following, world)
+                kept = world_of(following, world)
+                hop = through.get(following)
+                if hop is not None:  # blocks that would only forget what their state forgets anyway
+                    following, forgetting = hop
+                    for pc_through in forgetting:
+                        kept = world_of(pc_through, kept)
+                    kept = world_of(following, kept)
                 if kept is not world:
                     key = (key[0], kept, *key[2:])  # type: ignore[assignment]
             if following < 0 or following == entry or (region is not None and following not in region):
@@ -268,12 +276,58 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                 if target is None:
                     target = pending[following] = {}
                     heapq.heappush(waiting, (rank[following], following))
-            before = target.get(key)
-            target[key] = p if before is None else before + p
-            if len(target) > limit:
+            before = target.setdefault(key, p)  # hashing a key is most of the cost of a merge: once, mostly
+            if before is not p:
+                target[key] = before + p
+            elif len(target) > limit:
                 raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states here",
                                _ESTIMATE_HINT)
     return out
+
+
+def _pass_through(routine: Routine, projection: liveness.Projection, region: frozenset[int] | None,
+                  entry: int | None) -> dict[int, tuple[int, tuple[int, ...]]]:
+    """Blocks a state can go past: to the block they lead to, and the blocks gone past after the first.
+
+    Such a block changes nothing that is still read: it has no lines but its jump, or only lines that
+    forget slots dead where it goes, and it goes to one block only, which keeps the same slots. A state
+    sent straight on merges with the same states, at the block after, as it would have at the block
+    itself (the entity fields each forgets are forgotten on the way), and spares a round of running,
+    projecting, hashing and merging. Loops' first blocks, and the ends of a loop's passes, stay.
+    """
+    key = ("through", region, entry)
+    found = projection.memo.get(key)
+    if found is not None:
+        return found
+    single: dict[int, int] = {}
+    for pc, block in enumerate(routine.blocks):
+        if (not isinstance(block, Block) or block.draw_slot is not None or len(block.successors) != 1
+                or pc == 0 or pc in routine.loops or pc == entry or (region is not None and pc not in region)
+                or block.writes_world or block.writes_outcomes):
+            continue
+        following = block.successors[0]
+        if following < 0 or projection.kept[pc] != projection.kept[following]:
+            continue
+        live = projection.kept[following]
+        if all(line.startswith("return ") or _forgets_only(line, live) for line, _ in block.lines):
+            single[pc] = following
+    found = {}
+    for pc in single:
+        following, gone_past = single[pc], []
+        while following in single and following not in gone_past and len(gone_past) < len(single):
+            gone_past.append(following)
+            following = single[following]
+        found[pc] = (following, tuple(gone_past))
+    projection.memo[key] = found
+    return found
+
+
+def _forgets_only(line: str, live: tuple[int, ...]) -> bool:
+    """Whether a line only sets slots to none, none of them in `live`."""
+    if line.startswith(" ") or not line.endswith("= None"):
+        return False
+    reads, writes, _ = liveness.slot_facts(line)
+    return not reads and bool(writes) and not writes.intersection(live)
 
 
 def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
@@ -387,6 +441,12 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
             continue
         # A draw: one state for each value of the expression's distribution.
         frame, total = S.F, drawn.total
+        if type(p) is Fraction:  # one reduction, not three (a Fraction made, then multiplied)
+            top, bottom = p.numerator, p.denominator * total
+            for value, weight in drawn.weights.items():
+                frame[slot] = value
+                yield (keep(following, frame), *rest), Fraction(top * weight, bottom), following  # type: ignore[misc]
+            continue
         for value, weight in drawn.weights.items():
             frame[slot] = value
             yield (keep(following, frame), *rest), p * Fraction(weight, total), following  # type: ignore[misc]

@@ -91,8 +91,9 @@ class Projection:
         self.end = tuple(sorted(end.slots))
         self._getters = [_getter(kept) for kept in self.kept]
         self._end_getter = _getter(self.end)
-        self._dead_fields: dict[tuple[int, str, Any], tuple[int, ...]] = {}
+        self._dead_fields: dict[tuple[int, str, Any], Any] = {}
         self._worlds: list[dict[Frozen, Frozen]] = [{} for _ in live]
+        self.memo: dict[Any, Any] = {}  # what the engine works out once from these facts
 
     def keep(self, pc: int, frame: list[Any]) -> tuple[Any, ...]:
         return self._getters[pc](frame) if pc >= 0 else self._end_getter(frame)
@@ -116,19 +117,27 @@ class Projection:
             key = (pc, id, record.shape)
             dead = self._dead_fields.get(key)
             if dead is None:
-                touched = self.touched[pc]
-                dead = self._dead_fields[key] = tuple(
-                    i for i, name in enumerate(record.shape.names)
-                    if not live.field_live(id, name) and (touched is None or name in touched))
-            if dead and any(record.values[i] is not None for i in dead):
+                dead = self._dead_fields[key] = self._dead(pc, live, id, record)
+            if dead and dead[0](record.values) != dead[1]:
                 values = list(record.values)
-                for i in dead:
+                for i in dead[2]:
                     values[i] = None
                 if changed is None:
                     changed = dict(world)
                 changed[id] = Record(record.shape, tuple(values))
         found = seen[world] = world if changed is None else Frozen(changed)
         return found
+
+    def _dead(self, pc: int, live: Live, id: str, record: Record) -> tuple[Any, Any, tuple[int, ...]] | tuple[()]:
+        """The fields of an entity forgotten at a block: a getter of their values, what it gives when all are
+        none, their places; () for none."""
+        touched = self.touched[pc]
+        dead = tuple(i for i, name in enumerate(record.shape.names)
+                     if not live.field_live(id, name) and (touched is None or name in touched))
+        if not dead:
+            return ()
+        getter = operator.itemgetter(*dead) if len(dead) > 1 else (lambda values, i=dead[0]: values[i])
+        return getter, (None,) * len(dead) if len(dead) > 1 else None, dead
 
 
 def _getter(indices: tuple[int, ...]) -> Any:
@@ -149,6 +158,7 @@ def analyse(blocks: list[Any], successors: list[list[int]], slots: int, statics:
             facts.append(None)  # a call site: nothing is forgotten around it
             continue
         facts.append(block)
+    lines = [None if block is None else _line_effects(block, statics) for block in facts]
     live_in: list[Live | None] = [None] * len(blocks)
     changed = True
     while changed:
@@ -171,7 +181,7 @@ def analyse(blocks: list[Any], successors: list[list[int]], slots: int, statics:
                     elif following is not None:
                         out_slots |= following.slots
                         out_fields |= following.fields
-            slots_live, fields_live = _through(block, out_slots, out_fields, statics)
+            slots_live, fields_live = _through(lines[index], out_slots, out_fields)  # type: ignore[arg-type]
             new = Live(frozenset(slots_live), frozenset(fields_live))
             if live_in[index] != new:
                 live_in[index] = new
@@ -198,14 +208,29 @@ def _touched(blocks: list[Any], successors: list[list[int]], live_in: list[Live 
     return touched
 
 
-def _through(block: Any, slots_live: set[int], fields_live: set[tuple[Any, str]],
-             statics: dict[int, str]) -> tuple[set[int], set[tuple[Any, str]]]:
-    """Liveness before a block, from liveness after it: its lines, last to first."""
+LineEffect = tuple[set[int], set[int], "set[tuple[Any, str]] | None", "set[tuple[Any, str]]"]
+
+
+def _line_effects(block: Any, statics: dict[int, str]) -> list[LineEffect]:
+    """Each line's slot reads and writes, and field kills and reads, last line first: worked out once, not
+    on every round of the analysis."""
+    effects: list[LineEffect] = []
     for (line, _), facts in reversed(list(zip(block.lines, block.facts))):
         reads, writes, _ = slot_facts(line)
+        if facts is None:
+            effects.append((reads, writes, None, set()))
+            continue
+        kills = {(statics[s], name) for s, name in facts.field_kills if s in statics}
+        effects.append((reads, writes, kills, {
+            (statics.get(s, ANY) if s is not ANY else ANY, name) for s, name in facts.field_reads}))
+    return effects
+
+
+def _through(effects: list[LineEffect], slots_live: set[int],
+             fields_live: set[tuple[Any, str]]) -> tuple[set[int], set[tuple[Any, str]]]:
+    """Liveness before a block, from liveness after it: its lines, last to first."""
+    for reads, writes, kills, field_reads in effects:
         slots_live = (slots_live - writes) | reads
-        if facts is not None:
-            kills = {(statics[s], name) for s, name in facts.field_kills if s in statics}
-            fields_live = (fields_live - kills) | {
-                (statics.get(s, ANY) if s is not ANY else ANY, name) for s, name in facts.field_reads}
+        if kills is not None:
+            fields_live = (fields_live - kills) | field_reads
     return slots_live, fields_live

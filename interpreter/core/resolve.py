@@ -72,6 +72,9 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
     return out
 
 
+_LITERALS = (n.Number, n.Text, n.Bool)
+
+
 class _NoChance:
     trace = None
 
@@ -90,6 +93,11 @@ def evaluate(program: Any, expr: n.Expr, names: dict[str, Any], world: Any = Non
     `names` are the local names it reads (an action's names, a record's
     fields so far); once: the expression is made for one evaluation only.
     """
+    kind = type(expr)
+    if kind in _LITERALS:  # most defaults and row fields: nothing to compile
+        return expr.value  # type: ignore[attr-defined]
+    if kind is n.NoneLit:
+        return None
     gen = generator_for(program.rules)
     local = tuple(names)
     function = gen.once(expr, local) if once else gen.lone(expr, local)

@@ -14,18 +14,23 @@ from typing import Any
 class Shape:
     """The field layout of one kind, shared by all its records."""
 
-    __slots__ = ("kind", "names", "index")
+    __slots__ = ("kind", "names", "index", "_hash")
 
     def __init__(self, kind: str, names: Iterable[str]):
         self.kind = kind
         self.names = tuple(names)
         self.index = {name: i for i, name in enumerate(self.names)}
+        # Hashed with every record of the kind, in every state the exact engine merges: once is enough.
+        self._hash = hash((self.kind, self.names))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Shape, (self.kind, self.names))  # a string's hash is only good in this process
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Shape) and other.kind == self.kind and other.names == self.names
+        return self is other or (isinstance(other, Shape) and other.kind == self.kind and other.names == self.names)
 
     def __hash__(self) -> int:
-        return hash((self.kind, self.names))
+        return self._hash
 
 
 class Record:
@@ -53,12 +58,16 @@ class Record:
         return zip(self.shape.names, self.values)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Record) and other.shape == self.shape and other.values == self.values
+        return self is other or (isinstance(other, Record) and other.shape == self.shape
+                                 and other.values == self.values)
 
     def __hash__(self) -> int:
         if self._hash is None:
             self._hash = hash((self.shape, self.values))
         return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Record, (self.shape, self.values))  # without the cached hash, good only in this process
 
     def stable_key(self) -> tuple:
         from fracas.interpreter.runtime.keys import stable_key
@@ -94,16 +103,20 @@ class RowRef:
 class Ref:
     """A reference to an entity of the scenario, whose fields live in the state's world."""
 
-    __slots__ = ("id",)
+    __slots__ = ("id", "_hash")
 
     def __init__(self, id: str):
         self.id = id
+        self._hash = hash(("ref", id))  # hashed with every state that holds it: once is enough
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Ref, (self.id,))  # a string's hash is only good in this process
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Ref and other.id == self.id  # type: ignore[attr-defined]
+        return self is other or (type(other) is Ref and other.id == self.id)  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash(("ref", self.id))
+        return self._hash
 
     def stable_key(self) -> tuple:
         return ("ref", self.id)

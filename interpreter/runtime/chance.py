@@ -528,34 +528,42 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
             variants.append(body)
         return found
 
-    counts: dict[int, int] = {}
+    # A state is the number of bodies of each variant, by the variant's number (no trailing zeros).
+    counts: list[int] = []
     for body in pool.bodies:
         v = variant(body)
-        counts[v] = counts.get(v, 0) + 1
-    states: dict[tuple[tuple[int, int], ...], int] = {tuple(sorted(counts.items())): 1}
+        counts.extend([0] * (v + 1 - len(counts)))
+        counts[v] += 1
+    states: dict[tuple[int, ...], int] = {tuple(counts): 1}
     living = [not body.lethal for body in variants]
     hit_of: dict[tuple[int, int], int] = {}
     for damage in damages:
-        # The weights grow long as the lcms pile up: every step of work is charged by their length.
+        # The weights grow long as the lcms pile up: every step of work is charged by their length,
+        # once a shot (a shot's work is bounded by the states the last one held).
         alive = []
         step = 1
+        spent = 0
         for state in states:
-            targets = sum(c for v, c in state if living[v])
+            targets = sum(c for v, c in enumerate(state) if c and living[v])
             alive.append(targets)
             if targets > 1:
                 step = math.lcm(step, targets)
-            budget.spend(len(state) + step_size(step.bit_length()), what)
-        following: dict[tuple[tuple[int, int], ...], int] = {}
+            spent += len(state)
+        spent += len(states) * step_size(step.bit_length())
+        budget.spend(spent, what)
+        spent = 0
+        following: dict[tuple[int, ...], int] = {}
         get = following.get
         for (state, weight), targets in zip(states.items(), alive):
             size = step_size(weight.bit_length() + step.bit_length())
-            budget.spend(len(state) + size, what)
+            cost = len(state) + size
+            spent += cost
             if not targets:
                 following[state] = get(state, 0) + weight * step
                 continue
             share = weight * (step // targets)
-            for v, c in state:
-                if not living[v]:
+            for v, c in enumerate(state):
+                if not c or not living[v]:
                     continue
                 w = hit_of.get((v, damage))
                 if w is None:
@@ -564,19 +572,21 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
                 if w == v:  # a body that cannot die, or a shot of no damage
                     following[state] = get(state, 0) + share * c
                     continue
-                after = dict(state)
-                if c == 1:
-                    del after[v]
-                else:
-                    after[v] = c - 1
-                after[w] = after.get(w, 0) + 1
-                key = tuple(sorted(after.items()))
+                after = list(state)
+                if w >= len(after):
+                    after.extend([0] * (w + 1 - len(after)))
+                after[v] = c - 1
+                after[w] += 1
+                while not after[-1]:
+                    after.pop()
+                key = tuple(after)
                 following[key] = get(key, 0) + share * c
-                budget.spend(len(state) + size, what)
+                spent += cost
+        budget.spend(spent, what)
         budget.hold(len(following), what)
         budget.spend(len(following) * step_size(max(following.values()).bit_length()), what)
         states = _reduced(following, step)
-    return Weights.of((Pool.of(variants[v] for v, c in state for _ in range(c)), weight)
+    return Weights.of((Pool.of(variants[v] for v, c in enumerate(state) for _ in range(c)), weight)
                       for state, weight in states.items())
 
 
