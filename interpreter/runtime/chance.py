@@ -51,6 +51,11 @@ def merge(pairs: Iterable[tuple[Any, Fraction]]) -> Distribution:
     return dict(sorted(out.items(), key=lambda kv: stable_key(kv[0])))
 
 
+def _randbelow(rng: random.Random) -> Any:
+    """What randrange(n) draws for a whole n > 0, called without its checks (the same numbers)."""
+    return rng._randbelow  # type: ignore[attr-defined]
+
+
 def scripted(script: Iterator[int], what: str, low: int, high: int) -> int:
     """The next number of a forced script, which must lie from low to high."""
     try:
@@ -449,23 +454,38 @@ class Fire(Chance):
         bodies = list(self.pool.bodies)
         if not bodies:
             return self.pool
+        # randrange(n) is _randbelow(n) once n is checked positive: the same numbers, without the checks.
+        below = _randbelow(rng)
+        count = len(bodies)
         hitpoints = [b.hitpoints for b in bodies]
         damage = [b.damage for b in bodies]
+        # The living, in pool order (a pick's index means the same body as in sample_trace), and
+        # the hitpoints each has left (None: it cannot die).
         living = [i for i, b in enumerate(bodies) if not b.lethal]
-        randrange = rng.randrange
+        left = [None if h is None else h - d for h, d in zip(hitpoints, damage)]
         for shot in self.volley.shots:
-            i = living[randrange(len(living))] if living else randrange(len(bodies))
-            most = hitpoints[i]
-            if most is None:
+            if not living:
+                below(count)  # drawn as sample_trace draws it; a lethal body takes nothing more
                 continue
-            was_lethal = damage[i] >= most
-            damage[i] = min(most, damage[i] + shot.damage)
-            if (damage[i] >= most) != was_lethal:
-                living = [j for j, h in enumerate(hitpoints) if h is None or damage[j] < h]
+            k = below(len(living))
+            i = living[k]
+            room = left[i]
+            if room is None:
+                continue
+            hit = shot.damage
+            if hit >= room:
+                left[i] = 0
+                if room:
+                    del living[k]
+            else:
+                left[i] = room - hit
+        changed = False
         for i, body in enumerate(bodies):
-            if damage[i] != body.damage:
-                bodies[i] = Body(body.hitpoints, damage[i], body.owner, body.tag, body.group)
-        return Pool.of(bodies)
+            most = hitpoints[i]
+            if most is not None and most - left[i] != body.damage:  # type: ignore[operator]
+                bodies[i] = Body(most, most - left[i], body.owner, body.tag, body.group)  # type: ignore[operator]
+                changed = True
+        return Pool.of(bodies) if changed else self.pool
 
     def sample_trace(self, rng: random.Random) -> tuple[Pool, tuple[Hit, ...]]:
         if self.allocate != RANDOM:
