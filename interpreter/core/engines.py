@@ -158,7 +158,7 @@ class Run:
 
 
 def run_one(routine: Routine, S: rt.Working, R: Run) -> None:
-    functions = routine.functions
+    functions = routine.sampled
     pc = 0
     steps = 0
     room = R.work_limit - R.work

@@ -13,6 +13,7 @@ from typing import Any
 from fracas.dsl import nodes as n
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.values import Record, Ref, RowRef, normalize, show
+from fracas.interpreter.runtime.bodies import Pool, Volley
 
 
 class Working:
@@ -119,11 +120,14 @@ def truth(value: Any, pos: n.Pos) -> bool:
 
 
 def add_assign(old: Any, value: Any) -> Any:
-    if type(old) is int and type(value) is int:
+    kind = type(old)
+    if kind is int and type(value) is int:
         return old + value
     # numbers are normalised; pools and volleys concatenate
-    return normalize(old + value) if isinstance(old, (int, float)) or hasattr(old, "denominator") else old + value
+    return normalize(old + value) if kind is Fraction or isinstance(old, (int, float)) else old + value
 
+
+_JOINED = (Pool, Volley)  # values that += joins
 
 COMBINE = {
     "=": lambda old, value: value,
@@ -136,6 +140,8 @@ COMBINE = {
 def combine(op: str, old: Any, value: Any, R: Any, pos: n.Pos) -> Any:
     if op == "=":
         return value
+    if op == "+=" and type(old) in _JOINED and type(value) is type(old):
+        return old + value  # no number: nothing to normalise or hold to the digits limit
     return within(COMBINE[op](old, value), R, pos)
 
 

@@ -94,16 +94,21 @@ class RowRef:
 class Ref:
     """A reference to an entity of the scenario, whose fields live in the state's world."""
 
-    __slots__ = ("id",)
+    __slots__ = ("id", "_hash")
 
     def __init__(self, id: str):
         self.id = id
+        self._hash = hash(("ref", id))  # bodies and states hash their owners again and again
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Ref and other.id == self.id  # type: ignore[attr-defined]
+        return self is other or (type(other) is Ref and other.id == self.id)  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash(("ref", self.id))
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Without the hash: string hashes differ from one process to the next.
+        return (Ref, (self.id,))
 
     def stable_key(self) -> tuple:
         return ("ref", self.id)

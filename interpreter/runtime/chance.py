@@ -464,11 +464,11 @@ class Fire(Chance):
         living = [i for i, b in enumerate(bodies) if not b.lethal]
         left = [None if h is None else h - d for h, d in zip(hitpoints, damage)]
         for shot in self.volley.shots:
-            if not living:
-                below(count)  # drawn as sample_trace draws it; a lethal body takes nothing more
-                continue
-            k = below(len(living))
-            i = living[k]
+            if living:
+                k = below(len(living))
+                i = living[k]
+            else:  # any body, as sample_trace draws it
+                i = below(count)
             room = left[i]
             if room is None:
                 continue
@@ -479,6 +479,8 @@ class Fire(Chance):
                     del living[k]
             else:
                 left[i] = room - hit
+                if not room:  # negative damage gave a lethal body hitpoints back: it lives again
+                    living = [j for j, r in enumerate(left) if r is None or r > 0]
         changed = False
         for i, body in enumerate(bodies):
             most = hitpoints[i]
