@@ -487,22 +487,31 @@ class Generator:
         scope = {p.name: f"a_{p.name}" for p in decl.params}
         args = "".join(f", a_{p.name}" for p in decl.params)
         first = f"a_{decl.params[0].name}"
+        # The terms applied are listed only for the event log.
         lines = [f"def {target}(R, W, O, depth{args}, call=None):",
                  f"    value = {first}",
-                 "    applied = []"]
+                 "    applied = [] if R.trace is not None and call is not None else None"]
         for term in decl.terms:
             indent = "    "
             if term.when is not None:
                 lines.append(f"    if {self.test(term.when, scope)}:")
                 indent = "        "
             lines.append(f"{indent}before = value")
-            lines.append(f"{indent}value = rt.within(rt.TERMS[{term.op!r}](value, {self.expr(term.amount, scope)}),"
-                         f" R, {self.const(term.pos)})")
-            lines.append(f"{indent}if value != before: applied.append({self.const(term)})")
+            lines.append(f"{indent}value = {self._term(term, self.expr(term.amount, scope))}")
+            lines.append(f"{indent}if applied is not None and value != before: applied.append({self.const(term)})")
         lines.append("    if applied and R.trace is not None and call is not None:")
         lines.append(f"        rt.log_modifier(R, {self.const(decl)}, call, {first}, value, applied)")
         lines.append("    return value")
         self._define(lines, decl.pos.line)
+
+    def _term(self, term: n.Term, amount: str) -> str:
+        """A term applied to `value`: whole numbers added, and bounds, inline; anything else through rt.TERMS."""
+        general = f"rt.within(rt.TERMS[{term.op!r}](_a, _b), R, {self.const(term.pos)})"
+        if term.op == "add":  # a sum of whole numbers grows by a digit at most: no check
+            return f"(_a + _b if type(_a := value) is type(_b := {amount}) is int else {general})"
+        if term.op in ("at least", "at most"):  # the value or the bound: each already within the limits
+            return f"{'max' if term.op == 'at least' else 'min'}(value, {amount})"
+        return f"rt.within(rt.TERMS[{term.op!r}](value, {amount}), R, {self.const(term.pos)})"
 
     def _dist_modifier(self, decl: n.ModifierDecl, target: str) -> None:
         # Rare (a modifier that rolls): the terms apply in turn to each value the value has so far.

@@ -14,18 +14,23 @@ from typing import Any
 class Shape:
     """The field layout of one kind, shared by all its records."""
 
-    __slots__ = ("kind", "names", "index")
+    __slots__ = ("kind", "names", "index", "_hash")
 
     def __init__(self, kind: str, names: Iterable[str]):
         self.kind = kind
         self.names = tuple(names)
         self.index = {name: i for i, name in enumerate(self.names)}
+        self._hash = hash((self.kind, self.names))  # every record changed in a run hashes its shape
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Shape) and other.kind == self.kind and other.names == self.names
+        return self is other or (isinstance(other, Shape) and other.kind == self.kind and other.names == self.names)
 
     def __hash__(self) -> int:
-        return hash((self.kind, self.names))
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Without the hash: string hashes differ from one process to the next.
+        return (Shape, (self.kind, self.names))
 
 
 class Record:

@@ -153,7 +153,7 @@ class Hit:
 
     shot: Shot
     index: int
-    before: Body
-    after: Body
-    overflow: bool  # no body was living: the shot hit any body, changing nothing
+    before: Body | None  # None: no body was living, and the shot hit none (a sampled volley stops there)
+    after: Body | None
+    overflow: bool  # no body was living: the shot hit any body, or none, changing nothing
     carried: bool = False  # what was left of the shot once the body before it died

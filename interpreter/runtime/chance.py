@@ -463,10 +463,13 @@ class Fire(Chance):
         # the hitpoints each has left (None: it cannot die).
         living = [i for i, b in enumerate(bodies) if not b.lethal]
         left = [None if h is None else h - d for h, d in zip(hitpoints, damage)]
-        for shot in self.volley.shots:
+        last_negative = _last_negative(self.volley)
+        for index, shot in enumerate(self.volley.shots):
             if living:
                 k = below(len(living))
                 i = living[k]
+            elif index > last_negative:
+                break  # every body is lethal, and no shot left can give one hitpoints back
             else:  # any body, as sample_trace draws it
                 i = below(count)
             room = left[i]
@@ -494,11 +497,15 @@ class Fire(Chance):
             return self._focused()
         bodies = list(self.pool.bodies)
         hits = []
+        last_negative = _last_negative(self.volley)
         for index, shot in enumerate(self.volley.shots):
             if not bodies:
                 break
             living = [i for i, body in enumerate(bodies) if not body.lethal]
             overflow = not living
+            if overflow and index > last_negative:  # as sample stops: no draw, nothing hit
+                hits.extend(Hit(rest, at, None, None, True) for at, rest in enumerate(self.volley.shots[index:], index))
+                break
             chosen = rng.randrange(len(bodies)) if overflow else living[rng.randrange(len(living))]
             before = bodies[chosen]
             bodies[chosen] = before.hit(shot.damage)
@@ -530,6 +537,17 @@ class Fire(Chance):
     def describe(self) -> str:
         how = "" if self.allocate == RANDOM else f", allocated {self.allocate}"
         return f"volley of {len(self.volley)} shots at {len(self.pool)} bodies{how}"
+
+
+def _last_negative(volley: Volley) -> int:
+    """The index of the volley's last shot of negative damage (one that can make a lethal body live), or -1.
+
+    Past it, once every body is lethal, the shots left can change nothing: a sampled volley stops there.
+    """
+    for index in range(len(volley.shots) - 1, -1, -1):
+        if volley.shots[index].damage < 0:
+            return index
+    return -1
 
 
 def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weights:
