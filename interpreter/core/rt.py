@@ -140,7 +140,10 @@ COMBINE = {
 def combine(op: str, old: Any, value: Any, R: Any, pos: n.Pos) -> Any:
     if op == "=":
         return value
-    if op == "+=" and type(old) in _JOINED and type(value) is type(old):
+    kind = type(old)
+    if kind is int and type(value) is int and op != "*=":
+        return old + value if op == "+=" else old - value  # grows by a digit at most: no check
+    if op == "+=" and kind in _JOINED and type(value) is kind:
         return old + value  # no number: nothing to normalise or hold to the digits limit
     return within(COMBINE[op](old, value), R, pos)
 
@@ -221,6 +224,9 @@ def set_field(S: Working, R: Any, owner: Any, path: tuple[str, ...], name: str, 
 
 
 def set_outcome(S: Working, R: Any, name: str, op: str, value: Any, stmt: n.Assign) -> None:
+    if op == "=" and R.trace is None:
+        S.O[name] = value
+        return
     old = S.O[name]
     new = combine(op, old, value, R, stmt.pos)
     if R.trace is not None:
