@@ -239,8 +239,8 @@ def set_outcome(S: Working, R: Any, name: str, op: str, value: Any, stmt: n.Assi
 
 def log_change(trace: Any, stmt: n.Assign, what: str, old: Any, new: Any) -> None:
     if old != new:
-        trace.add("change", stmt.pos, f"{what}: {show(old)} -> {show(new)}", target=what, before=show(old),
-                  after=show(new))
+        before, after = show(old), show(new)
+        trace.add("change", stmt.pos, f"{what}: {before} -> {after}", target=what, before=before, after=after)
 
 
 def event(R: Any, stmt: n.Event, values: list[Any], named: list[tuple[str, Any]]) -> None:

@@ -124,6 +124,11 @@ class Ref:
 
 def show(value: Any) -> str:
     """A value as a designer reads it: 1/3 not Fraction(1, 3), true not True."""
+    kind = type(value)
+    if kind is int:  # the common cases first: an event log shows many values
+        return repr(value)
+    if kind is Ref:
+        return value.id
     if value is None:
         return "none"
     if value is True:
