@@ -77,17 +77,22 @@ class Record:
 class RowRef:
     """A reference to a named row; rows are looked up by name so rows may refer to each other."""
 
-    __slots__ = ("kind", "name")
+    __slots__ = ("kind", "name", "_hash")
 
     def __init__(self, kind: str, name: str):
         self.kind = kind
         self.name = name
+        self._hash = hash(("row", name))  # records that hold rows are hashed at the end of every sampled run
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is RowRef and other.name == self.name  # type: ignore[attr-defined]
+        return self is other or (type(other) is RowRef and other.name == self.name)  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash(("row", self.name))
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Without the hash: string hashes differ from one process to the next.
+        return (RowRef, (self.kind, self.name))
 
     def stable_key(self) -> tuple:
         return ("row", self.name)
