@@ -463,15 +463,17 @@ class Fire(Chance):
         # the hitpoints each has left (None: it cannot die).
         living = [i for i, b in enumerate(bodies) if not b.lethal]
         left = [None if h is None else h - d for h, d in zip(hitpoints, damage)]
-        last_negative = _last_negative(self.volley)
+        last_negative = None  # found when first needed: every body lethal is the rare moment
         for index, shot in enumerate(self.volley.shots):
             if living:
                 k = below(len(living))
                 i = living[k]
-            elif index > last_negative:
-                break  # every body is lethal, and no shot left can give one hitpoints back
-            else:  # any body, as sample_trace draws it
-                i = below(count)
+            else:
+                if last_negative is None:
+                    last_negative = _last_negative(self.volley)
+                if index > last_negative:
+                    break  # every body is lethal, and no shot left can give one hitpoints back
+                i = below(count)  # any body, as sample_trace draws it
             room = left[i]
             if room is None:
                 continue
