@@ -2,7 +2,8 @@
 
 A primitive is a frozen value describing one random event. The engines
 decide how to resolve it: `sample` draws with a seeded generator (using only
-randrange, which is stable across Python versions), `forced` follows a script
+randrange, which is stable across Python versions, or its core _randbelow for
+the same numbers), `forced` follows a script
 of integers from a rulebook example, and `weights` returns every outcome with
 its whole-number weight (`distribution` gives the same as exact fractions).
 Weights are computed by convolution and Markov chains over merged states,
