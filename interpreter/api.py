@@ -24,7 +24,7 @@ from fracas.interpreter.core.constraints import check_after, constrained_fields
 from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
 from fracas.interpreter.core.errors import RunError, ScenarioError
 from fracas.interpreter.core.program import Program
-from fracas.interpreter.core.state import State
+from fracas.interpreter.core.state import Frozen, State
 from fracas.interpreter.core.values import show
 from fracas.interpreter.inputs import InputProblem, action_inputs, build_program
 from fracas.interpreter.plain import Unwritable, plain
@@ -365,13 +365,17 @@ CHUNK = 1000
 
 
 def estimate(rules: Ruleset, scenario: Scenario, samples: int, seed: int = 0,
-             overrides: dict[str, Any] | None = None, progress: Any = None, jobs: int = 1) -> Distribution:
+             overrides: dict[str, Any] | None = None, progress: Any = None, jobs: int = 1,
+             outcomes_only: bool = False) -> Distribution:
     """Frequencies of `samples` seeded runs, for problems too large for the exact engine.
 
     jobs: worker processes to share the runs (the frequencies are the same for any number).
+    outcomes_only: as for exact(), the final states hold the outcomes alone: for odds, and far cheaper
+    to count than states with every name and entity.
     """
     prepared = prepare(rules, scenario, overrides)
-    chunks = [(seed, index, min(CHUNK, samples - start)) for index, start in enumerate(range(0, samples, CHUNK))]
+    chunks = [(seed, index, min(CHUNK, samples - start), outcomes_only)
+              for index, start in enumerate(range(0, samples, CHUNK))]
     counts: dict[State, int] = {}
     done = 0
     for found in _chunk_counts(prepared, chunks, jobs):
@@ -383,7 +387,7 @@ def estimate(rules: Ruleset, scenario: Scenario, samples: int, seed: int = 0,
     return Distribution(prepared, {s: Fraction(c, samples) for s, c in counts.items()}, "estimate", samples)
 
 
-def _chunk_counts(prepared: Prepared, chunks: list[tuple[int, int, int]], jobs: int) -> Iterator[dict[State, int]]:
+def _chunk_counts(prepared: Prepared, chunks: list[tuple[int, int, int, bool]], jobs: int) -> Iterator[dict[State, int]]:
     if jobs <= 1 or len(chunks) <= 1:
         yield from (_sample_chunk(prepared, chunk) for chunk in chunks)
         return
@@ -404,15 +408,21 @@ def _worker_start(prepared: Prepared) -> None:
     _worker_prepared = prepared
 
 
-def _worker_chunk(chunk: tuple[int, int, int]) -> dict[State, int]:
+def _worker_chunk(chunk: tuple[int, int, int, bool]) -> dict[State, int]:
     assert _worker_prepared is not None
     return _sample_chunk(_worker_prepared, chunk)
 
 
-def _sample_chunk(prepared: Prepared, chunk: tuple[int, int, int]) -> dict[State, int]:
-    seed, index, size = chunk
+def _sample_chunk(prepared: Prepared, chunk: tuple[int, int, int, bool]) -> dict[State, int]:
+    seed, index, size, outcomes_only = chunk
     rng = random.Random(f"fracas samples {seed} {index}")
-    counts: dict[State, int] = {}
+    counts: dict[Any, int] = {}
+    if outcomes_only:
+        for _ in range(size):
+            state = _resolve_one(prepared, SampleEngine(rng=rng))
+            key = (state.outcomes, state.stopped)
+            counts[key] = counts.get(key, 0) + 1
+        return {State((Frozen(),), Frozen(), outcomes, stopped): count for (outcomes, stopped), count in counts.items()}
     for _ in range(size):
         state = _resolve_one(prepared, SampleEngine(rng=rng))
         state = State(state.frames[:1], state.world, state.outcomes, state.stopped)

@@ -283,7 +283,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "volley": _volley,
     "bodies": _bodies,
     "fire": _fire,
-    "lethal": lambda a, env, pos: _pool(a, pos).lethal_count(**_filters(a)),
+    "lethal": lambda a, env, pos: _pool(a, pos).lethal_count(a.get("owner", ANY), a.get("tag", ANY)),
     "living": lambda a, env, pos: _pool(a, pos).living_count(**_filters(a)),
     "count_bodies": lambda a, env, pos: _pool(a, pos).count(**_filters(a)),
     "damage_taken": lambda a, env, pos: _pool(a, pos).damage_taken(**_filters(a)),

@@ -32,6 +32,7 @@ import dataclasses
 import hashlib
 import itertools
 import marshal
+import re
 import sys
 import types
 from collections.abc import Callable
@@ -54,6 +55,12 @@ from fracas.interpreter.runtime.chance import Dice
 from fracas.interpreter.core.values import RowRef
 
 END = -1
+# The last line of a block: a jump, or a branch to one of two blocks (the test may hold anything, but
+# the line ends with ` else N`).
+_JUMP = re.compile(r"return (-?\d+)")
+_BRANCH = re.compile(r"return (-?\d+) if (.*) else (-?\d+)")
+_JUMPS = re.compile(r"\breturn (-?\d+)")
+_MOST_INDENT = 4 * 40  # sampled blocks written one in another nest no deeper: Python's parser stops at 100
 _SPLIT_DEPTH = 40
 _LEAVES = (n.Number, n.Text, n.Bool, n.NoneLit, n.Name, n.Dice)
 
@@ -102,6 +109,7 @@ class Routine:
     blocks: list[Block | CallSite] = field(default_factory=list)
     functions: list[Callable[..., int] | None] = field(default_factory=list)
     dist_functions: list[Callable[..., int] | None] = field(default_factory=list)
+    sampled: list[Callable[..., int] | None] = field(default_factory=list)  # the sampler's: see _write_sampled
     names: dict[str, int] = field(default_factory=dict)  # the routine's own top-level names -> slots
     params: list[int] = field(default_factory=list)
     result: int | None = None  # the slot that holds the value a step gives, when it ends
@@ -477,22 +485,31 @@ class Generator:
         scope = {p.name: f"a_{p.name}" for p in decl.params}
         args = "".join(f", a_{p.name}" for p in decl.params)
         first = f"a_{decl.params[0].name}"
+        # The terms applied are listed only for the event log.
         lines = [f"def {target}(R, W, O, depth{args}, call=None):",
                  f"    value = {first}",
-                 "    applied = []"]
+                 "    applied = [] if R.trace is not None and call is not None else None"]
         for term in decl.terms:
             indent = "    "
             if term.when is not None:
                 lines.append(f"    if {self.test(term.when, scope)}:")
                 indent = "        "
             lines.append(f"{indent}before = value")
-            lines.append(f"{indent}value = rt.within(rt.TERMS[{term.op!r}](value, {self.expr(term.amount, scope)}),"
-                         f" R, {self.const(term.pos)})")
-            lines.append(f"{indent}if value != before: applied.append({self.const(term)})")
+            lines.append(f"{indent}value = {self._term(term, self.expr(term.amount, scope))}")
+            lines.append(f"{indent}if applied is not None and value != before: applied.append({self.const(term)})")
         lines.append("    if applied and R.trace is not None and call is not None:")
         lines.append(f"        rt.log_modifier(R, {self.const(decl)}, call, {first}, value, applied)")
         lines.append("    return value")
         self._define(lines, decl.pos.line)
+
+    def _term(self, term: n.Term, amount: str) -> str:
+        """A term applied to `value`: whole numbers added, and bounds, inline; anything else through rt.TERMS."""
+        general = f"rt.within(rt.TERMS[{term.op!r}](_a, _b), R, {self.const(term.pos)})"
+        if term.op == "add":  # a sum of whole numbers grows by a digit at most: no check
+            return f"(_a + _b if type(_a := value) is type(_b := {amount}) is int else {general})"
+        if term.op in ("at least", "at most"):  # the value or the bound: each already within the limits
+            return f"{'max' if term.op == 'at least' else 'min'}(value, {amount})"
+        return f"rt.within(rt.TERMS[{term.op!r}](value, {amount}), R, {self.const(term.pos)})"
 
     def _dist_modifier(self, decl: n.ModifierDecl, target: str) -> None:
         # Rare (a modifier that rolls): the terms apply in turn to each value the value has so far.
@@ -769,10 +786,95 @@ class RoutineBuilder:
             self._function(name, block.lines)
             if block.draw_slot is not None:
                 self._function(name + "_dist", block.dist_lines + block.lines[1:])
+        sampled = self._write_sampled()
         gen.compile(self.gen.rules.path, keep=True)
+        self.routine.sampled = [None if name is None else gen.namespace[name] for name in sampled]
         self.routine.functions = [None if name is None else gen.namespace[name] for name in names]
         self.routine.dist_functions = [None if name is None else gen.namespace.get(name + "_dist", gen.namespace[name])
                                        for name in names]
+
+    def _write_sampled(self) -> list[str | None]:
+        """The blocks as the sampler runs them: each block that only one jump reaches is written into the
+        block it comes from, so that one call runs a stretch of straight code and its branches.
+
+        The exact engine runs the blocks one by one (states merge between them); the sampler follows one
+        state, and jumps cost it a call each. Returns, for each block, the function that runs from it, or
+        None for a block that is only reached inside another's (and for call sites).
+        """
+        blocks = self.routine.blocks
+        reached = [0] * len(blocks)
+        # Targets of a jump from inside a block (a loop's body), and blocks a step that calls itself comes
+        # back to: they keep a function.
+        inner: set[int] = set()
+        for block in blocks:
+            for target in _successors(block):
+                if target >= 0:
+                    reached[target] += 1
+            if isinstance(block, CallSite):
+                inner.add(block.back)
+            else:
+                for line, _ in block.lines[:-1]:
+                    inner.update(int(found) for found in _JUMPS.findall(line))
+
+        def joins(target: int) -> bool:
+            return (target > 0 and reached[target] == 1 and target not in inner
+                    and isinstance(blocks[target], Block))
+
+        names: list[str | None] = [None] * len(blocks)
+        waiting = [0] + [i for i, block in enumerate(blocks) if i and not (isinstance(block, Block) and joins(i))]
+        for entry in waiting:  # grows when a block is too deep to be written in place
+            if names[entry] is not None or isinstance(blocks[entry], CallSite):
+                continue
+            names[entry] = f"{self.decl.name}_s{entry}"
+            out: list[tuple[str, int]] = []
+            self._write_from(entry, "", out, joins, waiting)
+            self._function(names[entry], out)  # type: ignore[arg-type]
+        return names
+
+    def _write_from(self, index: int, indent: str, out: list[tuple[str, int]], joins: Callable[[int], bool],
+                    waiting: list[int]) -> None:
+        block = self.routine.blocks[index]
+        assert isinstance(block, Block)
+        lines = block.lines or [(f"return {END}", self.decl.pos.line)]
+        out.extend((indent + line, at) for line, at in lines[:-1])
+        last, at = lines[-1]
+
+        def jump(target: int) -> int:
+            target = self._past_empty(target)
+            if joins(target):  # reached alone, but not written in place here: it needs a function of its own
+                waiting.append(target)
+            return target
+
+        def go(target: int, deeper: str) -> None:
+            if joins(target) and len(deeper) < _MOST_INDENT:
+                self._write_from(target, deeper, out, joins, waiting)
+            else:
+                out.append((f"{deeper}return {jump(target)}", at))
+
+        plain, branch = _JUMP.fullmatch(last), _BRANCH.fullmatch(last)
+        if plain is not None:
+            go(int(plain.group(1)), indent)
+        elif branch is not None and (joins(int(branch.group(1))) or joins(int(branch.group(3)))):
+            out.append((f"{indent}if {branch.group(2)}:", at))
+            go(int(branch.group(1)), indent + "    ")
+            go(int(branch.group(3)), indent)
+        elif branch is not None:
+            then, otherwise = (jump(int(branch.group(i))) for i in (1, 3))
+            out.append((f"{indent}return {then} if {branch.group(2)} else {otherwise}", at))
+        else:
+            out.append((indent + last, at))
+
+    def _past_empty(self, target: int) -> int:
+        """Where a jump to `target` ends up, past blocks that do nothing but jump on."""
+        seen = {target}
+        while target >= 0:
+            block = self.routine.blocks[target]
+            found = _JUMP.fullmatch(block.lines[0][0]) if isinstance(block, Block) and len(block.lines) == 1 else None
+            if found is None or int(found.group(1)) in seen:
+                break
+            target = int(found.group(1))
+            seen.add(target)
+        return target
 
     def _function(self, name: str, lines: list[tuple[str, int]]) -> None:
         lines = lines or [(f"return {END}", self.decl.pos.line)]

@@ -158,7 +158,7 @@ class Run:
 
 
 def run_one(routine: Routine, S: rt.Working, R: Run) -> None:
-    functions = routine.functions
+    functions = routine.sampled
     pc = 0
     steps = 0
     room = R.work_limit - R.work
@@ -477,6 +477,11 @@ def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run
 def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
     for hit in hits:
         after = hit.after
+        if after is None:
+            trace.add("shot", pos, f"shot {hit.index + 1} ({hit.shot.damage} damage from {show(hit.shot.source)}) "
+                      "finds every body lethal: it changes nothing", shot=hit.index + 1, damage=hit.shot.damage,
+                      owner=None, tag=None, lethal=True, overflow=True, carried=False)
+            continue
         status = "lethal" if after.lethal else f"{after.damage}/{after.hitpoints} damage"
         if after.hitpoints is None:
             status = "cannot die"

@@ -2,7 +2,8 @@
 
 A primitive is a frozen value describing one random event. The engines
 decide how to resolve it: `sample` draws with a seeded generator (using only
-randrange, which is stable across Python versions), `forced` follows a script
+randrange, which is stable across Python versions, or its core _randbelow for
+the same numbers), `forced` follows a script
 of integers from a rulebook example, and `weights` returns every outcome with
 its whole-number weight (`distribution` gives the same as exact fractions).
 Weights are computed by convolution and Markov chains over merged states,
@@ -49,6 +50,11 @@ def merge(pairs: Iterable[tuple[Any, Fraction]]) -> Distribution:
         if p:
             out[value] = out.get(value, 0) + p
     return dict(sorted(out.items(), key=lambda kv: stable_key(kv[0])))
+
+
+def _randbelow(rng: random.Random) -> Any:
+    """What randrange(n) draws for a whole n > 0, called without its checks (the same numbers)."""
+    return rng._randbelow  # type: ignore[attr-defined]
 
 
 def scripted(script: Iterator[int], what: str, low: int, high: int) -> int:
@@ -449,34 +455,60 @@ class Fire(Chance):
         bodies = list(self.pool.bodies)
         if not bodies:
             return self.pool
+        # randrange(n) is _randbelow(n) once n is checked positive: the same numbers, without the checks.
+        below = _randbelow(rng)
+        count = len(bodies)
         hitpoints = [b.hitpoints for b in bodies]
         damage = [b.damage for b in bodies]
+        # The living, in pool order (a pick's index means the same body as in sample_trace), and
+        # the hitpoints each has left (None: it cannot die).
         living = [i for i, b in enumerate(bodies) if not b.lethal]
-        randrange = rng.randrange
-        for shot in self.volley.shots:
-            i = living[randrange(len(living))] if living else randrange(len(bodies))
-            most = hitpoints[i]
-            if most is None:
+        left = [None if h is None else h - d for h, d in zip(hitpoints, damage)]
+        last_negative = None  # found when first needed: every body lethal is the rare moment
+        for index, shot in enumerate(self.volley.shots):
+            if living:
+                k = below(len(living))
+                i = living[k]
+            else:
+                if last_negative is None:
+                    last_negative = _last_negative(self.volley)
+                if index > last_negative:
+                    break  # every body is lethal, and no shot left can give one hitpoints back
+                i = below(count)  # any body, as sample_trace draws it
+            room = left[i]
+            if room is None:
                 continue
-            was_lethal = damage[i] >= most
-            damage[i] = min(most, damage[i] + shot.damage)
-            if (damage[i] >= most) != was_lethal:
-                living = [j for j, h in enumerate(hitpoints) if h is None or damage[j] < h]
+            hit = shot.damage
+            if hit >= room:
+                left[i] = 0
+                if room:
+                    del living[k]
+            else:
+                left[i] = room - hit
+                if not room:  # negative damage gave a lethal body hitpoints back: it lives again
+                    living = [j for j, r in enumerate(left) if r is None or r > 0]
+        changed = False
         for i, body in enumerate(bodies):
-            if damage[i] != body.damage:
-                bodies[i] = Body(body.hitpoints, damage[i], body.owner, body.tag, body.group)
-        return Pool.of(bodies)
+            most = hitpoints[i]
+            if most is not None and most - left[i] != body.damage:  # type: ignore[operator]
+                bodies[i] = Body(most, most - left[i], body.owner, body.tag, body.group)  # type: ignore[operator]
+                changed = True
+        return Pool.of(bodies) if changed else self.pool
 
     def sample_trace(self, rng: random.Random) -> tuple[Pool, tuple[Hit, ...]]:
         if self.allocate != RANDOM:
             return self._focused()
         bodies = list(self.pool.bodies)
         hits = []
+        last_negative = _last_negative(self.volley)
         for index, shot in enumerate(self.volley.shots):
             if not bodies:
                 break
             living = [i for i, body in enumerate(bodies) if not body.lethal]
             overflow = not living
+            if overflow and index > last_negative:  # as sample stops: no draw, nothing hit
+                hits.extend(Hit(rest, at, None, None, True) for at, rest in enumerate(self.volley.shots[index:], index))
+                break
             chosen = rng.randrange(len(bodies)) if overflow else living[rng.randrange(len(living))]
             before = bodies[chosen]
             bodies[chosen] = before.hit(shot.damage)
@@ -508,6 +540,17 @@ class Fire(Chance):
     def describe(self) -> str:
         how = "" if self.allocate == RANDOM else f", allocated {self.allocate}"
         return f"volley of {len(self.volley)} shots at {len(self.pool)} bodies{how}"
+
+
+def _last_negative(volley: Volley) -> int:
+    """The index of the volley's last shot of negative damage (one that can make a lethal body live), or -1.
+
+    Past it, once every body is lethal, the shots left can change nothing: a sampled volley stops there.
+    """
+    for index in range(len(volley.shots) - 1, -1, -1):
+        if volley.shots[index].damage < 0:
+            return index
+    return -1
 
 
 def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weights:

@@ -467,7 +467,7 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
         if args.jobs is not None and args.jobs < 1:
             raise UsageError("--jobs needs a positive number")
         return api.estimate(rules, scenario, args.samples, seed=args.seed, jobs=args.jobs or os.cpu_count() or 1,
-                            progress=_progress if sys.stderr.isatty() else None)
+                            progress=_progress if sys.stderr.isatty() else None, outcomes_only=True)
     if args.max_states is not None and args.max_states < 1:
         raise UsageError("--max-states needs a positive number")
     progress = _ExactProgress() if sys.stderr.isatty() else None
