@@ -20,17 +20,17 @@ class Shape:
         self.kind = kind
         self.names = tuple(names)
         self.index = {name: i for i, name in enumerate(self.names)}
-        # Hashed with every record of the kind, in every state the exact engine merges: once is enough.
-        self._hash = hash((self.kind, self.names))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Shape, (self.kind, self.names))  # a string's hash is only good in this process
+        self._hash = hash((self.kind, self.names))  # every record changed in a run hashes its shape
 
     def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Shape) and other.kind == self.kind and other.names == self.names)
 
     def __hash__(self) -> int:
         return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Without the hash: string hashes differ from one process to the next.
+        return (Shape, (self.kind, self.names))
 
 
 class Record:
@@ -81,17 +81,22 @@ class Record:
 class RowRef:
     """A reference to a named row; rows are looked up by name so rows may refer to each other."""
 
-    __slots__ = ("kind", "name")
+    __slots__ = ("kind", "name", "_hash")
 
     def __init__(self, kind: str, name: str):
         self.kind = kind
         self.name = name
+        self._hash = hash(("row", name))  # records that hold rows are hashed at the end of every sampled run
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is RowRef and other.name == self.name  # type: ignore[attr-defined]
+        return self is other or (type(other) is RowRef and other.name == self.name)  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash(("row", self.name))
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Without the hash: string hashes differ from one process to the next.
+        return (RowRef, (self.kind, self.name))
 
     def stable_key(self) -> tuple:
         return ("row", self.name)
@@ -107,16 +112,17 @@ class Ref:
 
     def __init__(self, id: str):
         self.id = id
-        self._hash = hash(("ref", id))  # hashed with every state that holds it: once is enough
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Ref, (self.id,))  # a string's hash is only good in this process
+        self._hash = hash(("ref", id))  # bodies and states hash their owners again and again
 
     def __eq__(self, other: object) -> bool:
         return self is other or (type(other) is Ref and other.id == self.id)  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Without the hash: string hashes differ from one process to the next.
+        return (Ref, (self.id,))
 
     def stable_key(self) -> tuple:
         return ("ref", self.id)
@@ -127,6 +133,11 @@ class Ref:
 
 def show(value: Any) -> str:
     """A value as a designer reads it: 1/3 not Fraction(1, 3), true not True."""
+    kind = type(value)
+    if kind is int:  # the common cases first: an event log shows many values
+        return repr(value)
+    if kind is Ref:
+        return value.id
     if value is None:
         return "none"
     if value is True:
