@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import pickle
 import stat
 import tempfile
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 KEEP = 1000  # files of one kind kept; past that the oldest half goes, so scratch files cannot fill the folder
 
@@ -59,6 +64,33 @@ def store(name: str, data: bytes) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+
+
+def name_for(kind: str, code: bytes, given: str) -> str:
+    """The file name of what `given` makes with this code: any change to either is another name."""
+    # surrogatepass: a file name or text that is not valid UTF-8 still makes a key.
+    digest = hashlib.sha256(code + given.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"{kind}-{digest}.pickle"
+
+
+def load_object(name: str, expected: type[T]) -> T | None:
+    """The object `store_object` kept under this name, if it is there, readable and of the type expected."""
+    data = load(name)
+    if data is None:
+        return None
+    try:
+        found = pickle.loads(data)
+    except Exception:  # unreadable or from another version: made afresh instead
+        return None
+    return found if isinstance(found, expected) else None
+
+
+def store_object(name: str, value: object) -> None:
+    try:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # too deep to pickle: it is made again next time
+        return
+    store(name, data)
 
 
 def _prune(folder: Path, kind: str) -> None:

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import pickle
 from collections.abc import Callable
 from pathlib import Path
 
 from fracas.dsl import cache as kept
+from fracas.dsl import parse as parsing
 from fracas.dsl.diagnostics import RulesError
 from fracas.dsl.extend import read_text
 from fracas.dsl.limits import Limits
-from fracas.dsl import parse as parsing
 from fracas.dsl.ruleset import Ruleset
 
 
@@ -33,7 +32,7 @@ def load_checked(text: str, path: str, limits: Limits, check: Callable[[], Rules
             return kept_rules
     rules = check()
     if name is not None:
-        _write(name, rules)
+        kept.store_object(name, rules)
     return rules
 
 
@@ -56,21 +55,12 @@ def _cache_name(text: str, path: str, limits: Limits) -> str | None:
         code = _front_end_digest()
     except OSError:
         return None
-    given = f"{path}\0{limits!r}\0{text}".encode("utf-8", "surrogatepass")
-    return f"checked-{hashlib.sha256(code + given).hexdigest()[:32]}.pickle"
+    return kept.name_for("checked", code, f"{path}\0{limits!r}\0{text}")
 
 
 def _read(name: str, path: str, limits: Limits) -> Ruleset | None:
-    data = kept.load(name)
-    if data is None:
-        return None
-    try:
-        rules = pickle.loads(data)
-    except Exception:  # unreadable or from another version: check instead
-        return None
-    if not isinstance(rules, Ruleset) or not _bases_unchanged(rules, path, limits):
-        return None
-    return rules
+    rules = kept.load_object(name, Ruleset)
+    return rules if rules is not None and _bases_unchanged(rules, path, limits) else None
 
 
 def _bases_unchanged(rules: Ruleset, path: str, limits: Limits) -> bool:
@@ -84,11 +74,3 @@ def _bases_unchanged(rules: Ruleset, path: str, limits: Limits) -> bool:
         except RulesError:
             return False
     return True
-
-
-def _write(name: str, rules: Ruleset) -> None:
-    try:
-        data = pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:  # too deep to pickle: it is checked again next time
-        return
-    kept.store(name, data)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
-import pickle
 from pathlib import Path
 
 from fracas.dsl import cache as kept
@@ -29,7 +28,7 @@ def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT, cache: boo
     """
     where = _cache_name(text, path, limits) if cache else None
     if where is not None:
-        module = _recent.get(where) or _read(where)
+        module = _recent.get(where) or kept.load_object(where, n.Module)
         if module is not None:
             _remember(where, module)
             return module
@@ -37,7 +36,7 @@ def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT, cache: boo
 
     module = syntax.parse(text, path, limits)
     if where is not None:
-        _write(where, module)
+        kept.store_object(where, module)
         _remember(where, module)
     return module
 
@@ -94,25 +93,4 @@ def _cache_name(text: str, path: str, limits: Limits) -> str | None:
         code = code_digest()
     except OSError:
         return None
-    # surrogatepass: a file name or text that is not valid UTF-8 still makes a key.
-    given = f"{path}\0{limits.nesting}\0{text}".encode("utf-8", "surrogatepass")
-    return f"tree-{hashlib.sha256(code + given).hexdigest()[:32]}.pickle"
-
-
-def _read(name: str) -> n.Module | None:
-    data = kept.load(name)
-    if data is None:
-        return None
-    try:
-        module = pickle.loads(data)
-    except Exception:  # unreadable or from another version: parse instead
-        return None
-    return module if isinstance(module, n.Module) else None
-
-
-def _write(name: str, module: n.Module) -> None:
-    try:
-        data = pickle.dumps(module, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:  # a tree too deep to pickle: it is parsed again next time
-        return
-    kept.store(name, data)
+    return kept.name_for("tree", code, f"{path}\0{limits.nesting}\0{text}")
