@@ -46,7 +46,7 @@ from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.statements import map_children, statements, step_value
 from fracas.interpreter.core.analysis import ChanceAnalysis
-from fracas.interpreter.core.builtins import IMPLEMENTATIONS, dice_problem
+from fracas.interpreter.core.builtins import IMPLEMENTATIONS, POSITIONAL, dice_problem
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.fnbody import FnBody
@@ -436,8 +436,29 @@ class Generator:
             return f"rt.variadic({impl}, {call.func!r}, [{items}], R, {pos})"
         given = [(name, self.expr(arg, scope)) for (name, _), arg in zip(sig.params, call.args)]
         given += [(kw.name, self.expr(kw.value, scope)) for kw in call.keywords]
+        positional = self._positional(call.func, given)
+        if positional is not None:
+            return f"{positional}R, {pos})"
         pairs = ", ".join(f"{k!r}: {v}" for k, v in given)
         return f"{impl}({{{pairs}}}, R, {pos})"
+
+    def _positional(self, func: str, given: list[tuple[str, str]]) -> str | None:
+        """The call up to R, its arguments in place and defaults filled in, if `func` takes them so and they
+        are written in the order it takes them (so that they are still computed in the order written)."""
+        found = POSITIONAL.get(func)
+        if found is None:
+            return None
+        implementation, defaults = found
+        order = [name for name, _ in SIGNATURES[func].params]
+        names = [name for name, _ in given]
+        if any(name not in order for name in names) or names != sorted(names, key=order.index):
+            return None
+        codes = dict(given)
+        args = [codes[name] if name in codes else self._default(default) for name, default in zip(order, defaults)]
+        return f"{self.const(implementation)}({''.join(arg + ', ' for arg in args)}"
+
+    def _default(self, value: Any) -> str:
+        return repr(value) if value is None or type(value) in (int, str) else self.const(value)
 
     # ---- functions and modifiers ------------------------------------------------------------
 
