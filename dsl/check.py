@@ -951,7 +951,9 @@ class Checker:
         return found.required() if found.optional and scope.known((expr.name,)) else found
 
     def infer_Attr(self, expr: n.Attr, scope: Scope) -> Type:
-        found = self.field_type(self.not_none(expr.obj, self.infer(expr.obj, scope)), expr.name, expr.pos)
+        obj = self.not_none(expr.obj, self.infer(expr.obj, scope))
+        self.learnt.field_read(expr.pos, obj.name if obj.is_kind else "")
+        found = self.field_type(obj, expr.name, expr.pos)
         return found.required() if found.optional and scope.known(path_of(expr)) else found
 
     def infer_Index(self, expr: n.Index, scope: Scope) -> Type:

@@ -100,6 +100,7 @@ class Name(Expr):
 class Attr(Expr):
     obj: Expr = None  # type: ignore[assignment]
     name: str = ""
+    kind: str = ""  # the kind of record whose field it reads, where the checker knows it: set by the checker
 
 
 @dataclass(frozen=True, slots=True)

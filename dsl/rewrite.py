@@ -4,7 +4,8 @@ A dice literal means a roll, except where a value of type dice is wanted,
 where it describes one (`damage: dice = 1d6 + 1`): there it is replaced by
 what it means, a call of the builtin `dice`. A record literal takes its kind
 from the type wanted where it is written, and carries it from then on
-(`RecordLit.kind`). Only the checker knows the types, so it names these
+(`RecordLit.kind`); a field read takes the kind of the record it reads,
+where that is known (`Attr.kind`). Only the checker knows the types, so it names these
 nodes, by where they are written, and this module rebuilds every
 declaration that holds one. Nodes are frozen, so a node holding a replaced
 one is rebuilt too.
@@ -27,9 +28,14 @@ class Learnt:
 
     described: dict[n.Pos, n.Call] = field(default_factory=dict)  # a dice literal that describes: the call it means
     record_kinds: dict[n.Pos, str] = field(default_factory=dict)  # a record literal: its kind
+    # A field read: the kind of the record read ("" where a read checked twice found two kinds).
+    field_kinds: dict[n.Pos, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.described or self.record_kinds)
+        return bool(self.described or self.record_kinds or self.field_kinds)
+
+    def field_read(self, pos: n.Pos, kind: str) -> None:
+        self.field_kinds[pos] = kind if self.field_kinds.get(pos, kind) == kind else ""
 
     def complete(self, value: Any) -> Any:
         """A node (or a tuple, a dict, or a dataclass holding nodes) with what was learnt written into it."""
@@ -58,6 +64,8 @@ class Learnt:
         rebuilt = walk.map_children(node, self._node)
         if isinstance(node, n.RecordLit) and node.pos in self.record_kinds:
             rebuilt = dataclasses.replace(rebuilt, kind=self.record_kinds[node.pos])
+        elif isinstance(node, n.Attr) and self.field_kinds.get(node.pos):
+            rebuilt = dataclasses.replace(rebuilt, kind=self.field_kinds[node.pos])
         return rebuilt
 
 

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from fracas.dsl import nodes as n
-from fracas.dsl.builtins import ALLOCATIONS, ORDER_WITHOUT_FOCUS, words_hint
+from fracas.dsl.builtins import ALLOCATIONS, ORDER_WITHOUT_FOCUS, SIGNATURES, words_hint
 from fracas.dsl.limits import Limits
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.runtime.allocation import RANDOM
@@ -36,7 +36,13 @@ def round_half_away(x: Fraction | int) -> int:
 
 
 def _count(args: Args, name: str, pos: n.Pos, env: Env) -> int:
-    value = args[name]
+    return _whole(args[name], name, pos, env)
+
+
+def _whole(value: Any, name: str, pos: n.Pos, env: Env) -> int:
+    """The argument `name`, a count: a whole number from 0 to the limit 'count'."""
+    if type(value) is int and 0 <= value <= env.program.rules.limits.count:
+        return value  # the common case, at once
     if not isinstance(value, int) or isinstance(value, bool):
         raise RunError(pos, f"'{name}' must be a whole number, not {show(value)}")
     if value < 0:
@@ -89,25 +95,28 @@ def _draw(env: Env, primitive: Any, pos: n.Pos) -> Any:
     return env.chooser.draw(primitive, pos)
 
 
-def _bodies(a: Args, env: Env, pos: n.Pos) -> Pool:
-    hitpoints = a.get("hitpoints")
+def _bodies(count: Any, hitpoints: Any, owner: Any, tag: str, env: Env, pos: n.Pos) -> Pool:
     if hitpoints is not None and hitpoints < 1:
         raise RunError(pos, f"a body needs at least 1 hitpoint, not {hitpoints}")
-    count = _count(a, "count", pos, env)
+    count = _whole(count, "count", pos, env)
     trace = getattr(env.chooser, "trace", None)
     if trace is not None and count:
-        owner, tag = a.get("owner"), a.get("tag", "")
         life = "that cannot die" if hitpoints is None else f"of {hitpoints} hitpoint{'s' if hitpoints != 1 else ''}"
         trace.add("bodies", pos, f"{count} bod{'ies' if count != 1 else 'y'} {life} for {show(owner)}"
                   + (f" ({tag})" if tag else ""), count=count, hitpoints=hitpoints, owner=show(owner), tag=tag)
-    return Pool.make(count, hitpoints, a.get("owner"), a.get("tag", ""))
+    return Pool.make(count, hitpoints, owner, tag)
 
 
-def _volley(a: Args, env: Env, pos: n.Pos) -> Volley:
-    damage = a.get("damage", 1)
+def _volley(count: Any, damage: Any, source: Any, env: Env, pos: n.Pos) -> Volley:
     if damage < 0:
         raise RunError(pos, f"a shot's damage cannot be negative ({show(damage)})", "a shot that does nothing does 0 damage")
-    return Volley.make(_count(a, "count", pos, env), damage, a.get("source"))
+    return Volley.make(_whole(count, "count", pos, env), damage, source)
+
+
+def _lethal(pool: Any, owner: Any, tag: Any, env: Env, pos: n.Pos) -> int:
+    if type(pool) is not Pool:
+        pool = _pool({"pool": pool}, pos)
+    return pool.lethal_count(owner, tag)
 
 
 def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:
@@ -280,10 +289,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "absorb": _absorb,
     "any": lambda a, env, pos: any(a["items"]),
     "all": lambda a, env, pos: all(a["items"]),
-    "volley": _volley,
-    "bodies": _bodies,
     "fire": _fire,
-    "lethal": lambda a, env, pos: _pool(a, pos).lethal_count(a.get("owner", ANY), a.get("tag", ANY)),
     "living": lambda a, env, pos: _pool(a, pos).living_count(**_filters(a)),
     "count_bodies": lambda a, env, pos: _pool(a, pos).count(**_filters(a)),
     "damage_taken": lambda a, env, pos: _pool(a, pos).damage_taken(**_filters(a)),
@@ -309,3 +315,26 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "never": _aggregate,
     "possible": _aggregate,
 }
+
+
+# Builtins generated code calls with their arguments in place, in the order of their signature
+# (fracas.dsl.builtins), each missing one given its default here: no dictionary to build and read,
+# for the builtins a damage step calls again and again.
+POSITIONAL: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
+    "volley": (_volley, (None, 1, None)),
+    "bodies": (_bodies, (None, None, None, "")),
+    "lethal": (_lethal, (None, ANY, ANY)),
+}
+
+
+def _by_name(name: str) -> Callable[[Args, Env, n.Pos], Any]:
+    """A positional builtin called with its arguments by name, as the others are."""
+    implementation, defaults = POSITIONAL[name]
+    names = [param for param, _ in SIGNATURES[name].params]
+
+    def call(a: Args, env: Env, pos: n.Pos) -> Any:
+        return implementation(*(a.get(p, d) for p, d in zip(names, defaults)), env, pos)
+    return call
+
+
+IMPLEMENTATIONS.update({name: _by_name(name) for name in POSITIONAL})

@@ -46,13 +46,13 @@ from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.statements import map_children, statements, step_value
 from fracas.interpreter.core.analysis import ChanceAnalysis
-from fracas.interpreter.core.builtins import IMPLEMENTATIONS, dice_problem
+from fracas.interpreter.core.builtins import IMPLEMENTATIONS, POSITIONAL, dice_problem
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.fnbody import FnBody
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, slot_facts
 from fracas.interpreter.runtime.chance import Dice
-from fracas.interpreter.core.values import RowRef
+from fracas.interpreter.core.values import Ref, RowRef
 
 END = -1
 # The last line of a block: a jump, or a branch to one of two blocks (the test may hold anything, but
@@ -128,7 +128,7 @@ class Generator:
     def __init__(self, rules: Ruleset):
         self.rules = rules
         self.chance = ChanceAnalysis(rules)
-        self.namespace: dict[str, Any] = {"rt": rt, "D": D, "RowRef": RowRef, "Fraction": Fraction}
+        self.namespace: dict[str, Any] = {"rt": rt, "D": D, "RowRef": RowRef, "Ref": Ref, "Fraction": Fraction}
         self._constants: dict[tuple[type, Any], str] = {}
         self._counter = itertools.count()
         self.source: list[tuple[str, int]] = []  # (line of Python, rules line)
@@ -139,6 +139,7 @@ class Generator:
         self.facts = LineFacts()  # what the code written since the last line taken reads and changes
         self._summaries: dict[str, LineFacts] = {}  # what each function's body reads
         self._lone: dict[tuple[int, tuple[str, ...]], tuple[n.Expr, Callable[..., Any]]] = {}
+        self._in_iterable = 0  # writing the list a comprehension runs over: no assignment expression there
 
     # ---- constants and names
 
@@ -306,7 +307,16 @@ class Generator:
 
     def e_Attr(self, node: n.Attr, scope: Scope) -> str:
         self.facts.field_reads.add((_slot_in(node.obj, scope), node.name))
-        return f"rt.attr({self.expr(node.obj, scope)}, {node.name!r}, W, R, {self.const(node.pos)})"
+        obj, pos = self.expr(node.obj, scope), self.const(node.pos)
+        kind = self.rules.kinds.get(node.kind)
+        if kind is None or node.name not in kind.field_names or self._in_iterable:
+            return f"rt.attr({obj}, {node.name!r}, W, R, {pos})"
+        # The checker knows the kind read: its field by place, once the record is found and is of that kind
+        # (else, and for none, the general read and its errors). Rows are records of the program.
+        record = (f"(W[_o.id] if (_t := type(_o := {obj})) is Ref else R.program.rows[_o.name] if _t is RowRef "
+                  f"else rt.record_of(_o, W, R, {pos}, {node.name!r}))")
+        return (f"(_r.values[{kind.field_names.index(node.name)}] if (_r := {record}).shape.kind == {kind.name!r} "
+                f"else rt.attr(_r, {node.name!r}, W, R, {pos}))")
 
     def e_Index(self, node: n.Index, scope: Scope) -> str:
         obj = node.obj
@@ -356,7 +366,9 @@ class Generator:
         var = self.fresh("c")
         inner = {**scope, node.var: var}
         condition = "" if node.condition is None else f" if {self.test(node.condition, inner)}"
+        self._in_iterable += 1  # Python refuses an assignment expression there
         source = f"rt.items_of({self.expr(node.source, scope)}, R, {self.const(node.pos)})"
+        self._in_iterable -= 1
         return f"tuple([{self.expr(node.item, inner)} for {var} in {source}{condition}])"
 
     def e_RecordLit(self, node: n.RecordLit, scope: Scope) -> str:
@@ -436,8 +448,29 @@ class Generator:
             return f"rt.variadic({impl}, {call.func!r}, [{items}], R, {pos})"
         given = [(name, self.expr(arg, scope)) for (name, _), arg in zip(sig.params, call.args)]
         given += [(kw.name, self.expr(kw.value, scope)) for kw in call.keywords]
+        positional = self._positional(call.func, given)
+        if positional is not None:
+            return f"{positional}R, {pos})"
         pairs = ", ".join(f"{k!r}: {v}" for k, v in given)
         return f"{impl}({{{pairs}}}, R, {pos})"
+
+    def _positional(self, func: str, given: list[tuple[str, str]]) -> str | None:
+        """The call up to R, its arguments in place and defaults filled in, if `func` takes them so and they
+        are written in the order it takes them (so that they are still computed in the order written)."""
+        found = POSITIONAL.get(func)
+        if found is None:
+            return None
+        implementation, defaults = found
+        order = [name for name, _ in SIGNATURES[func].params]
+        names = [name for name, _ in given]
+        if any(name not in order for name in names) or names != sorted(names, key=order.index):
+            return None
+        codes = dict(given)
+        args = [codes[name] if name in codes else self._default(default) for name, default in zip(order, defaults)]
+        return f"{self.const(implementation)}({''.join(arg + ', ' for arg in args)}"
+
+    def _default(self, value: Any) -> str:
+        return repr(value) if value is None or type(value) in (int, str) else self.const(value)
 
     # ---- functions and modifiers ------------------------------------------------------------
 

@@ -421,7 +421,7 @@ def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
             yield (first, *rest)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen: one is made per volley sampled (see bodies.py)
 class Fire(Chance):
     """The pool after every shot of the volley, in order, hits a body the allocation names.
 

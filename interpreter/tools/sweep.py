@@ -185,12 +185,13 @@ def run_case(job: tuple[str, Limits, Scenario, list[Vary], tuple[Any, ...], str 
         expr = metric_expression(metric, rules, scenario.action or rules.default_action)
         for vary, value in zip(varies, settings):
             scenario = set_path(scenario, vary.path, value)
+        outcomes_only = reads_only_outcomes(rules, [expr])
         try:
-            dist: Distribution = exact(rules, scenario, outcomes_only=reads_only_outcomes(rules, [expr]))
+            dist: Distribution = exact(rules, scenario, outcomes_only=outcomes_only)
         except ScenarioError as error:
             if "exact engine" not in error.diagnostics[0].message:
                 raise
-            dist = estimate(rules, scenario, samples)
+            dist = estimate(rules, scenario, samples, outcomes_only=outcomes_only)
         value = evaluate_over(expr, dist.prepared, dist.states)
         if isinstance(value, bool):
             value = Fraction(int(value))
