@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import dist as D
+from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core import liveness, loops, rt
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import RunError
@@ -393,6 +394,7 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
     exactly (loops.solve), so a loop that may run for ever but ends with probability 1 has exact odds.
     """
     region = routine.loops[head]
+    group = {key: p.fraction() if type(p) is Scaled else p for key, p in group.items()}  # the chain is solved in Fractions
     passes = R.solved.setdefault((id(routine), head, id(projection)), {})
     pos = _block_pos(routine, head)
     limits = R.program.rules.limits
@@ -503,11 +505,12 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
             continue
         # A draw: one state for each value of the expression's distribution.
         total = drawn.total
-        if type(p) is Fraction:  # one reduction, not three (a Fraction made, then multiplied)
-            top, bottom = p.numerator, p.denominator * total
+        kind = type(p)
+        if kind is Scaled or kind is Fraction or kind is int:  # whole numbers multiplied: nothing reduced
+            top, bottom = (p.n, p.d * total) if kind is Scaled else (p.numerator, p.denominator * total)
             for value, weight in drawn.weights.items():
                 F[slot] = value
-                yield (keep(following, F), *rest), Fraction(top * weight, bottom), following  # type: ignore[misc]
+                yield (keep(following, F), *rest), Scaled(top * weight, bottom), following  # type: ignore[misc]
             continue
         for value, weight in drawn.weights.items():
             F[slot] = value
