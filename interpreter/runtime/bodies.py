@@ -47,7 +47,7 @@ class Body:
 
 
 # Pools are sorted at every change, and the same few bodies come back again and again.
-_sort_key = functools.lru_cache(maxsize=4096)(Body.sort_key)
+body_key = functools.lru_cache(maxsize=4096)(Body.sort_key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ class Pool:
 
     @classmethod
     def of(cls, bodies: Iterable[Body]) -> Pool:
-        return cls(tuple(sorted(bodies, key=_sort_key)))
+        return cls(tuple(sorted(bodies, key=body_key)))
 
     @classmethod
     def empty(cls) -> Pool:
@@ -111,7 +111,7 @@ class Pool:
         return tuple(b for b in self.bodies if not b.lethal)
 
     def stable_key(self) -> tuple:
-        return tuple(b.sort_key() for b in self.bodies)
+        return tuple(map(body_key, self.bodies))
 
     def replace(self, index: int, body: Body) -> Pool:
         return Pool.of(self.bodies[:index] + (body,) + self.bodies[index + 1 :])
