@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fracas.interpreter.runtime.keys import stable_key
 
@@ -59,6 +59,21 @@ class Pool:
     """
 
     bodies: tuple[Body, ...] = ()
+    # A pool is hashed again and again as part of states and distributions, and each time every one of
+    # its bodies would be hashed: once is enough.
+    # (Left unset by __init__, so that making a pool, which sampling does often, costs nothing more.)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            found = hash((self.bodies,))
+            object.__setattr__(self, "_hash", found)
+            return found
+
+    def __reduce__(self) -> tuple:
+        return (Pool, (self.bodies,))  # without the cached hash, good only in this process
 
     @classmethod
     def of(cls, bodies: Iterable[Body]) -> Pool:
