@@ -49,6 +49,109 @@ class Dist:
         return f"Dist({self.fractions()!r})"
 
 
+class Scaled:
+    """A probability as a whole number over a denominator, not reduced while the exact engine runs.
+
+    States that share a denominator (those that met the same draws) add as
+    integers, and a draw multiplies two integers: no gcd of numbers
+    thousands of digits long in the engine's inner loop. `reduced` makes the
+    Fractions at the end.
+    """
+
+    __slots__ = ("n", "d")
+
+    def __init__(self, n: int, d: int):
+        self.n = n
+        self.d = d
+
+    def __add__(self, other: Any) -> Scaled:
+        if type(other) is Scaled:
+            n, d = other.n, other.d
+        elif isinstance(other, (int, Fraction)):
+            n, d = other.numerator, other.denominator
+        else:
+            return NotImplemented
+        if d == self.d:
+            return Scaled(self.n + n, d)
+        common = math.gcd(d, self.d)  # paths through other draws: the least common denominator
+        return Scaled(self.n * (d // common) + n * (self.d // common), self.d // common * d)
+
+    __radd__ = __add__
+
+    def fraction(self) -> Fraction:
+        return Fraction(self.n, self.d)
+
+    def __repr__(self) -> str:
+        return f"Scaled({self.n}, {self.d})"
+
+
+def reduced(probabilities: dict[Any, Any]) -> dict[Any, Any]:
+    """The same probabilities with every Scaled one a Fraction.
+
+    Many states share a denominator (every way through the same draws): it is
+    factored once into small primes, and each numerator divided by those
+    primes alone, far cheaper than a gcd of two numbers thousands of digits long.
+    """
+    factored: dict[int, list[tuple[int, int]] | None] = {}
+    out = {}
+    for key, p in probabilities.items():
+        if type(p) is Scaled:
+            d = p.d
+            primes = factored.get(d, False)
+            if primes is False:
+                primes = factored[d] = _small_factors(d)
+            p = _fraction(p.n, d, primes)
+        out[key] = p
+    return out
+
+
+_SMALL_PRIMES = tuple(q for q in range(2, 1000) if all(q % f for f in range(2, int(q**0.5) + 1)))
+
+
+def _small_factors(d: int) -> list[tuple[int, int]] | None:
+    """d's prime factors with their powers, if all are below 1000 (the denominators of dice and
+    probabilities written in rules); None otherwise."""
+    found = []
+    for q in _SMALL_PRIMES:
+        if d == 1:
+            break
+        if d % q == 0:
+            e, d = _divide_out(d, q, d.bit_length())
+            found.append((q, e))
+    return found if d == 1 else None
+
+
+def _divide_out(n: int, q: int, most: int) -> tuple[int, int]:
+    """How many times (up to `most`) q divides n, and n divided by q that many times."""
+    if q == 2:
+        e = min((n & -n).bit_length() - 1, most)
+        return e, n >> e
+    e, step, power = 0, 1, q
+    while e < most:  # steps double while they divide, and start again from one when not
+        if e + step <= most and n % power == 0:
+            n //= power
+            e += step
+            step, power = step * 2, power * power
+        elif step == 1:
+            break
+        else:
+            step, power = 1, q
+    return e, n
+
+
+_coprime = getattr(Fraction, "_from_coprime_ints", None)  # Python 3.12 on
+
+
+def _fraction(n: int, d: int, primes: list[tuple[int, int]] | None) -> Fraction:
+    if primes is None or n == 0:
+        return Fraction(n, d)
+    for q, most in primes:
+        if n % q == 0:
+            e, n = _divide_out(n, q, most)
+            d = d >> e if q == 2 else d // q**e
+    return _coprime(n, d) if _coprime is not None else Fraction(n, d, _normalize=False)  # type: ignore[call-arg]
+
+
 class Budget:
     """How many combinations one statement may enumerate: the exact engine's limit, inside a statement."""
 

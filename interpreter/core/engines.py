@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import dist as D
+from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core import liveness, loops, rt
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import RunError
@@ -29,8 +30,9 @@ from fracas.interpreter.runtime.weights import Allowance, LimitError
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import show
 
-# A state as the exact engine keeps it: (frame, world, outcomes, stopped, callers' frames, depth).
-Key = tuple[tuple[Any, ...], Frozen, Frozen, "str | None", tuple[Any, ...], int]
+# A state as the exact engine keeps it: (frame, world, outcomes, stopped, callers' frames, depth). Between
+# run_all's entry and its end, the world and the outcomes are held as their numbers in `Interned`.
+Key = tuple[tuple[Any, ...], Any, Any, "str | None", tuple[Any, ...], int]
 
 
 class Trace:
@@ -130,7 +132,7 @@ class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
     __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws",
-                 "passes", "solved")
+                 "passes", "solved", "interned")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -146,6 +148,7 @@ class Run:
         # the exact engine solves a loop instead of counting passes).
         self.passes: dict[tuple[int, int], int] | None = {}
         self.solved: dict[Any, Any] = {}  # the exact engine's passes of a loop from each state met at its start
+        self.interned: Interned | None = None  # the exact engine's worlds and outcomes, by number
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params
@@ -204,6 +207,30 @@ def _check_depth(depth: int, site: CallSite, R: Run) -> None:
 # ---- every state at once --------------------------------------------------------------------------
 
 
+class Interned:
+    """Worlds and outcomes as numbers while the exact engine runs.
+
+    A state's key then hashes in C (a world is a dictionary of records, whose
+    hash is Python code), a block that leaves the world alone keeps its number
+    without hashing it, and what a block forgets of a world is remembered by number.
+    """
+
+    __slots__ = ("values", "ids", "forgotten")
+
+    def __init__(self) -> None:
+        self.values: list[Frozen] = []
+        self.ids: dict[Frozen, int] = {}
+        # (projection, region, entry, block) -> what a world (by number) keeps on its way to the block
+        self.forgotten: dict[tuple[Any, ...], dict[int, int]] = {}
+
+    def id(self, frozen: Frozen) -> int:
+        found = self.ids.get(frozen)
+        if found is None:
+            found = self.ids[frozen] = len(self.values)
+            self.values.append(frozen)
+        return found
+
+
 def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run,
             observe_all: bool = True, fields: frozenset[str] = frozenset()) -> dict[Key, Any]:
     """Every final state with its probability, from states at the routine's first block (full frames).
@@ -216,12 +243,16 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     """
     R.chooser = D.Chooser(engine)  # an expression's draw gives the whole distribution
     R.passes = None
+    if R.interned is None:
+        R.interned = Interned()
+    intern, values = R.interned.id, R.interned.values
     projection = projection_of(routine, observe_all, fields)
-    pending: dict[int, dict[Key, Any]] = {}
-    for (frame, *rest), p in start.items():
-        key = (projection.keep(0, list(frame)), projection.world(0, rest[0]), *rest[1:])
-        pending.setdefault(0, {})[key] = p  # type: ignore[index]
-    return _flow(routine, pending, engine, R, projection).get(END, {})
+    pending: dict[int, dict[Key, Any]] = {0: {}}
+    for (frame, world, outcomes, *rest), p in start.items():
+        key = (projection.keep(0, list(frame)), intern(projection.world(0, world)), intern(outcomes), *rest)
+        pending[0][key] = pending[0].get(key, 0) + p  # type: ignore[index]
+    return {(frame, values[world], values[outcomes], *rest): p  # type: ignore[misc]
+            for (frame, world, outcomes, *rest), p in _flow(routine, pending, engine, R, projection).get(END, {}).items()}
 
 
 def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEngine, R: Run,
@@ -241,7 +272,9 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
     progress = engine.progress
     heads = routine.loops
     through = _pass_through(routine, projection, region, entry)
-    world_of = projection.world
+    interned = R.interned
+    assert interned is not None
+    routes: dict[int, tuple[int, dict[int, int]]] = {}  # a block -> where its states go, and what they forget
     while waiting:
         _, pc = heapq.heappop(waiting)
         group = pending.pop(pc)
@@ -257,15 +290,15 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
             results = _block_all(routine, pc, group, engine, R, projection)
         for key, p, following in results:
             if following >= 0:
+                route = routes.get(following)
+                if route is None:
+                    route = routes[following] = _route(following, through, projection, interned, region, entry)
                 world = key[1]
-                kept = world_of(following, world)
-                hop = through.get(following)
-                if hop is not None:  # blocks that would only forget what their state forgets anyway
-                    following, forgetting = hop
-                    for pc_through in forgetting:
-                        kept = world_of(pc_through, kept)
-                    kept = world_of(following, kept)
-                if kept is not world:
+                kept = route[1].get(world)
+                if kept is None:
+                    kept = route[1][world] = _forget(following, world, through, projection, interned)
+                following = route[0]
+                if kept != world:
                     key = (key[0], kept, *key[2:])  # type: ignore[assignment]
             if following < 0 or following == entry or (region is not None and following not in region):
                 target = out.get(following)
@@ -283,6 +316,28 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                 raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states here",
                                _ESTIMATE_HINT)
     return out
+
+
+def _route(pc: int, through: dict[int, tuple[int, tuple[int, ...]]], projection: liveness.Projection,
+           interned: Interned, region: frozenset[int] | None, entry: int | None) -> tuple[int, dict[int, int]]:
+    """Where a state sent to a block goes (past the blocks it can go past), and the memo of what it forgets."""
+    hop = through.get(pc)
+    return (pc if hop is None else hop[0],
+            interned.forgotten.setdefault((id(projection), region, entry, pc), {}))
+
+
+def _forget(pc: int, world: int, through: dict[int, tuple[int, tuple[int, ...]]], projection: liveness.Projection,
+            interned: Interned) -> int:
+    """What a world (by number) keeps on its way to a block: forgotten there, and at the blocks gone past."""
+    world_of = projection.world
+    kept = world_of(pc, interned.values[world])
+    hop = through.get(pc)
+    if hop is not None:  # blocks that would only forget what their state forgets anyway
+        following, forgetting = hop
+        for pc_through in forgetting:
+            kept = world_of(pc_through, kept)
+        kept = world_of(following, kept)
+    return interned.id(kept)
 
 
 def _pass_through(routine: Routine, projection: liveness.Projection, region: frozenset[int] | None,
@@ -339,6 +394,7 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
     exactly (loops.solve), so a loop that may run for ever but ends with probability 1 has exact odds.
     """
     region = routine.loops[head]
+    group = {key: p.fraction() if type(p) is Scaled else p for key, p in group.items()}  # the chain is solved in Fractions
     passes = R.solved.setdefault((id(routine), head, id(projection)), {})
     pos = _block_pos(routine, head)
     limits = R.program.rules.limits
@@ -415,17 +471,24 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
     slot = block.draw_slot
     function = routine.functions[pc] if slot is None else routine.dist_functions[pc]
     copy_world, copy_outcomes = block.writes_world, block.writes_outcomes
-    keep, expand = projection.keep, projection.expand
+    keep, expand = projection.keep, projection.expander(pc)
+    interned = R.interned
+    assert interned is not None
+    values, intern = interned.values, interned.id
     if slot is not None:
         R.budget = D.Budget(engine.max_states, block.pos)
         drawn_before = R.draws.setdefault((id(routine), pc), {})
+    S = rt.Working([], {}, {})  # one working state, filled anew for each state in turn
     for (kept, world, outcomes, stopped, stack, depth), p in group.items():
-        S = rt.Working(expand(pc, kept), Frozen(world) if copy_world else world,
-                       Frozen(outcomes) if copy_outcomes else outcomes, stopped, stack, depth)
+        S.F = F = expand(kept)
+        W = values[world]
+        O = values[outcomes]
+        S.W = Frozen(W) if copy_world else W
+        S.O = Frozen(O) if copy_outcomes else O
+        S.stopped, S.stack, S.depth = stopped, stack, depth
         if slot is None:
             following = function(S, R)  # type: ignore[misc]
         else:  # a draw reads few things: states that agree on them draw the same distribution
-            F = S.F
             reads = (tuple([F[i] for i in block.draw_slots]), world if block.draw_world else None,
                      outcomes if block.draw_outcomes else None)
             found = drawn_before.get(reads)
@@ -434,31 +497,37 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
                 drawn_before[reads] = (F[slot], following)
             else:
                 F[slot], following = found
-        rest = (S.W, S.O, S.stopped, S.stack, S.depth)
-        drawn = S.F[slot] if slot is not None else None
+        rest = (world if S.W is W else intern(S.W), outcomes if S.O is O else intern(S.O), S.stopped, S.stack,
+                S.depth)
+        drawn = F[slot] if slot is not None else None
         if type(drawn) is not D.Dist:
-            yield (keep(following, S.F), *rest), p, following  # type: ignore[misc]
+            yield (keep(following, F), *rest), p, following  # type: ignore[misc]
             continue
         # A draw: one state for each value of the expression's distribution.
-        frame, total = S.F, drawn.total
-        if type(p) is Fraction:  # one reduction, not three (a Fraction made, then multiplied)
-            top, bottom = p.numerator, p.denominator * total
+        total = drawn.total
+        kind = type(p)
+        if kind is Scaled or kind is Fraction or kind is int:  # whole numbers multiplied: nothing reduced
+            top, bottom = (p.n, p.d * total) if kind is Scaled else (p.numerator, p.denominator * total)
             for value, weight in drawn.weights.items():
-                frame[slot] = value
-                yield (keep(following, frame), *rest), Fraction(top * weight, bottom), following  # type: ignore[misc]
+                F[slot] = value
+                yield (keep(following, F), *rest), Scaled(top * weight, bottom), following  # type: ignore[misc]
             continue
         for value, weight in drawn.weights.items():
-            frame[slot] = value
-            yield (keep(following, frame), *rest), p * Fraction(weight, total), following  # type: ignore[misc]
+            F[slot] = value
+            yield (keep(following, F), *rest), p * Fraction(weight, total), following  # type: ignore[misc]
 
 
 def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run,
               projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
     """Every state enters the step together; each comes back to its own frame (full: all is live at a call)."""
     callee = R.gen.routines[site.routine]
+    interned = R.interned
+    assert interned is not None
+    values = interned.values
     entered: dict[Key, Any] = {}
     for key, p in group.items():
         frame, world, outcomes, stopped, stack, depth = key
+        world, outcomes = values[world], values[outcomes]
         _check_depth(depth + 1, site, R)
         args = frame[site.args_slot]
         caller = frame[:site.args_slot] + (None,) + frame[site.args_slot + 1:]
@@ -470,7 +539,8 @@ def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run
         caller = list(stack[-1])
         if site.result is not None and callee.result is not None:
             caller[site.result] = frame[0]  # the callee's frame ends as the value it gives, alone
-        back: Key = (projection.keep(following, caller), world, outcomes, stopped, stack[:-1], depth - 1)
+        back: Key = (projection.keep(following, caller), interned.id(world), interned.id(outcomes), stopped,
+                     stack[:-1], depth - 1)
         yield back, p, following
 
 

@@ -16,6 +16,7 @@ read through anything else is taken as read on every entity.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,6 +91,7 @@ class Projection:
         self.kept = [tuple(range(slots)) if l is None else tuple(sorted(l.slots)) for l in live]
         self.end = tuple(sorted(end.slots))
         self._getters = [_getter(kept) for kept in self.kept]
+        self._expanders: list[Callable[[tuple[Any, ...]], list[Any]] | None] = [None] * len(live)
         self._end_getter = _getter(self.end)
         self._dead_fields: dict[tuple[int, str, Any], Any] = {}
         self._worlds: list[dict[Frozen, Frozen]] = [{} for _ in live]
@@ -99,10 +101,14 @@ class Projection:
         return self._getters[pc](frame) if pc >= 0 else self._end_getter(frame)
 
     def expand(self, pc: int, kept: tuple[Any, ...]) -> list[Any]:
-        frame: list[Any] = [None] * self.slots
-        for index, value in zip(self.kept[pc], kept):
-            frame[index] = value
-        return frame
+        return self.expander(pc)(kept)
+
+    def expander(self, pc: int) -> Callable[[tuple[Any, ...]], list[Any]]:
+        """A function from the tuple `keep` gives at a block to the full frame (none in the slots not kept)."""
+        found = self._expanders[pc]
+        if found is None:
+            found = self._expanders[pc] = _expander(self.kept[pc], self.slots)
+        return found
 
     def world(self, pc: int, world: Frozen) -> Frozen:
         live = self.live[pc]
@@ -147,6 +153,19 @@ def _getter(indices: tuple[int, ...]) -> Any:
         index = indices[0]
         return lambda frame: (frame[index],)
     return operator.itemgetter(*indices)
+
+
+def _expander(kept: tuple[int, ...], slots: int) -> Callable[[tuple[Any, ...]], list[Any]]:
+    if not kept:
+        return lambda values: [None] * slots
+    if kept == tuple(range(slots)):
+        return list
+    # Slot i takes the kept value at place[i], or the none added after them: all in C.
+    place = {index: at for at, index in enumerate(kept)}
+    gather = operator.itemgetter(*(place.get(i, len(kept)) for i in range(slots)))
+    if slots == 1:
+        return lambda values: [gather(values + (None,))]
+    return lambda values: list(gather(values + (None,)))
 
 
 def analyse(blocks: list[Any], successors: list[list[int]], slots: int, statics: dict[int, str],

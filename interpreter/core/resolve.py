@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
+from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
 from fracas.interpreter.core.engines import ExactEngine, Key, Run, projection_of, run_all, run_one
@@ -55,12 +56,13 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
                      observe_all, checked_fields)
     end = projection_of(routine, observe_all, checked_fields).end
     full: dict[State, Any] = {}
-    for (kept, world, outcomes, stopped, _, _), p in finals.items():
+    for (kept, world, outcomes, stopped, _, _), p in D.reduced(finals).items():
         frame = [None] * routine.slots
         for index, value in zip(end, kept):
             frame[index] = value
         state = _final(routine, frame, world, outcomes, stopped)
-        full[state] = full.get(state, 0) + p
+        before = full.get(state)
+        full[state] = p if before is None else before + p
     if check is not None:
         check(full)
     if observe_all:
@@ -68,7 +70,8 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
     out: dict[State, Any] = {}
     for state, p in full.items():
         state = State((Frozen(),), Frozen(), state.outcomes, state.stopped)
-        out[state] = out.get(state, 0) + p
+        before = out.get(state)
+        out[state] = p if before is None else before + p
     return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fracas.interpreter.runtime.keys import stable_key
 
@@ -52,7 +52,7 @@ class Body:
 
 
 # Pools are sorted at every change, and the same few bodies come back again and again.
-_sort_key = functools.lru_cache(maxsize=4096)(Body.sort_key)
+body_key = functools.lru_cache(maxsize=4096)(Body.sort_key)
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -64,10 +64,25 @@ class Pool:
     """
 
     bodies: tuple[Body, ...] = ()
+    # A pool is hashed again and again as part of states and distributions, and each time every one of
+    # its bodies would be hashed: once is enough.
+    # (Left unset by __init__, so that making a pool, which sampling does often, costs nothing more.)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            found = hash((self.bodies,))
+            object.__setattr__(self, "_hash", found)
+            return found
+
+    def __reduce__(self) -> tuple:
+        return (Pool, (self.bodies,))  # without the cached hash, good only in this process
 
     @classmethod
     def of(cls, bodies: Iterable[Body]) -> Pool:
-        return cls(tuple(sorted(bodies, key=_sort_key)))
+        return cls(tuple(sorted(bodies, key=body_key)))
 
     @classmethod
     def empty(cls) -> Pool:
@@ -116,7 +131,7 @@ class Pool:
         return tuple(b for b in self.bodies if not b.lethal)
 
     def stable_key(self) -> tuple:
-        return tuple(b.sort_key() for b in self.bodies)
+        return tuple(map(body_key, self.bodies))
 
     def replace(self, index: int, body: Body) -> Pool:
         return Pool.of(self.bodies[:index] + (body,) + self.bodies[index + 1 :])

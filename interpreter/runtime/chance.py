@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from fracas.interpreter.runtime.allocation import RANDOM, focused
-from fracas.interpreter.runtime.bodies import Body, Hit, Pool, Volley
+from fracas.interpreter.runtime.bodies import Body, Hit, Pool, Volley, body_key
 from fracas.interpreter.runtime.keys import stable_key
 from fracas.interpreter.runtime.weights import (
     DEFAULT_STATES,
@@ -579,7 +579,7 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         counts[v] += 1
     states: dict[tuple[int, ...], int] = {tuple(counts): 1}
     living = [not body.lethal for body in variants]
-    hit_of: dict[tuple[int, int], int] = {}
+    hit_of: dict[int, dict[int, int]] = {}  # a shot's damage -> a variant -> the variant it makes of it
     for damage in damages:
         # The weights grow long as the lcms pile up: every step of work is charged by their length,
         # once a shot (a shot's work is bounded by the states the last one held).
@@ -597,6 +597,7 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         spent = 0
         following: dict[tuple[int, ...], int] = {}
         get = following.get
+        hits = hit_of.setdefault(damage, {})
         for (state, weight), targets in zip(states.items(), alive):
             size = step_size(weight.bit_length() + step.bit_length())
             cost = len(state) + size
@@ -608,9 +609,9 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
             for v, c in enumerate(state):
                 if not c or not living[v]:
                     continue
-                w = hit_of.get((v, damage))
+                w = hits.get(v)
                 if w is None:
-                    w = hit_of[(v, damage)] = variant(variants[v].hit(damage))
+                    w = hits[v] = variant(variants[v].hit(damage))
                     living.extend(not body.lethal for body in variants[len(living):])
                 if w == v:  # a body that cannot die, or a shot of no damage
                     following[state] = get(state, 0) + share * c
@@ -629,7 +630,9 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         budget.hold(len(following), what)
         budget.spend(len(following) * step_size(max(following.values()).bit_length()), what)
         states = _reduced(following, step)
-    return Weights.of((Pool.of(variants[v] for v, c in enumerate(state) for _ in range(c)), weight)
+    # Pools in canonical order without a sort each: the variants once in pool order, each repeated.
+    order = sorted(range(len(variants)), key=lambda v: body_key(variants[v]))
+    return Weights.of((Pool(tuple(variants[v] for v in order if v < len(state) for _ in range(state[v]))), weight)
                       for state, weight in states.items())
 
 
