@@ -55,7 +55,7 @@ class Body:
 body_key = functools.lru_cache(maxsize=4096)(Body.sort_key)
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(slots=True)  # hashed by its own __hash__ below: never changed once made
 class Pool:
     """Bodies in canonical order, so pools that differ only in order are equal.
 
@@ -74,7 +74,7 @@ class Pool:
             return self._hash
         except AttributeError:
             found = hash((self.bodies,))
-            object.__setattr__(self, "_hash", found)
+            self._hash = found
             return found
 
     def __reduce__(self) -> tuple:
