@@ -1,10 +1,10 @@
 """Exact odds against sampling them to +-0.5 percentage points at 95%, on every shipped scenario whose outcome is random.
 
-Exact: the first call in a fresh process, its disk caches warm from an untimed run (as .pyc files
-are). Sampling: the runs that the outcome
-value hardest to pin down (p(1 - p) largest) needs for a 95% interval of
-+-0.5 points, 1.96^2 p(1 - p) / 0.005^2 of them, at the time one run takes in
-the same process once warm. A scenario whose every outcome is certain says so
+Exact: the first call in a fresh process, its disk caches warm from an
+untimed run (as .pyc files are). Sampling: the runs that the outcome value
+hardest to pin down (p(1 - p) largest) needs for a 95% interval of +-0.5
+points, 1.96^2 p(1 - p) / 0.005^2 of them, at the time one run takes in the
+same process once warm. A scenario whose every outcome is certain says so
 and is skipped: sampling it needs no runs.
 """
 
