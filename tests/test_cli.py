@@ -351,7 +351,9 @@ def test_explain_shows_an_early_exit(capsys, tmp_path):
 def test_a_long_sampling_shows_progress_on_a_terminal_and_stops_cleanly_on_ctrl_c(tmp_path):
     pty = pytest.importorskip("pty")
     import os
+    import select
     import signal
+    import time
 
     picture = tmp_path / "odds.png"
     terminal, their_end = pty.openpty()
@@ -363,9 +365,17 @@ def test_a_long_sampling_shows_progress_on_a_terminal_and_stops_cleanly_on_ctrl_
     while b"sampling [" not in shown:  # the progress bar: it is sampling now
         shown += os.read(terminal, 1024)
     process.send_signal(signal.SIGINT)
-    out, _ = process.communicate(timeout=120)
-    while b"interrupted" not in shown:
-        shown += os.read(terminal, 1024)
+    # The terminal is read until the end: a bar left unread would fill it and stop the run mid-write.
+    deadline = time.monotonic() + 120
+    while b"interrupted" not in shown or process.poll() is None:
+        assert time.monotonic() < deadline, "still running two minutes after ctrl-c"
+        if select.select([terminal], [], [], 0.1)[0]:
+            try:
+                shown += os.read(terminal, 1024)
+            except OSError:  # the child's end closed: all of it read
+                break
+    out = process.stdout.read()
+    process.wait()
     os.close(terminal)
     assert process.returncode == 130 and out == b""
     assert shown.replace(b"\r", b"").endswith(b"/1000000\nfracas: interrupted\n")
