@@ -359,7 +359,9 @@ def test_a_long_sampling_shows_progress_on_a_terminal_and_stops_cleanly_on_ctrl_
     terminal, their_end = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "fracas.interpreter.tools.cli", "odds", EPI, GUNNERS, "--samples", "1000000", "--plot", str(picture)],
-        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=their_end)
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=their_end,
+        # A test run started in the background inherits ctrl-c ignored; a user's fracas never does.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     os.close(their_end)
     shown = b""
     while b"sampling [" not in shown:  # the progress bar: it is sampling now
