@@ -955,6 +955,7 @@ class RoutineBuilder:
             gen.facts.field_reads |= {(ANY, name) for name in path[1:-1]}
             slot = ANY
         gen.facts.field_writes.add(path[-1])
+        gen.facts.field_sets.add((slot, path[-1]))
         if stmt.op == "=" and slot is not ANY:
             gen.facts.field_kills.add((slot, path[-1]))
         elif stmt.op != "=":

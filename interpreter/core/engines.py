@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core.dist import Scaled
-from fracas.interpreter.core import liveness, loops, rt
+from fracas.interpreter.core import carry, liveness, loops, rt
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import RunError
 from fracas.dsl.limits import DEFAULT
@@ -275,6 +275,8 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
     interned = R.interned
     assert interned is not None
     routes: dict[int, tuple[int, dict[int, int]]] = {}  # a block -> where its states go, and what they forget
+    carried = carry.carried_at(routine, projection)
+    regroups: dict[tuple[int, int], carry.Regroup] = {}
     while waiting:
         _, pc = heapq.heappop(waiting)
         group = pending.pop(pc)
@@ -300,7 +302,8 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                 following = route[0]
                 if kept != world:
                     key = (key[0], kept, *key[2:])  # type: ignore[assignment]
-            if following < 0 or following == entry or (region is not None and following not in region):
+            leaving = following < 0 or following == entry or (region is not None and following not in region)
+            if leaving:
                 target = out.get(following)
                 if target is None:
                     target = out[following] = {}
@@ -309,12 +312,22 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                 if target is None:
                     target = pending[following] = {}
                     heapq.heappush(waiting, (rank[following], following))
-            before = target.setdefault(key, p)  # hashing a key is most of the cost of a merge: once, mostly
-            if before is not p:
-                target[key] = before + p
-            elif len(target) > limit:
-                raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states here",
-                               _ESTIMATE_HINT)
+            if carried is not None and carried[pc] is not (carry.NONE if leaving else carried[following]):
+                regroup = regroups.get((pc, following))
+                if regroup is None:
+                    regroup = regroups[(pc, following)] = carry.Regroup(
+                        carried[pc], carry.NONE if leaving else carried[following], projection,
+                        -1 if leaving else following, interned)
+                states = regroup.states(key, p)
+            else:
+                states = ((key, p),)
+            for key, p in states:
+                before = target.setdefault(key, p)  # hashing a key is most of the cost of a merge: once, mostly
+                if before is not p:
+                    target[key] = before + p
+                elif len(target) > limit:
+                    raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states here",
+                                   _ESTIMATE_HINT)
     return out
 
 
@@ -511,6 +524,11 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
             for value, weight in drawn.weights.items():
                 F[slot] = value
                 yield (keep(following, F), *rest), Scaled(top * weight, bottom), following  # type: ignore[misc]
+            continue
+        if kind is carry.Carried:  # every carried part alike
+            for value, weight in drawn.weights.items():
+                F[slot] = value
+                yield (keep(following, F), *rest), p.times(weight, total), following  # type: ignore[misc]
             continue
         for value, weight in drawn.weights.items():
             F[slot] = value

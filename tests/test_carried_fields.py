@@ -1,0 +1,136 @@
+"""The exact engine carries the fields a stretch of rules leaves alone, and every probability stays the same."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from fracas import dsl
+from fracas.interpreter import Scenario, exact, load_scenario
+from fracas.interpreter.core import carry, engines
+from fracas.interpreter.core.dist import Scaled
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = sorted((ROOT / "rules" / "scenarios").glob("*.toml"))
+
+
+def rules_for(scenario_path: Path) -> dsl.Ruleset:
+    system = scenario_path.stem.split("-")[0]
+    name = {"exalted": "exalted-war"}.get(system, system)
+    return dsl.load(ROOT / "rules" / f"{name}.rules")
+
+
+def without_carrying(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(carry, "carried_at", lambda routine, projection: None)
+
+
+def block_runs(monkeypatch: pytest.MonkeyPatch) -> Counter:
+    """How many states each block of the exact engine runs on, counted from now on."""
+    runs: Counter = Counter()
+    run_block = engines._block_all
+
+    def counted(routine, pc, group, *rest):
+        runs[pc] += len(group)
+        return run_block(routine, pc, group, *rest)
+
+    monkeypatch.setattr(engines, "_block_all", counted)
+    return runs
+
+
+@pytest.mark.parametrize("outcomes_only", [True, False], ids=["outcomes", "whole-states"])
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_carrying_fields_changes_no_probability_of_a_shipped_scenario(path, outcomes_only, monkeypatch):
+    rules, scenario = rules_for(path), load_scenario(path)
+    carried = exact(rules, scenario, outcomes_only=outcomes_only).states
+    with monkeypatch.context() as patched:
+        without_carrying(patched)
+        plain = exact(dsl.load(rules.path), scenario, outcomes_only=outcomes_only).states
+    assert carried == plain
+
+
+def test_a_counterattack_runs_once_whatever_the_attack_dealt(monkeypatch):
+    """The attack's damage waits, carried, while the counterattack is resolved: not once for each of its values."""
+    path = ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml"
+    scenario = load_scenario(path)
+    runs = block_runs(monkeypatch)
+    exact(rules_for(path), scenario, outcomes_only=True)
+    carrying = sum(runs.values())
+    runs.clear()
+    without_carrying(monkeypatch)
+    exact(rules_for(path), scenario, outcomes_only=True)
+    assert carrying * 3 < sum(runs.values())
+
+
+WAITING = '''rules "A roll that waits while others are made"
+kind thing {
+    kept: int = 0
+    other: int = 0
+}
+outcome total: int = 0
+outcome stopped_early: bool = false
+action wait(a: thing, b: thing) {
+    a.kept = roll(1, 6)
+    b.other = roll(1, 4)
+    b.other += roll(1, 4)
+    if b.other == 8 {
+        stopped_early = true
+        stop "double four"
+    }
+    b.other += 1
+    b.other += roll(1, 2)
+    b.other = b.other * 2
+    b.other -= 1
+    b.other += roll(1, 2)
+    b.other += 3
+    total = a.kept + b.other
+}
+'''
+
+
+def test_a_field_carried_through_a_stretch_of_draws_comes_back_where_it_is_read(monkeypatch):
+    scenario = Scenario("wait", {"a": {}, "b": {}})
+    runs = block_runs(monkeypatch)
+    odds = exact(dsl.loads(WAITING), scenario)
+    carrying = sum(runs.values())
+    runs.clear()
+    without_carrying(monkeypatch)
+    assert odds.states == exact(dsl.loads(WAITING), scenario).states
+    assert carrying < sum(runs.values())
+    assert odds.marginal("stopped_early")[True] == Fraction(1, 16)
+    assert sum(odds.marginal("total").values()) == 1
+
+
+def test_a_run_stopped_inside_the_stretch_gives_back_its_carried_field():
+    odds = exact(dsl.loads(WAITING), Scenario("wait", {"a": {}, "b": {}}))
+    stopped = [state for state in odds.states if state.stopped]
+    assert sorted(state.world["a"].get("kept") for state in stopped) == [1, 2, 3, 4, 5, 6]
+
+
+def test_carried_probabilities_that_met_the_same_draws_add_their_scales():
+    parts = {(1,): Scaled(1, 2), (2,): Scaled(1, 2)}
+    first = carry.Carried((("a", "x"),), parts).times(1, 3)
+    second = carry.Carried((("a", "x"),), parts)
+    second = second.times(2, 3)
+    both = first + second
+    assert both.parts is parts
+    assert {values: p.fraction() for values, p in both.items()} == {(1,): Fraction(1, 2), (2,): Fraction(1, 2)}
+
+
+def test_a_field_fixed_to_different_values_varies_in_their_sum():
+    first = carry.Carried((), {(): Scaled(1, 4)}, ((("a", "x"), 1),))
+    second = carry.Carried((), {(): Scaled(3, 4)}, ((("a", "x"), 2),))
+    both = first + second
+    assert both.names == (("a", "x"),) and both.fixed == ()
+    assert {values: p.fraction() for values, p in both.items()} == {(1,): Fraction(1, 4), (2,): Fraction(3, 4)}
+
+
+def test_a_sum_keeps_what_it_owns_and_leaves_what_it_shares():
+    shared = carry.Carried((("a", "x"),), {(1,): Scaled(1, 2)})
+    other = carry.Carried((("a", "x"),), {(2,): Scaled(1, 2)})
+    total = shared + other
+    assert total is not shared and set(shared.parts) == {(1,)}
+    again = total + carry.Carried((("a", "x"),), {(3,): Scaled(1, 4)})
+    assert again is total and set(total.parts) == {(1,), (2,), (3,)}
