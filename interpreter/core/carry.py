@@ -2,8 +2,9 @@
 
 A stretch of blocks that neither reads nor writes a field that is still
 live (a result made early and read at the end, waiting while an unrelated
-stretch of chance is resolved) does the same for every value of that field; kept in the states, the field would
-have the stretch run once for each of its values. The exact engine takes
+stretch of chance is resolved) does the same for every value of that field;
+kept in the states, the field would have the stretch run once for each of
+its values. The exact engine takes
 such fields out of the worlds instead (they are none there) and keeps their
 values in the states' probabilities: a `Carried` probability is one for each
 combination of the carried values. States that differ only in those fields
