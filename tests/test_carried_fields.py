@@ -134,3 +134,36 @@ def test_a_sum_keeps_what_it_owns_and_leaves_what_it_shares():
     assert total is not shared and set(shared.parts) == {(1,)}
     again = total + carry.Carried((("a", "x"),), {(3,): Scaled(1, 4)})
     assert again is total and set(total.parts) == {(1,), (2,), (3,)}
+
+
+def waiting_for(first: str) -> str:
+    """Rules in which the first roll is kept in `first` while seven more are made, and read at the end."""
+    return f'''rules "A roll that waits"
+outcome early: int = 0
+outcome total: int = 0
+action wait() {{
+    {first} = roll(1, 6)
+    let other = roll(1, 4)
+    other += roll(1, 4)
+    other += roll(1, 4)
+    other = other * 2
+    other += roll(1, 2)
+    other -= 1
+    other += roll(1, 2)
+    other += 3
+    total = {"kept" if first.startswith("let") else "early"} + other
+}}
+'''
+
+
+@pytest.mark.parametrize("first", ["let kept", "early"], ids=["local", "outcome"])
+def test_a_local_or_an_outcome_is_carried_as_a_field_is(first, monkeypatch):
+    scenario = Scenario("wait", {})
+    runs = block_runs(monkeypatch)
+    odds = exact(dsl.loads(waiting_for(first)), scenario)
+    carrying = sum(runs.values())
+    runs.clear()
+    without_carrying(monkeypatch)
+    assert odds.states == exact(dsl.loads(waiting_for(first)), scenario).states
+    assert carrying < sum(runs.values())
+    assert min(odds.marginal("total")) == 1 + (3 * 1 * 2 + 1 - 1 + 1 + 3)

@@ -20,11 +20,15 @@ from fractions import Fraction
 from typing import Any
 
 from fracas.interpreter.core.dist import Scaled
-from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, Projection
+from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, Projection, slot_facts
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import Record
 
-Field = tuple[str, str]  # (entity, field name)
+# What a state may carry: an entity's field (entity, field name), an outcome (OUTCOME, name), or a
+# slot of the frame (SLOT, its index).
+Field = tuple[str, Any]
+OUTCOME = "#outcome"
+SLOT = "#slot"
 NONE: tuple[Field, ...] = ()
 
 
@@ -120,7 +124,7 @@ def _common(a: Carried, b: Carried) -> tuple[tuple[Field, ...], tuple[tuple[Fiel
     fixed_b = dict(b.fixed)
     fixed = tuple((field, value) for field, value in a.fixed if field in fixed_b and fixed_b[field] == value)
     kept = {field for field, _ in fixed}
-    names = tuple(sorted({*a.names, *b.names, *(f for f, _ in a.fixed), *(f for f, _ in b.fixed)} - kept))
+    names = tuple(sorted({*a.names, *b.names, *(f for f, _ in a.fixed), *(f for f, _ in b.fixed)} - kept, key=repr))
     return names, fixed
 
 
@@ -136,19 +140,50 @@ def _add_into(into: Carried, other: Carried) -> None:
         parts[key] = p if before is None else before + p
 
 
-# A field is carried only through a stretch of at least this many blocks that leave it alone: taking it
-# out of the worlds and putting it back costs a pass over every state's carried values, which a short
+# A value is carried only through a stretch of at least this many blocks that leave it alone: taking it
+# out of the states and putting it back costs a pass over every state's carried values, which a short
 # stretch does not repay.
 LEAST_STRETCH = 8
 
 
-def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] | None:
-    """For each block, the fields its states carry (None: none anywhere). Every block with the same
-    fields has the same tuple, so that a test of identity compares them.
+class Touch:
+    """What a block reads or writes (or, for `changed`, writes): entity fields ((entity or ANY, name);
+    None: any field), outcomes and slots."""
 
-    A block carries the fields live there that it neither reads nor writes, in a stretch of such blocks
-    of at least LEAST_STRETCH. The first block, call sites and the blocks of while loops carry none:
-    their states come from, or go to, code that works on plain probabilities.
+    __slots__ = ("fields", "outcomes", "slots")
+
+    def __init__(self, fields: set[tuple[Any, str]] | None, outcomes: set[str] | None, slots: set[int]):
+        self.fields = fields
+        self.outcomes = outcomes
+        self.slots = slots
+
+    def has(self, value: Field) -> bool:
+        kind, name = value
+        if kind == SLOT:
+            return name in self.slots
+        if kind == OUTCOME:
+            return self.outcomes is None or name in self.outcomes
+        fields = self.fields
+        return fields is None or (kind, name) in fields or (ANY, name) in fields or (ANY, EVERY_FIELD) in fields
+
+    def union(self, other: Touch) -> Touch:
+        return Touch(None if self.fields is None or other.fields is None else self.fields | other.fields,
+                     None if self.outcomes is None or other.outcomes is None else self.outcomes | other.outcomes,
+                     self.slots | other.slots)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Touch) and (self.fields, self.outcomes, self.slots) == (
+            other.fields, other.outcomes, other.slots)
+
+
+def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] | None:
+    """For each block, the values its states carry (None: none anywhere). Every block with the same
+    values has the same tuple, so that a test of identity compares them.
+
+    A block carries the entity fields, outcomes and slots live there that it neither reads nor writes,
+    that an earlier block may have changed (one that none has changed is the same in every state), in
+    a stretch of such blocks of at least LEAST_STRETCH. The first block, call sites and the blocks of
+    while loops carry none: their states come from, or go to, code that works on plain probabilities.
     """
     found = projection.memo.get("carried", False)
     if found is not False:
@@ -160,24 +195,27 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
         for nxt in following:
             if nxt >= 0:
                 predecessors[nxt].append(pc)
-    changed_before = _changed_before(routine, predecessors)
+    touches = [_touched_by(block, routine.statics) for block in blocks]
+    changed_before = _changed_before(blocks, predecessors, routine.statics)
+    outcomes = {name for block in blocks for facts in getattr(block, "facts", ()) if facts is not None
+                for name in facts.outcome_sets}
     candidates: list[set[Field]] = []
     for pc, block in enumerate(blocks):
-        live = projection.live[pc]
-        if pc == 0 or pc in in_loops or live is None or getattr(block, "lines", None) is None:
+        live, touched = projection.live[pc], touches[pc]
+        if pc == 0 or pc in in_loops or live is None or touched is None:
             candidates.append(set())
             continue
-        touched = _touched_by(block, routine.statics)
+        values = {(entity, name) for entity, name in live.fields if entity is not ANY and name != EVERY_FIELD}
+        values |= {(OUTCOME, name) for name in outcomes}
+        values |= {(SLOT, slot) for slot in projection.kept[pc]}
         changed = changed_before[pc]
-        candidates.append({(entity, name) for entity, name in live.fields
-                           if entity is not ANY and name != EVERY_FIELD and not _touches(touched, entity, name)
-                           and _touches(changed, entity, name)})
+        candidates.append({value for value in values if not touched.has(value) and changed.has(value)})
     ahead = _stretch(candidates, routine.successors)
     behind = _stretch(candidates, predecessors)
     same: dict[tuple[Field, ...], tuple[Field, ...]] = {NONE: NONE}
     carried = []
     for pc, fields in enumerate(candidates):
-        kept = tuple(sorted(f for f in fields if ahead[pc][f] + behind[pc][f] > LEAST_STRETCH))
+        kept = tuple(sorted((f for f in fields if ahead[pc][f] + behind[pc][f] > LEAST_STRETCH), key=repr))
         carried.append(same.setdefault(kept, kept))
     result = carried if any(carried) else None
     projection.memo["carried"] = result
@@ -185,7 +223,7 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
 
 
 def _stretch(candidates: list[set[Field]], edges: list[list[int]]) -> list[dict[Field, int]]:
-    """For each block and each field it may carry: how many blocks, this one first, may carry it along
+    """For each block and each value it may carry: how many blocks, this one first, may carry it along
     the shortest way through `edges` (to the end of the routine, or its start, stops a stretch)."""
     length: list[dict[Field, int]] = [{f: 1 for f in fields} for fields in candidates]
     changed = True
@@ -200,93 +238,99 @@ def _stretch(candidates: list[set[Field]], edges: list[list[int]]) -> list[dict[
     return length
 
 
-def _changed_before(routine: Any, predecessors: list[list[int]]) -> list[set[tuple[Any, str]] | None]:
-    """For each block, the fields some block before it may have changed (None: any field).
-
-    A field no block has changed yet has the value it started with in every state: carrying it would
-    merge nothing.
-    """
-    blocks = routine.blocks
-    changes = [_touched_by(block, routine.statics, reads=False) if getattr(block, "lines", None) is not None
-               else None for block in blocks]
-    before: list[set[tuple[Any, str]] | None] = [set() for _ in blocks]
+def _changed_before(blocks: list[Any], predecessors: list[list[int]], statics: dict[int, str]) -> list[Touch]:
+    """For each block, what some block before it may have changed."""
+    anything = Touch(None, None, set())
+    changes = [_touched_by(block, statics, reads=False) or anything for block in blocks]
+    before = [Touch(set(), set(), set()) for _ in blocks]
     changed = True
     while changed:
         changed = False
         for pc in range(len(blocks)):
-            found: set[tuple[Any, str]] | None = set()
+            found = Touch(set(), set(), set())
             for earlier in predecessors[pc]:
-                if before[earlier] is None or changes[earlier] is None:
-                    found = None
-                    break
-                found |= before[earlier] | changes[earlier]  # type: ignore[operator]
+                found = found.union(before[earlier]).union(changes[earlier])
             if found != before[pc]:
                 before[pc] = found
                 changed = True
     return before
 
 
-def _touched_by(block: Any, statics: dict[int, str], reads: bool = True) -> set[tuple[Any, str]] | None:
-    """The fields a block reads or writes (or only writes), (ANY, name) for a name on whatever entity;
-    None: it may touch any."""
-    touched: set[tuple[Any, str]] = set()
-    for facts in block.facts:
+def _touched_by(block: Any, statics: dict[int, str], reads: bool = True) -> Touch | None:
+    """What a block reads or writes (or only writes); None for a call site."""
+    if getattr(block, "lines", None) is None:
+        return None
+    fields: set[tuple[Any, str]] | None = set()
+    outcomes: set[str] | None = set()
+    slots: set[int] = set()
+    for (line, _), facts in zip(block.lines, block.facts):
+        line_reads, writes, _ = slot_facts(line.strip())  # a write under a condition is a write too
+        slots |= (line_reads | writes) if reads else writes
         if facts is None:
-            return None
-        for slot, name in (facts.field_reads | facts.field_sets) if reads else facts.field_sets:
-            touched.add((statics.get(slot, ANY) if slot is not ANY else ANY, name))
-    return touched
-
-
-def _touches(touched: set[tuple[Any, str]] | None, entity: str, name: str) -> bool:
-    return touched is None or (entity, name) in touched or (ANY, name) in touched or (ANY, EVERY_FIELD) in touched
+            fields = outcomes = None
+            continue
+        if fields is not None:
+            for slot, name in (facts.field_reads | facts.field_sets) if reads else facts.field_sets:
+                fields.add((statics.get(slot, ANY) if slot is not ANY else ANY, name))
+        if outcomes is not None:
+            outcomes |= (facts.outcome_reads | facts.outcome_kills | facts.outcome_sets) if reads else (
+                facts.outcome_sets)
+    if reads:
+        for line, _ in block.dist_lines:
+            slots |= slot_facts(line)[0]
+    return Touch(fields, outcomes, slots)
 
 
 class Regroup:
-    """States going from a block that carries some fields to one that carries others.
+    """States going from a block that carries some values to one that carries others.
 
-    The fields carried no more are put back into each world (those still live where the states go;
-    the rest are dropped, as forgetting would), the fields carried from now on are taken out, and each
-    state's probability is split or gathered accordingly. A field with one value in a state's
-    probability goes back into its world at no cost; one that varies splits the state.
+    The values carried no more are put back into each state (those still live where the states go;
+    the rest are dropped, as forgetting would), the values carried from now on are taken out, and
+    each state's probability is split or gathered accordingly. A value that is the same throughout a
+    state's probability goes back at no cost; one that varies splits the state.
     """
 
     def __init__(self, before: tuple[Field, ...], after: tuple[Field, ...], projection: Projection, pc: int,
                  interned: Any):
         live = projection.live[pc] if pc >= 0 else None
+        layout = projection.kept[pc] if pc >= 0 else projection.end
+        self.place = {slot: at for at, slot in enumerate(layout)}  # where each slot is in a kept frame
+
+        def still_read(value: Field) -> bool:
+            kind, name = value
+            if kind == SLOT:
+                return name in self.place
+            return kind == OUTCOME or live is None or live.field_live(kind, name)
+
         self.before, self.after = before, after
-        self.restore = frozenset(field for field in before if field not in after and (
-            live is None or live.field_live(*field)))
-        self.taken = tuple(field for field in after if field not in before)
+        self.restore = frozenset(value for value in before if value not in after and still_read(value))
+        self.taken = tuple(value for value in after if value not in before)
         self.interned = interned
-        self._restored: dict[tuple[int, tuple[tuple[Field, Any], ...]], int] = {}
-        self._taken: dict[int, tuple[int, tuple[Any, ...]]] = {}
+        self._restored: dict[tuple[Any, ...], Any] = {}
+        self._taken: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
 
     def states(self, key: tuple[Any, ...], p: Any) -> Iterator[tuple[tuple[Any, ...], Any]]:
-        world = key[1]
         if not self.before:
-            stripped, taken = self._take(world)
-            yield (key[0], stripped, *key[2:]), Carried((), {(): _scaled(p)}, tuple(zip(self.taken, taken)),
-                                                          owned=True)
+            stripped, taken = self._take(key)
+            yield stripped, Carried((), {(): _scaled(p)}, tuple(zip(self.taken, taken)), owned=True)
             return
         after, restore = self.after, self.restore
-        back = tuple((field, value) for field, value in p.fixed if field in restore)
-        fixed = tuple((field, value) for field, value in p.fixed if field in after)
+        back = tuple((value, at) for value, at in p.fixed if value in restore)
+        fixed = tuple((value, at) for value, at in p.fixed if value in after)
         if back:
-            world = self._restore(world, back)
+            key = self._restore(key, back)
         names = p.names
-        if all(field in after for field in names):  # the varying fields stay carried: their parts are shared
+        if all(value in after for value in names):  # the varying values stay carried: their parts are shared
             if not after:
-                yield (key[0], world, *key[2:]), p.total()
+                yield key, p.total()
                 return
-            stripped, taken = self._take(world)
+            stripped, taken = self._take(key)
             p.owned = False
-            yield (key[0], stripped, *key[2:]), Carried(names, p.parts, _fixed(fixed, self.taken, taken), p.top,
-                                                         p.bottom)
+            yield stripped, Carried(names, p.parts, _fixed(fixed, self.taken, taken), p.top, p.bottom)
             return
-        # Some varying fields leave: one state for each combination of the values put back.
-        kept = tuple(at for at, field in enumerate(names) if field in after)
-        back_at = tuple((at, field) for at, field in enumerate(names) if field in restore)
+        # Some varying values leave: one state for each combination of those put back.
+        kept = tuple(at for at, value in enumerate(names) if value in after)
+        back_at = tuple((at, value) for at, value in enumerate(names) if value in restore)
         kept_names = tuple(names[at] for at in kept)
         split: dict[tuple[Any, ...], dict[tuple[Any, ...], Any]] = {}
         for values, weight in p.items():
@@ -298,50 +342,84 @@ class Regroup:
             before = into.get(rest)
             into[rest] = weight if before is None else before + weight
         for put, parts in split.items():
-            restored = self._restore(world, tuple((field, value) for (_, field), value in zip(back_at, put)))
+            restored = self._restore(key, tuple((value, v) for (_, value), v in zip(back_at, put)))
             if not after:
                 total: Any = 0
                 for weight in parts.values():
                     total = weight if total == 0 else total + weight
-                yield (key[0], restored, *key[2:]), total
+                yield restored, total
                 continue
             stripped, taken = self._take(restored)
-            yield (key[0], stripped, *key[2:]), Carried(kept_names, parts, _fixed(fixed, self.taken, taken),
-                                                         owned=True)
+            yield stripped, Carried(kept_names, parts, _fixed(fixed, self.taken, taken), owned=True)
 
-    def _restore(self, world: int, put: tuple[tuple[Field, Any], ...]) -> int:
-        found = self._restored.get((world, put))
+    def _restore(self, key: tuple[Any, ...], put: tuple[tuple[Field, Any], ...]) -> tuple[Any, ...]:
+        """The state with the values put back (each (value, what it is))."""
+        frame, world, outcomes = key[0], key[1], key[2]
+        found = self._restored.get((world, outcomes, put))
         if found is None:
-            frozen = self.interned.values[world]
-            changed = dict(frozen)
-            for (entity, name), value in put:
-                if value is not ABSENT:
-                    changed[entity] = changed[entity].replace(name, value)
-            found = self._restored[(world, put)] = self.interned.id(Frozen(changed))
-        return found
-
-    def _take(self, world: int) -> tuple[int, tuple[Any, ...]]:
-        found = self._taken.get(world)
-        if found is None:
-            if not self.taken:
-                return world, ()
-            frozen = self.interned.values[world]
-            changed = dict(frozen)
-            taken = []
-            for entity, name in self.taken:
-                record: Record | None = changed.get(entity)
-                if record is None or not record.has(name):
-                    taken.append(ABSENT)
+            changed_world = dict(self.interned.values[world])
+            changed_outcomes = dict(self.interned.values[outcomes])
+            slots = []
+            for (kind, name), value in put:
+                if value is ABSENT:
                     continue
-                taken.append(record.get(name))
-                changed[entity] = record.replace(name, None)
-            found = self._taken[world] = (self.interned.id(Frozen(changed)), tuple(taken))
-        return found
+                if kind == SLOT:
+                    slots.append((self.place[name], value))
+                elif kind == OUTCOME:
+                    changed_outcomes[name] = value
+                else:
+                    changed_world[kind] = changed_world[kind].replace(name, value)
+            found = self._restored[(world, outcomes, put)] = (
+                self.interned.id(Frozen(changed_world)), self.interned.id(Frozen(changed_outcomes)), tuple(slots))
+        world, outcomes, slots = found
+        if slots:
+            values = list(frame)
+            for at, value in slots:
+                values[at] = value
+            frame = tuple(values)
+        return (frame, world, outcomes, *key[3:])
+
+    def _take(self, key: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """The state with the values carried from now on taken out (none in their place), and those values."""
+        if not self.taken:
+            return key, ()
+        frame, world, outcomes = key[0], key[1], key[2]
+        found = self._taken.get((world, outcomes))
+        if found is None:
+            changed_world = dict(self.interned.values[world])
+            changed_outcomes = dict(self.interned.values[outcomes])
+            taken: list[Any] = []
+            for kind, name in self.taken:
+                if kind == SLOT:
+                    taken.append(None)  # filled from the frame below
+                elif kind == OUTCOME:
+                    taken.append(changed_outcomes.get(name, ABSENT))
+                    if name in changed_outcomes:
+                        changed_outcomes[name] = None
+                else:
+                    record: Record | None = changed_world.get(kind)
+                    if record is None or not record.has(name):
+                        taken.append(ABSENT)
+                        continue
+                    taken.append(record.get(name))
+                    changed_world[kind] = record.replace(name, None)
+            found = self._taken[(world, outcomes)] = (
+                (self.interned.id(Frozen(changed_world)), self.interned.id(Frozen(changed_outcomes))), tuple(taken))
+        (world, outcomes), taken = found
+        if any(kind == SLOT for kind, _ in self.taken):
+            values, taken_list = list(frame), list(taken)
+            for at, (kind, name) in enumerate(self.taken):
+                if kind == SLOT:
+                    place = self.place[name]
+                    taken_list[at] = values[place]
+                    values[place] = None
+            frame, taken = tuple(values), tuple(taken_list)
+        return (frame, world, outcomes, *key[3:]), taken
 
 
 def _fixed(kept: tuple[tuple[Field, Any], ...], taken_fields: tuple[Field, ...],
            taken: tuple[Any, ...]) -> tuple[tuple[Field, Any], ...]:
-    return tuple(sorted((*kept, *zip(taken_fields, taken)), key=lambda pair: pair[0])) if taken_fields else kept
+    return tuple(sorted((*kept, *zip(taken_fields, taken)), key=lambda pair: repr(pair[0]))) if taken_fields else kept
 
 
 def _scaled(p: Any) -> Scaled:

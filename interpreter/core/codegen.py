@@ -944,6 +944,7 @@ class RoutineBuilder:
                 self.emit(gen.local_update(scope[head], stmt.op, value, pos), pos)
             elif head in gen.rules.outcomes:
                 (gen.facts.outcome_kills if stmt.op == "=" else gen.facts.outcome_reads).add(head)
+                gen.facts.outcome_sets.add(head)
                 self.emit(f"rt.set_outcome(S, R, {head!r}, {stmt.op!r}, {value}, {K})", pos)
             else:
                 self.emit(f"rt.fail({gen.const(pos)}, {f'unknown name {head!r}'!r})", pos)

@@ -41,6 +41,7 @@ class LineFacts:
     outcome_kills: set[str] = field(default_factory=set)
     field_writes: set[str] = field(default_factory=set)  # names of fields changed, on whatever entity
     field_sets: set[tuple[Any, str]] = field(default_factory=set)  # (slot or ANY, field) changed
+    outcome_sets: set[str] = field(default_factory=set)  # outcomes changed
 
     def merge(self, other: LineFacts) -> None:
         self.field_reads |= other.field_reads
