@@ -140,12 +140,6 @@ def _add_into(into: Carried, other: Carried) -> None:
         parts[key] = p if before is None else before + p
 
 
-# A value is carried only through a stretch of at least this many blocks that leave it alone: taking it
-# out of the states and putting it back costs a pass over every state's carried values, which a short
-# stretch does not repay.
-LEAST_STRETCH = 8
-
-
 class Touch:
     """What a block reads or writes (or, for `changed`, writes): entity fields ((entity or ANY, name);
     None: any field), outcomes and slots."""
@@ -182,8 +176,8 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
 
     A block carries the entity fields, outcomes and slots live there that it neither reads nor writes,
     that an earlier block may have changed (one that none has changed is the same in every state), in
-    a stretch of such blocks of at least LEAST_STRETCH. The first block, call sites and the blocks of
-    while loops carry none: their states come from, or go to, code that works on plain probabilities.
+    a stretch of such blocks where chance is drawn and more blocks follow. The first block, call sites and the blocks of while
+    loops carry none: their states come from, or go to, code that works on plain probabilities.
     """
     found = projection.memo.get("carried", False)
     if found is not False:
@@ -210,32 +204,60 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
         values |= {(SLOT, slot) for slot in projection.kept[pc]}
         changed = changed_before[pc]
         candidates.append({value for value in values if not touched.has(value) and changed.has(value)})
-    ahead = _stretch(candidates, routine.successors)
-    behind = _stretch(candidates, predecessors)
+    draws = [getattr(block, "draw_slot", None) is not None for block in blocks]
+    length = _length_ahead(candidates, routine.successors)
+    seeds = [{f: draws[pc] and length[pc][f] > BLOCKS_AFTER_A_DRAW for f in fields}
+             for pc, fields in enumerate(candidates)]
+    ahead = _reaches(candidates, routine.successors, seeds)
+    behind = _reaches(candidates, predecessors, seeds)
     same: dict[tuple[Field, ...], tuple[Field, ...]] = {NONE: NONE}
     carried = []
     for pc, fields in enumerate(candidates):
-        kept = tuple(sorted((f for f in fields if ahead[pc][f] + behind[pc][f] > LEAST_STRETCH), key=repr))
+        kept = tuple(sorted((f for f in fields if ahead[pc][f] or behind[pc][f]), key=repr))
         carried.append(same.setdefault(kept, kept))
     result = carried if any(carried) else None
     projection.memo["carried"] = result
     return result
 
 
-def _stretch(candidates: list[set[Field]], edges: list[list[int]]) -> list[dict[Field, int]]:
-    """For each block and each value it may carry: how many blocks, this one first, may carry it along
-    the shortest way through `edges` (to the end of the routine, or its start, stops a stretch)."""
+# A value is carried through a stretch of blocks that leave it alone only if a draw there is followed by at
+# least this many blocks of the stretch. Only a draw makes more states of one; taking a value out of the
+# states and putting it back costs a pass over every state's carried values, which the blocks run once
+# instead of once for each value must repay.
+BLOCKS_AFTER_A_DRAW = 2
+
+
+def _length_ahead(candidates: list[set[Field]], edges: list[list[int]]) -> list[dict[Field, int]]:
+    """For each block and each value it may carry: how many blocks, this one first, may carry it on the
+    longest way on, counted up to BLOCKS_AFTER_A_DRAW + 1 (a loop's way round may be endless)."""
+    most = BLOCKS_AFTER_A_DRAW + 1
     length: list[dict[Field, int]] = [{f: 1 for f in fields} for fields in candidates]
     changed = True
     while changed:
         changed = False
         for pc, fields in enumerate(candidates):
             for f in fields:
-                best = min((1 + length[nxt].get(f, 0) if nxt >= 0 else 1 for nxt in edges[pc]), default=1)
+                best = min(most, 1 + max((length[nxt].get(f, 0) for nxt in edges[pc] if nxt >= 0), default=0))
                 if best != length[pc][f]:
                     length[pc][f] = best
                     changed = True
     return length
+
+
+def _reaches(candidates: list[set[Field]], edges: list[list[int]],
+             seeds: list[dict[Field, bool]]) -> list[dict[Field, bool]]:
+    """For each block and each value it may carry: whether a seed lies along `edges` from it, on some way
+    that may carry the value all along (this block first)."""
+    found = [dict(seed) for seed in seeds]
+    changed = True
+    while changed:
+        changed = False
+        for pc, fields in enumerate(candidates):
+            for f in fields:
+                if not found[pc][f] and any(nxt >= 0 and found[nxt].get(f, False) for nxt in edges[pc]):
+                    found[pc][f] = True
+                    changed = True
+    return found
 
 
 def _changed_before(blocks: list[Any], predecessors: list[list[int]], statics: dict[int, str]) -> list[Touch]:
