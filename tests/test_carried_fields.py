@@ -167,3 +167,9 @@ def test_a_local_or_an_outcome_is_carried_as_a_field_is(first, monkeypatch):
     assert odds.states == exact(dsl.loads(waiting_for(first)), scenario).states
     assert carrying < sum(runs.values())
     assert min(odds.marginal("total")) == 1 + (3 * 1 * 2 + 1 - 1 + 1 + 3)
+
+
+def test_a_scaled_sum_takes_an_addition_at_its_scale():
+    halved = carry.Carried((("a", "x"),), {(1,): Scaled(1, 2)}, top=1, bottom=2, owned=True)
+    total = halved + carry.Carried((("a", "x"),), {(2,): Scaled(1, 4)})
+    assert {values: p.fraction() for values, p in total.items()} == {(1,): Fraction(1, 4), (2,): Fraction(1, 4)}

@@ -15,6 +15,7 @@ carried field, the states are split by its values again.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
@@ -51,7 +52,7 @@ class Carried:
     combinations of their values with their probabilities (each times top/bottom); the fields with
     one value throughout are `fixed`, (field, value) pairs in the order of the fields. A draw scales
     top and bottom and shares the parts; states that met the same parts add their scales. A Carried
-    whose parts no other refers to (`owned`) takes later additions in place.
+    whose parts no other refers to (`owned`) and that is not scaled takes later additions in place.
     """
 
     __slots__ = ("names", "parts", "fixed", "top", "bottom", "owned")
@@ -85,7 +86,7 @@ class Carried:
             return Carried(self.names, self.parts, self.fixed,
                            self.top * (other.bottom // common) + other.top * (self.bottom // common),
                            self.bottom // common * other.bottom)
-        if self.owned and _within(other, self):
+        if self.owned and self.top == self.bottom and _within(other, self):
             _add_into(self, other)
             return self
         names, fixed = _common(self, other)
@@ -330,6 +331,7 @@ class Regroup:
         self.interned = interned
         self._restored: dict[tuple[Any, ...], Any] = {}
         self._taken: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+        self._plans: dict[tuple[Field, ...], tuple[Any, Any, tuple[Field, ...], tuple[Field, ...]]] = {}
 
     def states(self, key: tuple[Any, ...], p: Any) -> Iterator[tuple[tuple[Any, ...], Any]]:
         if not self.before:
@@ -350,29 +352,38 @@ class Regroup:
             p.owned = False
             yield stripped, Carried(names, p.parts, _fixed(fixed, self.taken, taken), p.top, p.bottom)
             return
-        # Some varying values leave: one state for each combination of those put back.
-        kept = tuple(at for at, value in enumerate(names) if value in after)
-        back_at = tuple((at, value) for at, value in enumerate(names) if value in restore)
-        kept_names = tuple(names[at] for at in kept)
+        # Some varying values leave: one state for each combination of those put back. The parts are split
+        # as they are, unscaled: each new state keeps the scale.
+        plan = self._plans.get(names)
+        if plan is None:
+            plan = self._plans[names] = self._plan(names)
+        rest_of, put_of, kept_names, back_names = plan
         split: dict[tuple[Any, ...], dict[tuple[Any, ...], Any]] = {}
-        for values, weight in p.items():
-            put = tuple(values[at] for at, _ in back_at)
-            rest = tuple(values[at] for at in kept)
+        for values, weight in p.parts.items():
+            put = put_of(values)
+            rest = rest_of(values)
             into = split.get(put)
             if into is None:
                 into = split[put] = {}
             before = into.get(rest)
             into[rest] = weight if before is None else before + weight
+        top, bottom = p.top, p.bottom
         for put, parts in split.items():
-            restored = self._restore(key, tuple((value, v) for (_, value), v in zip(back_at, put)))
+            restored = self._restore(key, tuple(zip(back_names, put)))
             if not after:
                 total: Any = 0
                 for weight in parts.values():
                     total = weight if total == 0 else total + weight
-                yield restored, total
+                yield restored, total if top == bottom else Scaled(total.n * top, total.d * bottom)
                 continue
             stripped, taken = self._take(restored)
-            yield stripped, Carried(kept_names, parts, _fixed(fixed, self.taken, taken), owned=True)
+            yield stripped, Carried(kept_names, parts, _fixed(fixed, self.taken, taken), top, bottom, owned=True)
+
+    def _plan(self, names: tuple[Field, ...]) -> tuple[Any, Any, tuple[Field, ...], tuple[Field, ...]]:
+        """For parts over `names`: getters of the values still carried and of those put back, and their names."""
+        kept = tuple(at for at, value in enumerate(names) if value in self.after)
+        back = tuple(at for at, value in enumerate(names) if value in self.restore)
+        return _tuple_getter(kept), _tuple_getter(back), tuple(names[at] for at in kept), tuple(names[at] for at in back)
 
     def _restore(self, key: tuple[Any, ...], put: tuple[tuple[Field, Any], ...]) -> tuple[Any, ...]:
         """The state with the values put back (each (value, what it is))."""
@@ -442,6 +453,16 @@ class Regroup:
 def _fixed(kept: tuple[tuple[Field, Any], ...], taken_fields: tuple[Field, ...],
            taken: tuple[Any, ...]) -> tuple[tuple[Field, Any], ...]:
     return tuple(sorted((*kept, *zip(taken_fields, taken)), key=lambda pair: repr(pair[0]))) if taken_fields else kept
+
+
+def _tuple_getter(indices: tuple[int, ...]) -> Any:
+    """values -> the tuple of those at `indices`, in C where it can."""
+    if not indices:
+        return lambda values: ()
+    if len(indices) == 1:
+        at = indices[0]
+        return lambda values: (values[at],)
+    return operator.itemgetter(*indices)
 
 
 def _scaled(p: Any) -> Scaled:
