@@ -15,13 +15,12 @@ carried field, the states are split by its values again.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
 from fracas.interpreter.core.dist import Scaled
-from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, Projection, slot_facts
+from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, Projection, slot_facts, tuple_getter
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import Record
 
@@ -383,7 +382,7 @@ class Regroup:
         """For parts over `names`: getters of the values still carried and of those put back, and their names."""
         kept = tuple(at for at, value in enumerate(names) if value in self.after)
         back = tuple(at for at, value in enumerate(names) if value in self.restore)
-        return _tuple_getter(kept), _tuple_getter(back), tuple(names[at] for at in kept), tuple(names[at] for at in back)
+        return tuple_getter(kept), tuple_getter(back), tuple(names[at] for at in kept), tuple(names[at] for at in back)
 
     def _restore(self, key: tuple[Any, ...], put: tuple[tuple[Field, Any], ...]) -> tuple[Any, ...]:
         """The state with the values put back (each (value, what it is))."""
@@ -453,16 +452,6 @@ class Regroup:
 def _fixed(kept: tuple[tuple[Field, Any], ...], taken_fields: tuple[Field, ...],
            taken: tuple[Any, ...]) -> tuple[tuple[Field, Any], ...]:
     return tuple(sorted((*kept, *zip(taken_fields, taken)), key=lambda pair: repr(pair[0]))) if taken_fields else kept
-
-
-def _tuple_getter(indices: tuple[int, ...]) -> Any:
-    """values -> the tuple of those at `indices`, in C where it can."""
-    if not indices:
-        return lambda values: ()
-    if len(indices) == 1:
-        at = indices[0]
-        return lambda values: (values[at],)
-    return operator.itemgetter(*indices)
 
 
 def _scaled(p: Any) -> Scaled:

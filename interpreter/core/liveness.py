@@ -92,9 +92,9 @@ class Projection:
         self.touched = touched
         self.kept = [tuple(range(slots)) if l is None else tuple(sorted(l.slots)) for l in live]
         self.end = tuple(sorted(end.slots))
-        self._getters = [_getter(kept) for kept in self.kept]
+        self._getters = [tuple_getter(kept) for kept in self.kept]
         self._expanders: list[Callable[[tuple[Any, ...]], list[Any]] | None] = [None] * len(live)
-        self._end_getter = _getter(self.end)
+        self._end_getter = tuple_getter(self.end)
         self._dead_fields: dict[tuple[int, str, Any], Any] = {}
         self._worlds: list[dict[Frozen, Frozen]] = [{} for _ in live]
         self.memo: dict[Any, Any] = {}  # what the engine works out once from these facts
@@ -148,7 +148,8 @@ class Projection:
         return getter, (None,) * len(dead) if len(dead) > 1 else None, dead
 
 
-def _getter(indices: tuple[int, ...]) -> Any:
+def tuple_getter(indices: tuple[int, ...]) -> Any:
+    """values -> the tuple of those at `indices`, in C where it can."""
     if not indices:
         return lambda frame: ()
     if len(indices) == 1:
