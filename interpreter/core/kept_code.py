@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import marshal
+import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from fracas.dsl.checked import keep_with
@@ -37,13 +37,17 @@ class KeptCode:
 @functools.cache
 def code_digest() -> bytes:
     """Python's version and the code of the interpreter's core and runtime: what generated code depends on
-    beyond the ruleset (whose key covers the rules, the limits and the front end)."""
-    digest = hashlib.sha256(f"{sys.version}\0{marshal.version}".encode())
-    folder = Path(__file__).resolve().parent
-    for module in sorted([*folder.glob("*.py"), *(folder.parent / "runtime").glob("*.py")]):
-        digest.update(module.name.encode())
-        digest.update(module.read_bytes())
-    return digest.digest()
+    beyond the ruleset (whose key covers the rules, the limits and the front end).
+
+    The modules are known by size and time of change, as Python knows its .pyc
+    files are current: reading them all would cost a first call more than the
+    rest of what it reads back.
+    """
+    core = os.path.dirname(os.path.abspath(__file__))
+    modules = [entry for folder in (core, os.path.join(os.path.dirname(core), "runtime"))
+               for entry in os.scandir(folder) if entry.name.endswith(".py")]
+    seen = sorted(f"{entry.path}\0{entry.stat().st_size}\0{entry.stat().st_mtime_ns}" for entry in modules)
+    return hashlib.sha256("\0".join([sys.version, str(marshal.version), *seen]).encode()).digest()
 
 
 def kept_for(rules: Ruleset) -> KeptCode | None:
