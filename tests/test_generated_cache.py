@@ -12,7 +12,7 @@ import pytest
 
 from fracas import dsl
 from fracas.interpreter import Scenario, exact
-from fracas.interpreter.core import codegen, kept_code
+from fracas.interpreter.core import codegen, kept_code, liveness
 from fracas.interpreter.core.codegen import generator_for
 
 RULES = textwrap.dedent("""\
@@ -128,3 +128,14 @@ def test_a_second_process_runs_the_code_the_first_kept(tmp_path, cache_folder):
             for _ in range(2)]
     assert runs[0].startswith("False ") and runs[1].startswith("True ")
     assert runs[0].split(" ", 1)[1] == runs[1].split(" ", 1)[1]
+
+
+def test_the_next_run_reads_back_what_the_exact_engine_may_forget_where(tmp_path, cache_folder, monkeypatch):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    first = odds(dsl.load(path))
+    analysed: list[object] = []
+    real = liveness.analyse
+    monkeypatch.setattr(liveness, "analyse", lambda *args: analysed.append(args) or real(*args))
+    assert odds(dsl.load(path)) == first
+    assert analysed == []

@@ -674,7 +674,8 @@ class Generator:
         try:
             routines = {name: dataclasses.replace(routine, functions=named(routine.functions),
                                                   dist_functions=named(routine.dist_functions),
-                                                  sampled=named(routine.sampled), projections={})
+                                                  sampled=named(routine.sampled),
+                                                  projections=dict(routine.projections))
                         for name, routine in self.routines.items()}
             lone = [(expr, names, self._function_name(function)) for (_, names), (expr, function) in self._lone.items()]
         except LookupError:
@@ -715,7 +716,8 @@ class Generator:
 
             gen.routines = {name: dataclasses.replace(routine, functions=found_functions(routine.functions),
                                                       dist_functions=found_functions(routine.dist_functions),
-                                                      sampled=found_functions(routine.sampled), projections={})
+                                                      sampled=found_functions(routine.sampled),
+                                                      projections=dict(routine.projections))
                             for name, routine in parts["routines"].items()}
             gen._lone = {(id(expr), names): (expr, namespace[name]) for expr, names, name in parts["lone"]}
             gen._counter = itertools.count(parts["counter"])
