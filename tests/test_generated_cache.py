@@ -16,10 +16,10 @@ from fracas.interpreter.core import codegen, kept_code, liveness
 from fracas.interpreter.core.codegen import generator_for
 
 RULES = textwrap.dedent("""\
-    param bonus: int = 1
+    param bonus: int = 2 - 1
     kind Fighter {
         skill: int
-        wounds: int = 2
+        wounds: int = bonus + 1
     }
     outcome hits: int = 0
     action strike(attacker: Fighter, tries: int = 2) {
@@ -27,6 +27,7 @@ RULES = textwrap.dedent("""\
             if 1d6 + attacker.skill + bonus >= 7 { hits += 1 }
         }
     }
+    action rest(fighter: Fighter) { hits = fighter.wounds }
     """)
 SCENARIO = Scenario("strike", {"attacker": {"skill": 3}})
 
@@ -65,7 +66,7 @@ def test_an_edited_rules_file_generates_its_code_afresh(tmp_path, cache_folder, 
     path = tmp_path / "strike.rules"
     path.write_text(RULES)
     odds(dsl.load(path))
-    path.write_text(RULES.replace("bonus: int = 1", "bonus: int = 3"))
+    path.write_text(RULES.replace("bonus: int = 2 - 1", "bonus: int = 2 + 1"))
     made = len(compiles)
     assert odds(dsl.load(path)) == {2: 1}
     assert len(compiles) > made
@@ -139,3 +140,14 @@ def test_the_next_run_reads_back_what_the_exact_engine_may_forget_where(tmp_path
     monkeypatch.setattr(liveness, "analyse", lambda *args: analysed.append(args) or real(*args))
     assert odds(dsl.load(path)) == first
     assert analysed == []
+
+
+def test_code_read_back_but_not_needed_is_kept_for_a_later_run(tmp_path, cache_folder, compiles):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    first = odds(dsl.load(path))  # makes the code of the default `bonus + 1`
+    resting = exact(dsl.load(path), Scenario("rest", {"fighter": {"skill": 1, "wounds": 4}}))
+    assert resting.marginal("hits") == {4: 1}  # made another action's code, and kept it with the default's unread
+    made = len(compiles)
+    assert odds(dsl.load(path)) == first
+    assert len(compiles) == made

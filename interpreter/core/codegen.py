@@ -144,6 +144,9 @@ class Generator:
         self.facts = LineFacts()  # what the code written since the last line taken reads and changes
         self._summaries: dict[str, LineFacts] = {}  # what each function's body reads
         self._lone: dict[tuple[int, tuple[str, ...]], tuple[n.Expr, Callable[..., Any]]] = {}
+        # Lone functions read back from an earlier run but not run yet: key -> the expression, the function's
+        # name and its marshalled module. Most are an example's or a metric's, which a call seldom needs.
+        self._waiting: dict[tuple[int, tuple[str, ...]], tuple[n.Expr, str, bytes]] = {}
         self._in_iterable = 0  # writing the list a comprehension runs over: no assignment expression there
         self.code: list[types.CodeType] = []  # every module run in the namespace, in order: what kept_code keeps
         self.grown = False  # whether it made code since it was made, read back or last kept
@@ -589,8 +592,19 @@ class Generator:
         key = (id(expr), names)
         hit = self._lone.get(key)
         if hit is None or hit[0] is not expr:
-            hit = self._lone[key] = (expr, self._make_lone(expr, names))
+            hit = self._lone[key] = (expr, self._read_back(key, expr) or self._make_lone(expr, names))
         return hit[1]
+
+    def _read_back(self, key: tuple[int, tuple[str, ...]], expr: n.Expr) -> Callable[..., Any] | None:
+        waiting = self._waiting.pop(key, None)
+        if waiting is None or waiting[0] is not expr:
+            return None
+        code = _unmarshal(waiting[2])
+        if code is None:
+            return None
+        exec(code, self.namespace)
+        self.code.append(code)
+        return self.namespace.get(waiting[1])
 
     def once(self, expr: n.Expr, names: tuple[str, ...]) -> Callable[[Any, Any, Any, Any], Any]:
         """As `lone`, for an expression made for one evaluation: nothing of it is kept with the rules."""
@@ -615,7 +629,7 @@ class Generator:
 
     def __len__(self) -> int:
         """How many functions have been written so far."""
-        return len(self.functions_made) + len(self._lone) + len(self.routines)
+        return len(self.functions_made) + len(self._lone) + len(self._waiting) + len(self.routines)
 
     # ---- the module -------------------------------------------------------------------------
 
@@ -680,13 +694,22 @@ class Generator:
             lone = [(expr, names, self._function_name(function)) for (_, names), (expr, function) in self._lone.items()]
         except LookupError:
             return None
+        lone += [(expr, names, name) for (_, names), (expr, name, _) in self._waiting.items()]
+        later = {name: data for expr, name, data in self._waiting.values()}
+        first = []
+        for module in self.code:
+            name = _lone_alone(module)
+            if name is None:
+                first.append(module)
+            else:
+                later[name] = marshal.dumps(module)
         constants = [(name, _Primitive.of(self.namespace[name])) for name in self._constants.values()]
         if not all(isinstance(value, _KEPT_CONSTANTS) or value is ANY_BODY for _, value in constants):
             return None  # a constant the code may compare by identity, which a pickle would not keep
         parts = {"constants": constants,
                  "counter": next(self._counter), "functions made": set(self.functions_made),
-                 "summaries": dict(self._summaries), "lone": lone, "routines": routines}
-        return KeptCode(made_by, marshal.dumps(self.code), parts)
+                 "summaries": dict(self._summaries), "lone": lone, "routines": routines, "later": later}
+        return KeptCode(made_by, marshal.dumps(first), parts)
 
     def _function_name(self, function: Callable[..., Any]) -> str:
         name = function.__name__
@@ -719,7 +742,12 @@ class Generator:
                                                       sampled=found_functions(routine.sampled),
                                                       projections=dict(routine.projections))
                             for name, routine in parts["routines"].items()}
-            gen._lone = {(id(expr), names): (expr, namespace[name]) for expr, names, name in parts["lone"]}
+            later = parts["later"]
+            for expr, names, name in parts["lone"]:
+                if name in later:
+                    gen._waiting[(id(expr), names)] = (expr, name, later[name])
+                else:
+                    gen._lone[(id(expr), names)] = (expr, namespace[name])
             gen._counter = itertools.count(parts["counter"])
             gen.functions_made = set(parts["functions made"])
             gen._summaries = dict(parts["summaries"])
@@ -727,6 +755,23 @@ class Generator:
             return None
         gen.code = code
         return gen
+
+
+_LONE = re.compile(r"lone\d+")
+_OWN = re.compile(r"(lone|deep|record|K)\d+")  # a lone module's own helpers, and constants
+
+
+def _lone_alone(module: types.CodeType) -> str | None:
+    """The lone function a module defines, if that is all that any other code may call in it.
+
+    At a module's top level only its functions are named (and the constants
+    their defaults read): a module of one lone function and the helpers it
+    wrote for itself can be run when that function is first needed.
+    """
+    lone = [name for name in module.co_names if _LONE.fullmatch(name)]
+    if len(lone) != 1 or not all(_OWN.fullmatch(name) or name in _BASE for name in module.co_names):
+        return None
+    return lone[0]
 
 
 def _unmarshal(data: bytes | None) -> Any:
