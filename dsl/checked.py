@@ -29,11 +29,25 @@ def load_checked(text: str, path: str, limits: Limits, check: Callable[[], Rules
     if name is not None:
         kept_rules = _read(name, path, limits)
         if kept_rules is not None:
+            kept_rules.cache_name = name
             return kept_rules
     rules = check()
     if name is not None:
         kept.store_object(name, rules)
+        rules.cache_name = name
     return rules
+
+
+def keep_with(rules: Ruleset, key: str, value: object) -> None:
+    """Keep value with the rules (in `rules.kept`), and in the cache too if they came from there.
+
+    A runtime keeps here what it derived from the rules and would rather not
+    derive again in the next run (its generated code); pickled with them, it
+    refers to their very nodes.
+    """
+    rules.kept[key] = value
+    if rules.cache_name is not None:
+        kept.store_object(rules.cache_name, rules)
 
 
 def _front_end_digest() -> bytes:

@@ -92,9 +92,15 @@ class Ruleset:
     # What a runtime derives from these rules once (compiled closures): not part of their meaning.
     # Not an argument of __init__, so a ruleset made by dataclasses.replace starts with its own.
     runtime_cache: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    # What a runtime derived from these rules and keeps with them, pickled where they are
+    # (the checked cache): plain data, checked by whoever reads it back. Not an argument of
+    # __init__ either: a ruleset made by dataclasses.replace has other rules to derive from.
+    kept: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    # The file in the user's cache folder this ruleset was loaded from or stored in, if any.
+    cache_name: str | None = field(default=None, init=False, compare=False, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
-        # Closures do not pickle; a copy sent elsewhere compiles again.
+        # Closures do not pickle; a copy sent elsewhere compiles again (or restores what is kept).
         return {**self.__dict__, "runtime_cache": {}}
 
     def source(self, pos: n.Pos) -> SourceFile:

@@ -12,13 +12,6 @@ VARIANT = 'extends "base.rules"\noverride param bonus: int = 5\n'
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    return folder / "fracas"
-
-
-@pytest.fixture
 def checks(monkeypatch):
     """Counts the modules that really go through the checker."""
     calls: list[str] = []
@@ -36,17 +29,17 @@ def bonus(rules: dsl.Ruleset) -> str:
     return rules.text_of(rules.params["bonus"].value)
 
 
-def test_an_unchanged_file_is_not_checked_again(tmp_path, cache, checks):
+def test_an_unchanged_file_is_not_checked_again(tmp_path, cache_folder, checks):
     path = tmp_path / "base.rules"
     path.write_text(BASE)
     first = dsl.load(path)
     second = dsl.load(path)
     assert checks == [str(path)]
     assert bonus(second) == bonus(first) == "1"
-    assert len(list(cache.glob("checked-*.pickle"))) == 1
+    assert len(list(cache_folder.glob("checked-*.pickle"))) == 1
 
 
-def test_an_edited_file_is_checked_again(tmp_path, cache, checks):
+def test_an_edited_file_is_checked_again(tmp_path, cache_folder, checks):
     path = tmp_path / "base.rules"
     path.write_text(BASE)
     dsl.load(path)
@@ -55,7 +48,7 @@ def test_an_edited_file_is_checked_again(tmp_path, cache, checks):
     assert len(checks) == 2
 
 
-def test_an_edited_base_checks_the_variant_again(tmp_path, cache, checks):
+def test_an_edited_base_checks_the_variant_again(tmp_path, cache_folder, checks):
     (tmp_path / "base.rules").write_text(BASE)
     variant = tmp_path / "variant.rules"
     variant.write_text(VARIANT)
@@ -66,7 +59,7 @@ def test_an_edited_base_checks_the_variant_again(tmp_path, cache, checks):
     assert "bonus + 3" in rules.sources[str(tmp_path / "base.rules")].text
 
 
-def test_a_base_that_is_gone_is_reported_not_served_from_the_cache(tmp_path, cache, checks):
+def test_a_base_that_is_gone_is_reported_not_served_from_the_cache(tmp_path, cache_folder, checks):
     (tmp_path / "base.rules").write_text(BASE)
     variant = tmp_path / "variant.rules"
     variant.write_text(VARIANT)
@@ -76,7 +69,7 @@ def test_a_base_that_is_gone_is_reported_not_served_from_the_cache(tmp_path, cac
         dsl.load(variant)
 
 
-def test_other_limits_check_again(tmp_path, cache, checks):
+def test_other_limits_check_again(tmp_path, cache_folder, checks):
     path = tmp_path / "base.rules"
     path.write_text(BASE)
     dsl.load(path)
@@ -85,7 +78,7 @@ def test_other_limits_check_again(tmp_path, cache, checks):
     assert len(checks) == 2
 
 
-def test_warnings_are_kept_with_the_ruleset(tmp_path, cache, checks):
+def test_warnings_are_kept_with_the_ruleset(tmp_path, cache_folder, checks):
     path = tmp_path / "empty.rules"
     path.write_text("# nothing yet\n")
     dsl.load(path)

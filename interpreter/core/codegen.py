@@ -50,7 +50,9 @@ from fracas.interpreter.core.builtins import IMPLEMENTATIONS, POSITIONAL, dice_p
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.fnbody import FnBody
+from fracas.interpreter.core.kept_code import KeptCode, code_of, kept_for
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, slot_facts
+from fracas.interpreter.runtime.bodies import ANY as ANY_BODY
 from fracas.interpreter.runtime.chance import Dice
 from fracas.interpreter.core.values import Ref, RowRef
 
@@ -122,13 +124,16 @@ class Routine:
     loops: dict[int, frozenset[int]] = field(default_factory=dict)
 
 
+_BASE = {"rt": rt, "D": D, "RowRef": RowRef, "Ref": Ref, "Fraction": Fraction}  # what every module may name
+
+
 class Generator:
     """Writes the Python source of a ruleset's functions, modifiers and routines."""
 
     def __init__(self, rules: Ruleset):
         self.rules = rules
         self.chance = ChanceAnalysis(rules)
-        self.namespace: dict[str, Any] = {"rt": rt, "D": D, "RowRef": RowRef, "Ref": Ref, "Fraction": Fraction}
+        self.namespace: dict[str, Any] = dict(_BASE)
         self._constants: dict[tuple[type, Any], str] = {}
         self._counter = itertools.count()
         self.source: list[tuple[str, int]] = []  # (line of Python, rules line)
@@ -139,7 +144,12 @@ class Generator:
         self.facts = LineFacts()  # what the code written since the last line taken reads and changes
         self._summaries: dict[str, LineFacts] = {}  # what each function's body reads
         self._lone: dict[tuple[int, tuple[str, ...]], tuple[n.Expr, Callable[..., Any]]] = {}
+        # Lone functions read back from an earlier run but not run yet: key -> the expression, the function's
+        # name and its marshalled module. Most are an example's or a metric's, which a call seldom needs.
+        self._waiting: dict[tuple[int, tuple[str, ...]], tuple[n.Expr, str, bytes]] = {}
         self._in_iterable = 0  # writing the list a comprehension runs over: no assignment expression there
+        self.code: list[types.CodeType] = []  # every module run in the namespace, in order: what kept_code keeps
+        self.grown = False  # whether it made code since it was made, read back or last kept
 
     # ---- constants and names
 
@@ -156,7 +166,7 @@ class Generator:
 
     def const(self, value: Any) -> str:
         """A name in the generated module bound to value (positions, primitives, fractions, nodes)."""
-        key = (type(value), id(value)) if not isinstance(value, (int, str, Fraction)) else (type(value), value)
+        key = _constant_key(value)
         name = self._constants.get(key)
         if name is None:
             name = self._constants[key] = f"K{next(self._counter)}"
@@ -582,18 +592,32 @@ class Generator:
         key = (id(expr), names)
         hit = self._lone.get(key)
         if hit is None or hit[0] is not expr:
-            hit = self._lone[key] = (expr, self._make_lone(expr, names))
+            hit = self._lone[key] = (expr, self._read_back(key, expr) or self._make_lone(expr, names))
         return hit[1]
+
+    def _read_back(self, key: tuple[int, tuple[str, ...]], expr: n.Expr) -> Callable[..., Any] | None:
+        waiting = self._waiting.pop(key, None)
+        if waiting is None or waiting[0] is not expr:
+            return None
+        code = _unmarshal(waiting[2])
+        if code is None:
+            return None
+        exec(code, self.namespace)
+        self.code.append(code)
+        return self.namespace.get(waiting[1])
 
     def once(self, expr: n.Expr, names: tuple[str, ...]) -> Callable[[Any, Any, Any, Any], Any]:
         """As `lone`, for an expression made for one evaluation: nothing of it is kept with the rules."""
-        kept = (self.namespace, self._constants, self.functions_made, self._summaries, self.source)
+        kept = (self.namespace, self._constants, self.functions_made, self._summaries, self.source, self.code,
+                self.grown)
         self.namespace, self._constants = dict(self.namespace), dict(self._constants)
         self.functions_made, self._summaries, self.source = set(self.functions_made), dict(self._summaries), []
+        self.code = []
         try:
             return self._make_lone(expr, names)
         finally:
-            self.namespace, self._constants, self.functions_made, self._summaries, self.source = kept
+            (self.namespace, self._constants, self.functions_made, self._summaries, self.source, self.code,
+             self.grown) = kept
 
     def _make_lone(self, expr: n.Expr, names: tuple[str, ...]) -> Callable[[Any, Any, Any, Any], Any]:
         name = self.fresh("lone")
@@ -605,7 +629,7 @@ class Generator:
 
     def __len__(self) -> int:
         """How many functions have been written so far."""
-        return len(self.functions_made) + len(self._lone) + len(self.routines)
+        return len(self.functions_made) + len(self._lone) + len(self._waiting) + len(self.routines)
 
     # ---- the module -------------------------------------------------------------------------
 
@@ -630,7 +654,7 @@ class Generator:
             name = f"code-{hashlib.sha256(given.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.marshal"
             code = _unmarshal(kept.load(name))
             if code is not None:
-                exec(code, self.namespace)
+                self._run(code)
                 return
         tree = ast.parse(text, filename)
         for node in ast.walk(tree):  # each statement at the rules line it came from
@@ -639,7 +663,115 @@ class Generator:
         code = compile(tree, filename, "exec")
         if name is not None:
             kept.store(name, marshal.dumps(code))
+        self._run(code)
+
+    def _run(self, code: types.CodeType) -> None:
         exec(code, self.namespace)
+        self.code.append(code)
+        self.grown = True
+
+    # ---- kept between runs (see kept_code.py) ------------------------------------------------
+
+    def kept(self, made_by: bytes) -> KeptCode | None:
+        """What this generator made, as plain data that pickles with its rules; None if some of it is not plain."""
+        if self.source:
+            return None  # written but not compiled yet: only between a routine's start and its end
+        constants = set(self._constants.values())
+        for name, value in self.namespace.items():
+            if name not in _BASE and name != "__builtins__" and name not in constants \
+                    and not isinstance(value, types.FunctionType):
+                return None  # something the modules made that running them again might not make the same
+
+        def named(functions: list[Callable[..., Any] | None]) -> list[str | None]:
+            return [None if f is None else self._function_name(f) for f in functions]
+
+        try:
+            routines = {name: dataclasses.replace(routine, functions=named(routine.functions),
+                                                  dist_functions=named(routine.dist_functions),
+                                                  sampled=named(routine.sampled),
+                                                  projections=dict(routine.projections))
+                        for name, routine in self.routines.items()}
+            lone = [(expr, names, self._function_name(function)) for (_, names), (expr, function) in self._lone.items()]
+        except LookupError:
+            return None
+        lone += [(expr, names, name) for (_, names), (expr, name, _) in self._waiting.items()]
+        later = {name: data for expr, name, data in self._waiting.values()}
+        first = []
+        for module in self.code:
+            name = _lone_alone(module)
+            if name is None:
+                first.append(module)
+            else:
+                later[name] = marshal.dumps(module)
+        constants = [(name, _Primitive.of(self.namespace[name])) for name in self._constants.values()]
+        if not all(isinstance(value, _KEPT_CONSTANTS) or value is ANY_BODY for _, value in constants):
+            return None  # a constant the code may compare by identity, which a pickle would not keep
+        parts = {"constants": constants,
+                 "counter": next(self._counter), "functions made": set(self.functions_made),
+                 "summaries": dict(self._summaries), "lone": lone, "routines": routines, "later": later}
+        return KeptCode(made_by, marshal.dumps(first), parts)
+
+    def _function_name(self, function: Callable[..., Any]) -> str:
+        name = function.__name__
+        if self.namespace.get(name) is not function:
+            raise LookupError(name)
+        return name
+
+    @classmethod
+    def restored(cls, rules: Ruleset, found: KeptCode) -> Generator | None:
+        """The generator that made what was kept, as it was then; None if it does not read back whole."""
+        code = code_of(found)
+        if code is None:
+            return None
+        gen = cls(rules)
+        try:
+            parts = found.parts
+            for name, value in parts["constants"]:
+                value = value.found() if isinstance(value, _Primitive) else value
+                gen.namespace[name] = value
+                gen._constants[_constant_key(value)] = name
+            for module in code:
+                exec(module, gen.namespace)
+            namespace = gen.namespace
+
+            def found_functions(names: list[str | None]) -> list[Callable[..., Any] | None]:
+                return [None if name is None else namespace[name] for name in names]
+
+            gen.routines = {name: dataclasses.replace(routine, functions=found_functions(routine.functions),
+                                                      dist_functions=found_functions(routine.dist_functions),
+                                                      sampled=found_functions(routine.sampled),
+                                                      projections=dict(routine.projections))
+                            for name, routine in parts["routines"].items()}
+            later = parts["later"]
+            for expr, names, name in parts["lone"]:
+                if name in later:
+                    gen._waiting[(id(expr), names)] = (expr, name, later[name])
+                else:
+                    gen._lone[(id(expr), names)] = (expr, namespace[name])
+            gen._counter = itertools.count(parts["counter"])
+            gen.functions_made = set(parts["functions made"])
+            gen._summaries = dict(parts["summaries"])
+        except Exception:  # from another version of this code, or damaged: made afresh instead
+            return None
+        gen.code = code
+        return gen
+
+
+_LONE = re.compile(r"lone\d+")
+_OWN = re.compile(r"(lone|deep|record|K)\d+")  # a lone module's own helpers, and constants
+
+
+def _lone_alone(module: types.CodeType) -> str | None:
+    """The lone function a module defines, if that is all that any other code may call in it.
+
+    At a module's top level only its functions are named (and the constants
+    their defaults read): a module of one lone function and the helpers it
+    wrote for itself can be run when that function is first needed.
+    """
+    lone = [name for name in module.co_names if _LONE.fullmatch(name)]
+    if len(lone) != 1 or not all(_OWN.fullmatch(name) or name in _BASE for name in module.co_names):
+        return None
+    return lone[0]
 
 
 def _unmarshal(data: bytes | None) -> Any:
@@ -1212,5 +1344,39 @@ def _recursive_steps(rules: Ruleset) -> set[str]:
 def generator_for(rules: Ruleset) -> Generator:
     gen = rules.runtime_cache.get("generator")
     if gen is None:
-        gen = rules.runtime_cache["generator"] = Generator(rules)
+        found = kept_for(rules)
+        gen = Generator.restored(rules, found) if found is not None else None
+        gen = rules.runtime_cache["generator"] = gen or Generator(rules)
     return gen
+
+
+@dataclass(frozen=True)
+class _Primitive:
+    """A built-in function's implementation bound as a constant, kept by its name (a lambda does not pickle)."""
+
+    name: str
+    positional: bool
+
+    @staticmethod
+    def of(value: Any) -> Any:
+        if isinstance(value, types.FunctionType):
+            for name, implementation in IMPLEMENTATIONS.items():
+                if implementation is value:
+                    return _Primitive(name, False)
+            for name, (implementation, _) in POSITIONAL.items():
+                if implementation is value:
+                    return _Primitive(name, True)
+        return value
+
+    def found(self) -> Any:
+        return POSITIONAL[self.name][0] if self.positional else IMPLEMENTATIONS[self.name]
+
+
+# What generated code binds that reads back from a pickle as good as it was: values, and the rules'
+# own nodes (pickled with them, so that they are the same objects); ANY, too, pickles as itself.
+_KEPT_CONSTANTS = (int, str, Fraction, n.Node, n.Pos, RowRef, Dice, _Primitive)
+
+
+def _constant_key(value: Any) -> tuple[type, Any]:
+    # By value where equal values serve alike; by identity otherwise (a node, a position, a primitive).
+    return (type(value), id(value)) if not isinstance(value, (int, str, Fraction)) else (type(value), value)

@@ -99,6 +99,11 @@ class Projection:
         self._worlds: list[dict[Frozen, Frozen]] = [{} for _ in live]
         self.memo: dict[Any, Any] = {}  # what the engine works out once from these facts
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled by the facts it is made of (its getters are closures; its memos start empty again),
+        # so that it is kept with the generated code (kept_code.py). `end` is needed for its slots only.
+        return (Projection, (self.live, self.slots, Live(frozenset(self.end), frozenset()), self.touched))
+
     def keep(self, pc: int, frame: list[Any]) -> tuple[Any, ...]:
         return self._getters[pc](frame) if pc >= 0 else self._end_getter(frame)
 

@@ -12,6 +12,7 @@ from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
 from fracas.interpreter.core.engines import ExactEngine, Key, Run, projection_of, run_all, run_one
 from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.kept_code import keep_if_grown
 from fracas.interpreter.core.state import Frozen, State
 
 
@@ -36,7 +37,9 @@ def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any) -> 
     """One run with a sampling or forced engine, on one working state."""
     routine = routine_of(program, action)
     S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
-    run_one(routine, S, Run(program, engine, generator_for(program.rules)))
+    gen = generator_for(program.rules)
+    run_one(routine, S, Run(program, engine, gen))
+    keep_if_grown(gen)
     return _final(routine, S.F, Frozen(S.W), Frozen(S.O), S.stopped)
 
 
@@ -52,8 +55,9 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
     """
     routine = routine_of(program, action)
     key: Key = (tuple(_start(routine, start)), start.world, start.outcomes, None, (), 0)
-    finals = run_all(routine, {key: Fraction(1)}, engine, Run(program, engine, generator_for(program.rules)),
-                     observe_all, checked_fields)
+    gen = generator_for(program.rules)
+    finals = run_all(routine, {key: Fraction(1)}, engine, Run(program, engine, gen), observe_all, checked_fields)
+    keep_if_grown(gen)  # what this call made (its inputs' constants too) is there for the next process
     end = projection_of(routine, observe_all, checked_fields).end
     full: dict[State, Any] = {}
     for (kept, world, outcomes, stopped, _, _), p in D.reduced(finals).items():

@@ -20,6 +20,9 @@ class _Any:
     def __repr__(self) -> str:
         return "ANY"
 
+    def __reduce__(self) -> str:
+        return "ANY"  # pickled as the one ANY, which queries compare by identity
+
 
 ANY: object = _Any()
 

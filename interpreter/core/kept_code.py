@@ -1,0 +1,87 @@
+"""Generated code kept with the checked rules between runs, as Python keeps .pyc files.
+
+A first call in a fresh process would otherwise write and compile every
+routine, function and lone expression it meets again. What the generator made
+is pickled with the checked ruleset (dsl/checked.py), in the same pickle, so
+that the constants the code binds (positions, nodes, primitives) are the
+ruleset's own objects once read back; the code objects go in marshalled,
+under the version of Python and of the interpreter's code that made them.
+Anything that does not match is ignored and the code made afresh.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import marshal
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from fracas.dsl.checked import keep_with
+from fracas.dsl.ruleset import Ruleset
+
+KEY = "generated code"
+
+
+@dataclass
+class KeptCode:
+    """What a generator made, as plain data; only codegen.Generator reads and writes its parts."""
+
+    made_by: bytes  # code_digest() of the process that made it
+    code: bytes  # the marshalled list of the code objects, in the order they were run
+    parts: dict[str, Any]  # the generator's tables, with functions named instead of held
+
+
+@functools.cache
+def code_digest() -> bytes:
+    """Python's version and the code of the interpreter's core and runtime: what generated code depends on
+    beyond the ruleset (whose key covers the rules, the limits and the front end).
+
+    The modules are known by size and time of change, as Python knows its .pyc
+    files are current: reading them all would cost a first call more than the
+    rest of what it reads back.
+    """
+    core = os.path.dirname(os.path.abspath(__file__))
+    modules = [entry for folder in (core, os.path.join(os.path.dirname(core), "runtime"))
+               for entry in os.scandir(folder) if entry.name.endswith(".py")]
+    seen = sorted(f"{entry.path}\0{entry.stat().st_size}\0{entry.stat().st_mtime_ns}" for entry in modules)
+    return hashlib.sha256("\0".join([sys.version, str(marshal.version), *seen]).encode()).digest()
+
+
+def kept_for(rules: Ruleset) -> KeptCode | None:
+    """What was kept with these rules, if this very interpreter made it."""
+    found = rules.kept.get(KEY)
+    if not isinstance(found, KeptCode):
+        return None
+    try:
+        return found if found.made_by == code_digest() else None
+    except OSError:
+        return None
+
+
+def code_of(found: KeptCode) -> list[Any] | None:
+    try:
+        code = marshal.loads(found.code)
+    except Exception:  # unreadable: made afresh
+        return None
+    return code if isinstance(code, list) else None
+
+
+def keep_if_grown(generator: Any) -> None:
+    """Keep the generator's code with its rules (and so in the cache) if it made any since it was last kept.
+
+    Called where a resolution ends: what a call made is kept before the next
+    process needs it, within the call (and so within the cache folder) that made it.
+    """
+    if not generator.grown or generator.rules.cache_name is None:
+        return
+    generator.grown = False
+    try:
+        digest = code_digest()
+    except OSError:
+        return
+    made = generator.kept(digest)
+    if made is not None:
+        keep_with(generator.rules, KEY, made)

@@ -1,0 +1,153 @@
+"""The code generated for a ruleset is kept with it between runs, and never trusted past a change."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+
+import pytest
+
+from fracas import dsl
+from fracas.interpreter import Scenario, exact
+from fracas.interpreter.core import codegen, kept_code, liveness
+from fracas.interpreter.core.codegen import generator_for
+
+RULES = textwrap.dedent("""\
+    param bonus: int = 2 - 1
+    kind Fighter {
+        skill: int
+        wounds: int = bonus + 1
+    }
+    outcome hits: int = 0
+    action strike(attacker: Fighter, tries: int = 2) {
+        for _ in range(tries) {
+            if 1d6 + attacker.skill + bonus >= 7 { hits += 1 }
+        }
+    }
+    action rest(fighter: Fighter) { hits = fighter.wounds }
+    """)
+SCENARIO = Scenario("strike", {"attacker": {"skill": 3}})
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """Counts the modules of generated code that go through Python's compiler."""
+    calls: list[str] = []
+    real = codegen.Generator.compile
+
+    def counting(self, filename, keep=False):
+        if self.source:
+            calls.append(filename)
+        return real(self, filename, keep)
+
+    monkeypatch.setattr(codegen.Generator, "compile", counting)
+    return calls
+
+
+def odds(rules: dsl.Ruleset) -> dict[int, Fraction]:
+    return exact(rules, SCENARIO).marginal("hits")
+
+
+def test_the_next_run_reads_the_code_instead_of_generating_it(tmp_path, cache_folder, compiles):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    first = odds(dsl.load(path))
+    made = len(compiles)
+    again = dsl.load(path)  # read from the cache folder, as a new process would
+    assert odds(again) == first == {2: Fraction(4, 9), 1: Fraction(4, 9), 0: Fraction(1, 9)}
+    assert made > 0 and len(compiles) == made
+    assert generator_for(again).code  # restored, not empty
+
+
+def test_an_edited_rules_file_generates_its_code_afresh(tmp_path, cache_folder, compiles):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    odds(dsl.load(path))
+    path.write_text(RULES.replace("bonus: int = 2 - 1", "bonus: int = 2 + 1"))
+    made = len(compiles)
+    assert odds(dsl.load(path)) == {2: 1}
+    assert len(compiles) > made
+
+
+def test_code_another_version_of_fracas_made_is_generated_afresh(tmp_path, cache_folder, compiles, monkeypatch):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    first = odds(dsl.load(path))
+    made = len(compiles)
+    monkeypatch.setattr(kept_code, "code_digest", lambda: b"another interpreter")
+    assert odds(dsl.load(path)) == first
+    assert len(compiles) > made
+
+
+def test_damaged_kept_code_is_generated_afresh(tmp_path, cache_folder, compiles):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    rules = dsl.load(path)
+    first = odds(rules)
+    damaged = generator_for(rules).kept(kept_code.code_digest())
+    damaged.code = damaged.code[: len(damaged.code) // 2]
+    dsl.checked.keep_with(rules, kept_code.KEY, damaged)
+    made = len(compiles)
+    assert odds(dsl.load(path)) == first
+    assert len(compiles) > made
+
+
+def test_kept_code_still_names_the_rules_lines(tmp_path, cache_folder):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    odds(dsl.load(path))
+    routine = generator_for(dsl.load(path)).routine("strike")
+    code = [function.__code__ for function in routine.functions if function is not None]
+    assert code and all(c.co_filename == str(path) for c in code)
+    lines = {line for c in code for _, _, line in c.co_lines() if line is not None}
+    assert 9 in lines  # the `if 1d6 + ...` line: what a traceback or a profile names
+
+
+def test_rules_not_loaded_from_a_file_keep_nothing(cache_folder):
+    rules = dsl.loads(RULES, "strike.rules")
+    odds(rules)
+    assert rules.kept == {} and not list(cache_folder.glob("checked-*"))
+
+
+def test_a_second_process_runs_the_code_the_first_kept(tmp_path, cache_folder):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    script = textwrap.dedent(f"""\
+        from fracas import dsl
+        from fracas.interpreter import Scenario, exact
+        from fracas.interpreter.core import codegen
+        rules = dsl.load({str(path)!r})
+        read_back = codegen.generator_for(rules).code != []
+        odds = exact(rules, Scenario("strike", {{"attacker": {{"skill": 3}}}})).marginal("hits")
+        print(read_back, sorted(odds.items()))
+        """)
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_folder.parent)}
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True).stdout
+            for _ in range(2)]
+    assert runs[0].startswith("False ") and runs[1].startswith("True ")
+    assert runs[0].split(" ", 1)[1] == runs[1].split(" ", 1)[1]
+
+
+def test_the_next_run_reads_back_what_the_exact_engine_may_forget_where(tmp_path, cache_folder, monkeypatch):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    first = odds(dsl.load(path))
+    analysed: list[object] = []
+    real = liveness.analyse
+    monkeypatch.setattr(liveness, "analyse", lambda *args: analysed.append(args) or real(*args))
+    assert odds(dsl.load(path)) == first
+    assert analysed == []
+
+
+def test_code_read_back_but_not_needed_is_kept_for_a_later_run(tmp_path, cache_folder, compiles):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    first = odds(dsl.load(path))  # makes the code of the default `bonus + 1`
+    resting = exact(dsl.load(path), Scenario("rest", {"fighter": {"skill": 1, "wounds": 4}}))
+    assert resting.marginal("hits") == {4: 1}  # made another action's code, and kept it with the default's unread
+    made = len(compiles)
+    assert odds(dsl.load(path)) == first
+    assert len(compiles) == made
