@@ -12,7 +12,7 @@ import pytest
 
 from fracas import dsl
 from fracas.interpreter import Scenario, exact
-from fracas.interpreter.core import codegen, kept_code, liveness
+from fracas.interpreter.core import carry, codegen, kept_code, liveness
 from fracas.interpreter.core.codegen import generator_for
 
 RULES = textwrap.dedent("""\
@@ -140,6 +140,19 @@ def test_the_next_run_reads_back_what_the_exact_engine_may_forget_where(tmp_path
     monkeypatch.setattr(liveness, "analyse", lambda *args: analysed.append(args) or real(*args))
     assert odds(dsl.load(path)) == first
     assert analysed == []
+
+
+def test_the_next_run_reads_back_which_values_each_block_carries(tmp_path, cache_folder, monkeypatch):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    worked_out: list[object] = []
+    real = carry._changed_before
+    monkeypatch.setattr(carry, "_changed_before", lambda *args: worked_out.append(args) or real(*args))
+    first = odds(dsl.load(path))
+    assert worked_out
+    worked_out.clear()
+    assert odds(dsl.load(path)) == first
+    assert worked_out == []
 
 
 def test_code_read_back_but_not_needed_is_kept_for_a_later_run(tmp_path, cache_folder, compiles):

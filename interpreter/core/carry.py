@@ -179,7 +179,7 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
     a stretch of such blocks where chance is drawn and more blocks follow. The first block, call sites and the blocks of while
     loops carry none: their states come from, or go to, code that works on plain probabilities.
     """
-    found = projection.memo.get("carried", False)
+    found = projection.carried
     if found is not False:
         return found  # type: ignore[no-any-return]
     blocks = routine.blocks
@@ -190,7 +190,7 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
             if nxt >= 0:
                 predecessors[nxt].append(pc)
     touches = [_touched_by(block, routine.statics) for block in blocks]
-    changed_before = _changed_before(blocks, predecessors, routine.statics)
+    changed_before = _changed_before(blocks, predecessors, routine.statics, routine.order)
     outcomes = {name for block in blocks for facts in getattr(block, "facts", ()) if facts is not None
                 for name in facts.outcome_sets}
     candidates: list[set[Field]] = []
@@ -204,19 +204,17 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
         values |= {(SLOT, slot) for slot in projection.kept[pc]}
         changed = changed_before[pc]
         candidates.append({value for value in values if not touched.has(value) and changed.has(value)})
-    draws = [getattr(block, "draw_slot", None) is not None for block in blocks]
-    length = _length_ahead(candidates, routine.successors)
-    seeds = [{f: draws[pc] and length[pc][f] > BLOCKS_AFTER_A_DRAW for f in fields}
-             for pc, fields in enumerate(candidates)]
-    ahead = _reaches(candidates, routine.successors, seeds)
-    behind = _reaches(candidates, predecessors, seeds)
+    seeds = [(pc, f) for pc, block in enumerate(blocks) if getattr(block, "draw_slot", None) is not None
+             for f in candidates[pc] if _followed(candidates, routine.successors, pc, f, BLOCKS_AFTER_A_DRAW)]
+    ahead = _spread(candidates, predecessors, seeds)  # blocks from which a seed lies ahead
+    behind = _spread(candidates, routine.successors, seeds)  # blocks that a seed lies behind
     same: dict[tuple[Field, ...], tuple[Field, ...]] = {NONE: NONE}
     carried = []
     for pc, fields in enumerate(candidates):
-        kept = tuple(sorted((f for f in fields if ahead[pc][f] or behind[pc][f]), key=repr))
+        kept = tuple(sorted(ahead[pc] | behind[pc], key=repr))
         carried.append(same.setdefault(kept, kept))
     result = carried if any(carried) else None
-    projection.memo["carried"] = result
+    projection.carried = result
     return result
 
 
@@ -227,48 +225,39 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
 BLOCKS_AFTER_A_DRAW = 2
 
 
-def _length_ahead(candidates: list[set[Field]], edges: list[list[int]]) -> list[dict[Field, int]]:
-    """For each block and each value it may carry: how many blocks, this one first, may carry it on the
-    longest way on, counted up to BLOCKS_AFTER_A_DRAW + 1 (a loop's way round may be endless)."""
-    most = BLOCKS_AFTER_A_DRAW + 1
-    length: list[dict[Field, int]] = [{f: 1 for f in fields} for fields in candidates]
-    changed = True
-    while changed:
-        changed = False
-        for pc, fields in enumerate(candidates):
-            for f in fields:
-                best = min(most, 1 + max((length[nxt].get(f, 0) for nxt in edges[pc] if nxt >= 0), default=0))
-                if best != length[pc][f]:
-                    length[pc][f] = best
-                    changed = True
-    return length
+def _followed(candidates: list[set[Field]], successors: list[list[int]], pc: int, f: Field, blocks: int) -> bool:
+    """Whether `blocks` more blocks that may carry f follow pc on some way on."""
+    return blocks == 0 or any(nxt >= 0 and f in candidates[nxt] and _followed(candidates, successors, nxt, f, blocks - 1)
+                              for nxt in successors[pc])
 
 
-def _reaches(candidates: list[set[Field]], edges: list[list[int]],
-             seeds: list[dict[Field, bool]]) -> list[dict[Field, bool]]:
-    """For each block and each value it may carry: whether a seed lies along `edges` from it, on some way
-    that may carry the value all along (this block first)."""
-    found = [dict(seed) for seed in seeds]
-    changed = True
-    while changed:
-        changed = False
-        for pc, fields in enumerate(candidates):
-            for f in fields:
-                if not found[pc][f] and any(nxt >= 0 and found[nxt].get(f, False) for nxt in edges[pc]):
-                    found[pc][f] = True
-                    changed = True
+def _spread(candidates: list[set[Field]], back: list[list[int]], seeds: list[tuple[int, Field]]) -> list[set[Field]]:
+    """For each block, the values of the seeds that reach it going along `back` from them, through blocks
+    that may carry the value all along."""
+    found: list[set[Field]] = [set() for _ in candidates]
+    waiting = list(seeds)
+    for pc, f in seeds:
+        found[pc].add(f)
+    while waiting:
+        pc, f = waiting.pop()
+        for other in back[pc]:
+            if other >= 0 and f in candidates[other] and f not in found[other]:
+                found[other].add(f)
+                waiting.append((other, f))
     return found
 
 
-def _changed_before(blocks: list[Any], predecessors: list[list[int]], statics: dict[int, str]) -> list[Touch]:
+def _changed_before(blocks: list[Any], predecessors: list[list[int]], statics: dict[int, str],
+                    order: list[int]) -> list[Touch]:
     """For each block, what some block before it may have changed."""
     anything = Touch(None, None, set())
     changes = [_touched_by(block, statics, reads=False) or anything for block in blocks]
     before = [Touch(set(), set(), set()) for _ in blocks]
     changed = True
+    ordered = sorted(range(len(blocks)), key=order.__getitem__)  # program order: most facts flow forward
     while changed:
         changed = False
-        for pc in range(len(blocks)):
+        for pc in ordered:
             found = Touch(set(), set(), set())
             for earlier in predecessors[pc]:
                 found = found.union(before[earlier]).union(changes[earlier])

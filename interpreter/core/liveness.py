@@ -84,7 +84,8 @@ class Projection:
     full frame the block's code reads.
     """
 
-    def __init__(self, live: list[Live | None], slots: int, end: Live, touched: list[set[str] | None]):
+    def __init__(self, live: list[Live | None], slots: int, end: Live, touched: list[set[str] | None],
+                 carried: Any = False):
         self.slots = slots
         self.live = live
         # The fields that can be dead here but not yet forgotten: live before some block
@@ -98,11 +99,14 @@ class Projection:
         self._dead_fields: dict[tuple[int, str, Any], Any] = {}
         self._worlds: list[dict[Frozen, Frozen]] = [{} for _ in live]
         self.memo: dict[Any, Any] = {}  # what the engine works out once from these facts
+        # What each block's states carry (carry.carried_at): False until worked out.
+        self.carried = carried
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled by the facts it is made of (its getters are closures; its memos start empty again),
         # so that it is kept with the generated code (kept_code.py). `end` is needed for its slots only.
-        return (Projection, (self.live, self.slots, Live(frozenset(self.end), frozenset()), self.touched))
+        return (Projection, (self.live, self.slots, Live(frozenset(self.end), frozenset()), self.touched,
+                             self.carried))
 
     def keep(self, pc: int, frame: list[Any]) -> tuple[Any, ...]:
         return self._getters[pc](frame) if pc >= 0 else self._end_getter(frame)
