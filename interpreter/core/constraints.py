@@ -209,7 +209,7 @@ def _breach_in(program: Program, state: State) -> _Breach | None:
 def _first_breach(program: Program, state: State) -> _Breach | None:
     layout = _layout(program.rules)
     met = program.constraints_met
-    keys = _Keys(state.world, layout)
+    keys = _Keys(state.world, layout, program.rules.runtime_cache.setdefault("records without entities", set()))
     for id, record in state.world.items():
         # What an entity breaks depends on its record and those of the entities it refers to (its key)
         # alone: the exact engine's final states share a few such keys between many worlds.
@@ -277,17 +277,26 @@ class _Keys:
     """What a constraint can read of a record: its values and the entities they refer to, at any depth
     (rows and parameters do not change). Records with equal keys meet the same constraints."""
 
-    def __init__(self, world: Any, layout: dict[str, tuple[int, ...]]):
+    def __init__(self, world: Any, layout: dict[str, tuple[int, ...]], refless: set[Record]):
         self.world = world
         self.layout = layout
         self.done: dict[str, Any] = {}  # entity id -> its key
         self.open: set[str] = set()
+        # Records found to refer to no entity at any depth, in earlier states too: their key is themselves.
+        self.refless = refless
 
     def of(self, record: Record) -> Any:
+        if record in self.refless:
+            return record
         refs: list[Any] = []
         if not self._refs(record, refs):
             return None
-        return (record, tuple(refs)) if refs else record
+        if refs:
+            return (record, tuple(refs))
+        if len(self.refless) >= _MEMO:
+            self.refless.clear()
+        self.refless.add(record)
+        return record
 
     def _refs(self, record: Record, found: list[Any]) -> bool:
         """The keys of the entities a record refers to, into `found`; False if entities refer to each other."""
