@@ -14,6 +14,7 @@ from fracas import dsl
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario, prepare, sample
 from fracas.interpreter.tools.aggregates import evaluate_over
 from fracas.interpreter.tools.sweep import metric_expression
+from fracas.interpreter.core import engines, resolve
 from fracas.interpreter.core.codegen import generator_for
 from fracas.interpreter.runtime.bodies import Body, Pool, Volley
 from fracas.interpreter.runtime.chance import Fire
@@ -100,6 +101,31 @@ def test_a_parameter_read_before_it_is_set_is_a_located_error():
                       "outcome x: int = 0\naction go() { x = early }\n", "order.rules")
     with pytest.raises(ScenarioError, match="order.rules:1:18: error: unknown name 'later'"):
         sample(rules, Scenario("go", {}), seed=1)
+
+
+def test_runs_without_a_log_work_out_what_comes_before_chance_once(monkeypatch):
+    """Every sampled run from one start passes the same way to its first chance: it starts there."""
+    path = ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml"
+    rules, scenario = rules_for(path), load_scenario(path)
+    prepared = prepare(rules, scenario)
+    worked_out = []
+    real = engines.run_until_chance
+    monkeypatch.setattr(resolve, "run_until_chance", lambda *args: worked_out.append(1) or real(*args))
+    quiet = [sample(rules, scenario, seed=seed, prepared=prepared, events=False) for seed in range(5)]
+    assert worked_out == [1]
+    for seed, run in enumerate(quiet):
+        logged = sample(rules, scenario, seed=seed, prepared=prepared)
+        assert (run.outcomes, run.new_state()) == (logged.outcomes, logged.new_state())
+
+
+def test_an_error_before_chance_stops_every_run_that_meets_it():
+    rules = dsl.loads("outcome x: int = 0\naction go(n: int) {\n    let y = floor(6 / n)\n    x = roll(1, 6) + y\n}\n",
+                      "divide.rules")
+    scenario = Scenario("go", {"n": 0})
+    prepared = prepare(rules, scenario)
+    for seed in range(3):
+        with pytest.raises(ScenarioError, match="divide.rules:3:"):
+            sample(rules, scenario, seed=seed, prepared=prepared, events=False)
 
 
 bodies = st.builds(Body, st.sampled_from([None, 1, 2, 3]), st.integers(0, 3), st.sampled_from(["a", "b"]),

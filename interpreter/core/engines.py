@@ -160,9 +160,10 @@ class Run:
 # ---- one state at a time ------------------------------------------------------------------------
 
 
-def run_one(routine: Routine, S: rt.Working, R: Run) -> None:
+def run_one(routine: Routine, S: rt.Working, R: Run, pc: int = 0) -> None:
+    """Run a routine's blocks on one working state, from block `pc` (a block that runs as a function of
+    its own, or a call site)."""
     functions = routine.sampled
-    pc = 0
     steps = 0
     room = R.work_limit - R.work
     while pc >= 0:
@@ -172,6 +173,40 @@ def run_one(routine: Routine, S: rt.Working, R: Run) -> None:
         block = functions[pc]
         pc = block(S, R) if block is not None else _call_one(routine.blocks[pc], S, R)  # type: ignore[arg-type]
     R.work += steps
+
+
+def run_until_chance(routine: Routine, S: rt.Working, R: Run) -> int:
+    """Run the blocks before the first that may meet chance (or a call site, or a while loop) on one
+    working state, one by one; the block it stopped at, where run_one goes on (END: the run is over).
+
+    Those blocks draw nothing, so every sampled run from the same start passes the same way to the same
+    state there.
+    """
+    blocks, functions, loops = routine.blocks, routine.functions, routine.loops
+    pc = 0
+    steps = 0
+    while pc >= 0:
+        block = blocks[pc]
+        if (not isinstance(block, Block) or block.draw_slot is not None or pc in loops
+                or any("rt.loop_enter(" in line for line, _ in block.lines)):  # a count kept in the run
+            break
+        steps += 1
+        if steps > R.work_limit - R.work:
+            rt.spend(R, steps, _block_pos(routine, pc))
+        pc = functions[pc](S, R)  # type: ignore[misc]
+    R.work += steps
+    return pc
+
+
+def go_on_from(routine: Routine, pc: int, S: rt.Working, R: Run) -> None:
+    """Finish a run stopped at block pc by run_until_chance: one by one up to a block that runs as a function
+    of its own (the blocks the sampler writes into the one before them), then as run_one does."""
+    blocks, sampled, functions = routine.blocks, routine.sampled, routine.functions
+    while pc >= 0 and sampled[pc] is None and isinstance(blocks[pc], Block):
+        R.work += 1
+        pc = functions[pc](S, R)  # type: ignore[misc]
+    if pc >= 0:
+        run_one(routine, S, R, pc)
 
 
 def _call_one(site: CallSite, S: rt.Working, R: Run) -> int:

@@ -39,6 +39,9 @@ class Program:
                 self.table_defaults[name] = table.default.value
         # A memo, not a table: the states and records fracas.interpreter.core.constraints has checked.
         self.constraints_met: dict[Any, Any] = {}
+        # A memo too: where a sampled run of an action from a start state stands at its first chance
+        # (fracas.interpreter.core.resolve.resolve_one).
+        self.before_chance: dict[Any, Any] = {}
 
     def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None,
                  world: dict[str, Record] | None = None) -> Any:

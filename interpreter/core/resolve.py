@@ -10,7 +10,8 @@ from fracas.dsl import nodes as n
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
-from fracas.interpreter.core.engines import ExactEngine, Key, Run, projection_of, run_all, run_one
+from fracas.interpreter.core.engines import (ExactEngine, Key, Run, go_on_from, projection_of, run_all, run_one,
+                                             run_until_chance)
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.kept_code import keep_if_grown
 from fracas.interpreter.core.state import Frozen, State
@@ -34,13 +35,35 @@ def _final(routine: Routine, frame: Any, world: Frozen, outcomes: Frozen, stoppe
 
 
 def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any) -> State:
-    """One run with a sampling or forced engine, on one working state."""
+    """One run with a sampling or forced engine, on one working state.
+
+    Without an event log to write, a run starts where every run from this start stands at its first
+    chance, worked out once (the blocks before it draw nothing and change only the working state).
+    """
     routine = routine_of(program, action)
-    S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
     gen = generator_for(program.rules)
-    run_one(routine, S, Run(program, engine, gen))
+    R = Run(program, engine, gen)
+    if R.trace is not None:
+        S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
+        run_one(routine, S, R)
+    else:
+        memo = program.before_chance
+        found = memo.get((action.name, start))
+        if found is None:
+            S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
+            pc = run_until_chance(routine, S, R)
+            if len(memo) >= _MEMO:
+                memo.clear()
+            found = memo[(action.name, start)] = (pc, tuple(S.F), dict(S.W), dict(S.O), S.stopped, R.work)
+        pc, frame, world, outcomes, stopped, work = found
+        S = rt.Working(list(frame), dict(world), dict(outcomes), stopped)
+        R.work = work
+        go_on_from(routine, pc, S, R)
     keep_if_grown(gen)
     return _final(routine, S.F, Frozen(S.W), Frozen(S.O), S.stopped)
+
+
+_MEMO = 64  # start states remembered, per program
 
 
 def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine, observe_all: bool = True,
