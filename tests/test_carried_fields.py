@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fracas import dsl
-from fracas.interpreter import Scenario, exact, load_scenario
+from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
 from fracas.interpreter.core import carry, engines
 from fracas.interpreter.core.dist import Scaled
 
@@ -173,3 +173,24 @@ def test_a_scaled_sum_takes_an_addition_at_its_scale():
     halved = carry.Carried((("a", "x"),), {(1,): Scaled(1, 2)}, top=1, bottom=2, owned=True)
     total = halved + carry.Carried((("a", "x"),), {(2,): Scaled(1, 4)})
     assert {values: p.fraction() for values, p in total.items()} == {(1,): Fraction(1, 4), (2,): Fraction(1, 4)}
+
+
+TWO_WAITING = '''rules "Two rolls that wait"
+outcome total: int = 0
+action wait() {
+    let a = roll(1, 6)
+    let b = roll(1, 6)
+    let other = roll(1, 4)
+    other += roll(1, 4)
+    other += roll(1, 4)
+    other = other * 2
+    other += roll(1, 2)
+    total = a * 100 + b * 10 + other
+}
+'''
+
+
+def test_the_states_a_carried_value_stands_for_count_against_the_limit():
+    """a and b are carried past the other rolls: 36 combinations in one state are 36 states to the limit."""
+    with pytest.raises(ScenarioError, match=r"<rules>:5:5: error: the exact engine holds more than 30 states here"):
+        exact(dsl.loads(TWO_WAITING), Scenario("wait", {}), max_states=30)

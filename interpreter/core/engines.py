@@ -22,6 +22,7 @@ from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core import carry, liveness, loops, rt
+from fracas.interpreter.core.carry import Carried
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import RunError
 from fracas.dsl.limits import DEFAULT
@@ -359,7 +360,11 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
             for key, p in states:
                 before = target.setdefault(key, p)  # hashing a key is most of the cost of a merge: once, mostly
                 if before is not p:
-                    target[key] = before + p
+                    merged = target[key] = before + p
+                    # A state that carries values holds a state for each of their combinations: counted too.
+                    if type(merged) is Carried and len(merged.parts) > limit:
+                        raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states "
+                                       "here", _ESTIMATE_HINT)
                 elif len(target) > limit:
                     raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states here",
                                    _ESTIMATE_HINT)
