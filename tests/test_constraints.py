@@ -461,3 +461,24 @@ def test_a_key_is_found_in_tables_arrays_of_tables_and_inline_tables(where, posi
 @pytest.mark.parametrize("text", ['[b,[,.]bb[}{', 'a = "unterminated', "a = '''x", '[x', 'a = {b = 1'])
 def test_a_text_that_is_not_toml_gives_no_position_rather_than_a_hang_or_a_crash(text):
     assert _find_key(text, "q.r")[:2] == (0, 0)
+
+
+GROWS = """param cap: int = 4
+kind unit {
+    size: int = 3
+    require size <= cap
+}
+outcome grown: int = 0
+action grow(target: unit) {
+    grown = 1d2
+    target.size += grown
+}
+"""
+
+
+def test_a_constraint_that_reads_a_parameter_is_tested_at_that_parameters_value():
+    rules = dsl.loads(GROWS)
+    with pytest.raises(ScenarioError, match="with probability 1/2"):
+        exact(rules, Scenario("grow", {"target": {}}))
+    assert exact(rules, Scenario("grow", {"target": {}}, params={"cap": 5})).marginal("grown") == {
+        1: Fraction(1, 2), 2: Fraction(1, 2)}

@@ -244,7 +244,7 @@ def _breach_among(program: Program, state: State, records: Iterator[tuple[str, R
         if key is not None and key in met:
             broken = met[key]
         else:
-            broken = first_broken(program, constraints, dict(record.items()), state)
+            broken = _first_broken_in(program, constraints, record, state)
             if key is not None:
                 if len(met) >= _MEMO:
                     met.clear()
@@ -256,6 +256,51 @@ def _breach_among(program: Program, state: State, records: Iterator[tuple[str, R
 
 
 _MEMO = 100_000  # states and records remembered as checked, per program
+
+
+def _first_broken_in(program: Program, constraints: Iterable[Constraint], record: Record,
+                     state: State) -> Constraint | None:
+    """first_broken for a record's fields. A constraint that reads only fields of the record (and
+    parameters) holds or not by those fields' values alone: each set of them is tested once."""
+    met = program.constraints_met
+    frame: dict[str, Any] | None = None
+    for constraint in constraints:
+        fields = _own_fields(program.rules, constraint, record.shape)
+        if fields is None:
+            if frame is None:
+                frame = dict(record.items())
+            holds = _value(program, constraint.test, frame, state) is True
+        else:
+            values = record.values
+            key = ("constraint", id(constraint), tuple([values[i] for i in fields]))
+            holds = met.get(key)
+            if holds is None:
+                if frame is None:
+                    frame = dict(record.items())
+                holds = _value(program, constraint.test, frame, state) is True
+                if len(met) >= _MEMO:
+                    met.clear()
+                met[key] = holds
+        if not holds:
+            return constraint
+    return None
+
+
+def _own_fields(rules: Ruleset, constraint: Constraint, shape: Any) -> tuple[int, ...] | None:
+    """The places of the fields of `shape` a constraint reads, if it reads nothing else but parameters."""
+    cache = rules.runtime_cache.setdefault("constraint fields", {})
+    key = (id(constraint), shape.kind)
+    if key not in cache:
+        places: list[int] | None = []
+        for path in constraint.reads:
+            name = path[0]
+            if len(path) == 1 and name in shape.index:
+                places.append(shape.index[name])  # type: ignore[union-attr]
+            elif not (len(path) == 1 and name in rules.params):
+                places = None
+                break
+        cache[key] = None if places is None else tuple(sorted(set(places)))
+    return cache[key]  # type: ignore[no-any-return]
 
 
 def _layout(rules: Ruleset) -> dict[str, tuple[int, ...]]:
