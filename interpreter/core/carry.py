@@ -176,8 +176,9 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
 
     A block carries the entity fields, outcomes and slots live there that it neither reads nor writes,
     that an earlier block may have changed (one that none has changed is the same in every state), in
-    a stretch of such blocks where chance is drawn and more blocks follow. The first block, call sites and the blocks of while
-    loops carry none: their states come from, or go to, code that works on plain probabilities.
+    a stretch of such blocks where chance is drawn and more blocks follow. The first block, call sites
+    and the blocks of while loops carry none: their states come from, or go to, code that works on
+    plain probabilities.
     """
     found = projection.carried
     if found is not False:
@@ -227,8 +228,8 @@ BLOCKS_AFTER_A_DRAW = 2
 
 def _followed(candidates: list[set[Field]], successors: list[list[int]], pc: int, f: Field, blocks: int) -> bool:
     """Whether `blocks` more blocks that may carry f follow pc on some way on."""
-    return blocks == 0 or any(nxt >= 0 and f in candidates[nxt] and _followed(candidates, successors, nxt, f, blocks - 1)
-                              for nxt in successors[pc])
+    return blocks == 0 or any(nxt >= 0 and f in candidates[nxt]
+                              and _followed(candidates, successors, nxt, f, blocks - 1) for nxt in successors[pc])
 
 
 def _spread(candidates: list[set[Field]], back: list[list[int]], seeds: list[tuple[int, Field]]) -> list[set[Field]]:
@@ -327,8 +328,8 @@ class Regroup:
             yield stripped, Carried((), {(): _scaled(p)}, tuple(zip(self.taken, taken)), owned=True)
             return
         after, restore = self.after, self.restore
-        back = tuple((value, at) for value, at in p.fixed if value in restore)
-        fixed = tuple((value, at) for value, at in p.fixed if value in after)
+        back = tuple((value, was) for value, was in p.fixed if value in restore)
+        fixed = tuple((value, was) for value, was in p.fixed if value in after)
         if back:
             key = self._restore(key, back)
         names = p.names

@@ -565,7 +565,7 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
                 F[slot] = value
                 yield (keep(following, F), *rest), Scaled(top * weight, bottom), following  # type: ignore[misc]
             continue
-        if kind is carry.Carried:  # every carried part alike
+        if kind is Carried:  # every carried part alike
             for value, weight in drawn.weights.items():
                 F[slot] = value
                 yield (keep(following, F), *rest), p.times(weight, total), following  # type: ignore[misc]
