@@ -482,3 +482,31 @@ def test_a_constraint_that_reads_a_parameter_is_tested_at_that_parameters_value(
         exact(rules, Scenario("grow", {"target": {}}))
     assert exact(rules, Scenario("grow", {"target": {}}, params={"cap": 5})).marginal("grown") == {
         1: Fraction(1, 2), 2: Fraction(1, 2)}
+
+
+WATCHES = """kind unit { hp: int = 2 }
+fn alive(u: unit) = u.hp > 0
+kind guard {
+    watched: unit
+    require alive(watched) "the watched unit lives"
+}
+outcome struck: int = 0
+action strike(g: guard) {
+    struck = 1d2
+    g.watched.hp -= struck
+}
+"""
+
+
+def test_a_constraint_that_reads_another_entity_through_a_function_sees_that_entity_in_every_state():
+    # The guard's record is the same in both final states: only the unit it watches differs.
+    rules = dsl.loads(WATCHES)
+    with pytest.raises(ScenarioError, match="the watched unit lives, with probability 1/2"):
+        exact(rules, Scenario("strike", {"g": {"watched": {}}}))
+
+
+def test_states_that_differ_only_in_a_constrained_field_are_each_checked():
+    # Many final states, one of them out of bounds: the quick test of a record by its values finds it.
+    rules = dsl.loads(GROWS.replace("1d2", "1d6"))
+    with pytest.raises(ScenarioError, match=r"target.size is 5: it breaks .*with probability 5/6"):
+        exact(rules, Scenario("grow", {"target": {}}, params={"cap": 4}))

@@ -9,7 +9,8 @@ at the constraint, with how likely it is in the exact engine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import operator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -156,13 +157,17 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
     values in the first state that breaks it, and, from the exact engine,
     how likely the states that break it are.
     """
-    if not any(kind.constraints for kind in program.rules.kinds.values()):
+    clear = _clear_test(program)
+    if clear is None:
         return
     first: _Breach | None = None
     first_state: State | None = None
     weight: Any = 0
     pairs = list(states.items()) if isinstance(states, Mapping) else states  # a sampled state is not hashed
+    known: dict[int, bool] = {}
     for state, p in pairs:
+        if clear(state, known):
+            continue
         found = _breach_in(program, state)
         if found is None:
             continue
@@ -192,6 +197,91 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
         hint += f"; in the final state where {outcomes}"
     raise RunError(first.constraint.pos, f"after {action.name}, {subject}{shown_value}: it {breach(first.constraint)}{chance}",
                    hint)
+
+
+def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | None:
+    """A quick test that a state breaks no constraint (False: perhaps it does, look closer); None: the rules
+    have no constraints.
+
+    Most records are entities whose changing constraints read only their own plain fields (and
+    parameters), with nothing constrained inside them: such a record meets its constraints by those
+    fields' values alone, remembered once checked. A final state of the exact engine is then a few
+    lookups, where finding the first record that breaks a constraint would cost a walk of the state.
+    """
+    rules = program.rules
+    found = program.clear_test
+    if found is not None:
+        return found[0]  # type: ignore[no-any-return]
+    if not any(kind.constraints for kind in rules.kinds.values()):
+        program.clear_test = (None,)
+        return None
+    layout = _layout(rules)
+    changing = _changing(rules)
+    plans: dict[str, tuple[Callable[[tuple[Any, ...]], Any] | None, tuple[Constraint, ...], tuple[int, ...]]] = {}
+    for name, kind in rules.kinds.items():
+        places: set[int] = set()
+        for constraint in changing[name]:
+            own = _own_fields(rules, constraint, program.shapes[name])
+            if own is None:
+                break
+            places.update(own)
+        else:
+            read = None if not places else _values_at(tuple(sorted(places)))
+            plans[name] = (read, changing[name], layout[name])
+    outcomes_structured = bool(layout[""])
+    met = program.constraints_met
+
+    def constrained_inside(value: Any, known: dict[int, bool]) -> bool:
+        """Whether a value holds a record with constraints, at any depth."""
+        kind = type(value)
+        if kind is not Record and kind is not tuple:
+            return False
+        free = known.get(id(value))
+        if free is None:
+            if kind is Record:
+                free = not rules.kinds[value.shape.kind].constraints and not any(
+                    constrained_inside(value.values[i], known) for i in layout[value.shape.kind])
+            else:
+                free = not any(constrained_inside(item, known) for item in value)
+            known[id(value)] = free
+        return not free
+
+    def record_clear(record: Record, known: dict[int, bool], state: State) -> bool:
+        plan = plans.get(record.shape.kind)
+        if plan is None:
+            return False
+        read, constraints, structured = plan
+        values = record.values
+        if constraints:
+            key = ("clear", record.shape.kind, None if read is None else read(values))
+            holds = met.get(key)
+            if holds is None:
+                if len(met) >= _MEMO:
+                    met.clear()
+                holds = met[key] = _first_broken_in(program, constraints, record, state) is None
+            if not holds:
+                return False
+        return not any(constrained_inside(values[i], known) for i in structured)
+
+    def clear(state: State, known: dict[int, bool]) -> bool:
+        """`known`: what this check has found of records and values by identity (the states of one check
+        share their unchanged ones, and keep them alive)."""
+        if outcomes_structured:
+            return False
+        for record in state.world.values():
+            found = known.get(id(record))
+            if found is None:
+                found = known[id(record)] = record_clear(record, known, state)
+            if not found:
+                return False
+        return True
+
+    program.clear_test = (clear,)
+    return clear
+
+
+def _values_at(places: tuple[int, ...]) -> Callable[[tuple[Any, ...]], Any]:
+    return operator.itemgetter(*places)
 
 
 def _breach_in(program: Program, state: State) -> _Breach | None:
@@ -287,18 +377,24 @@ def _first_broken_in(program: Program, constraints: Iterable[Constraint], record
 
 
 def _own_fields(rules: Ruleset, constraint: Constraint, shape: Any) -> tuple[int, ...] | None:
-    """The places of the fields of `shape` a constraint reads, if it reads nothing else but parameters."""
+    """The places of the fields of `shape` a constraint reads, if it reads nothing else but parameters.
+
+    Only plain fields count, and only a test that calls no function of the rules: an entity in a field,
+    or a function given one, reads the world beyond the record's values.
+    """
     cache = rules.runtime_cache.setdefault("constraint fields", {})
     key = (id(constraint), shape.kind)
     if key not in cache:
-        places: list[int] | None = []
+        fields = rules.kinds[shape.kind].fields
+        places: list[int] | None = None if _calls_rules(constraint.test) else []
         for path in constraint.reads:
+            if places is None:
+                break
             name = path[0]
-            if len(path) == 1 and name in shape.index:
+            if len(path) == 1 and name in shape.index and _plain(fields[shape.index[name]].type):
                 places.append(shape.index[name])  # type: ignore[union-attr]
             elif not (len(path) == 1 and name in rules.params):
                 places = None
-                break
         cache[key] = None if places is None else tuple(sorted(set(places)))
     return cache[key]  # type: ignore[no-any-return]
 
@@ -411,6 +507,17 @@ def _changing(rules: Ruleset) -> dict[str, tuple[Constraint, ...]]:
             name: tuple(c for c in kind.constraints if _may_change(c.test, rules.assigned_fields))
             for name, kind in rules.kinds.items()}
     return found
+
+
+def _plain(t: Type) -> bool:
+    """Whether a field of this type holds a plain value, never an entity of the scenario."""
+    return not (t.is_kind or t.name in ("list", "any"))
+
+
+def _calls_rules(expr: n.Expr) -> bool:
+    """Whether an expression calls a function or modifier of the rules."""
+    return (isinstance(expr, n.Call) and expr.func not in SIGNATURES) or any(
+        _calls_rules(child) for child in children(expr))
 
 
 def _may_change(expr: n.Expr, assigned: set[str]) -> bool:
