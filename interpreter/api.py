@@ -305,7 +305,7 @@ def _resolve_one(prepared: Prepared, engine: Engine) -> State:
 
     def run() -> State:
         state = resolve.resolve_one(program, action, prepared.start, engine)
-        check_after(program, action, [(state, 1)], exact=False)
+        check_after(program, action, [(state, 1)], exact=False, start=prepared.start)
         return state
 
     return _diagnosed(prepared, run)

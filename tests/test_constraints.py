@@ -510,3 +510,29 @@ def test_states_that_differ_only_in_a_constrained_field_are_each_checked():
     rules = dsl.loads(GROWS.replace("1d2", "1d6"))
     with pytest.raises(ScenarioError, match=r"target.size is 5: it breaks .*with probability 5/6"):
         exact(rules, Scenario("grow", {"target": {}}, params={"cap": 4}))
+
+
+HOLDS = """kind box_type { cap: int }
+box_type small { cap 2 }
+kind box {
+    type: box_type = small
+    size: int = 0
+    require size <= type.cap "no fuller than its type holds"
+}
+outcome added: int = 0
+action fill(b: box) {
+    added = 1d4
+    b.size += added
+}
+"""
+
+
+def test_a_constraint_read_through_a_row_is_tested_at_that_rows_values():
+    with pytest.raises(ScenarioError, match="no fuller than its type holds, with probability 1/2"):
+        exact(dsl.loads(HOLDS), Scenario("fill", {"b": {}}))
+
+
+def test_a_constraint_read_through_a_type_the_scenario_writes_in_place_is_tested_at_its_values():
+    # Written in place, the type is a thing of the scenario: what the constraint reads of it is not a row's.
+    with pytest.raises(ScenarioError, match="no fuller than its type holds, with probability 1/4"):
+        exact(dsl.loads(HOLDS), Scenario("fill", {"b": {"type": {"cap": 3}}}))

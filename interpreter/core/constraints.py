@@ -150,12 +150,13 @@ class _Breach:
 
 
 def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any] | Sequence[tuple[State, Any]],
-                exact: bool) -> None:
+                exact: bool, start: State | None = None) -> None:
     """Every state an action leaves must meet the constraints of every record in it; else a RunError.
 
     The error stands at the constraint that fails, names the record and its
     values in the first state that breaks it, and, from the exact engine,
-    how likely the states that break it are.
+    how likely the states that break it are. `start`: the state the action began
+    in, whose records (met when the scenario was built) the states may still hold.
     """
     clear = _clear_test(program)
     if clear is None:
@@ -164,7 +165,7 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
     first_state: State | None = None
     weight: Any = 0
     pairs = list(states.items()) if isinstance(states, Mapping) else states  # a sampled state is not hashed
-    known: dict[int, bool] = {}
+    known: dict[int, bool] = {} if start is None else {id(record): True for record in start.world.values()}
     for state, p in pairs:
         if clear(state, known):
             continue
@@ -203,10 +204,11 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
     """A quick test that a state breaks no constraint (False: perhaps it does, look closer); None: the rules
     have no constraints.
 
-    Most records are entities whose changing constraints read only their own plain fields (and
-    parameters), with nothing constrained inside them: such a record meets its constraints by those
-    fields' values alone, remembered once checked. A final state of the exact engine is then a few
-    lookups, where finding the first record that breaks a constraint would cost a walk of the state.
+    Most records are entities whose changing constraints read only their own plain fields, rows
+    through their fields, and parameters, with nothing constrained inside them: such a record meets
+    its constraints by those fields' values alone, remembered once checked. A final state of the exact
+    engine is then a few lookups, where finding the first record that breaks a constraint would cost
+    a walk of the state.
     """
     rules = program.rules
     found = program.clear_test
@@ -217,17 +219,20 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
         return None
     layout = _layout(rules)
     changing = _changing(rules)
-    plans: dict[str, tuple[Callable[[tuple[Any, ...]], Any] | None, tuple[Constraint, ...], tuple[int, ...]]] = {}
+    plans: dict[str, tuple[Callable[[tuple[Any, ...]], Any] | None, tuple[Constraint, ...], tuple[int, ...],
+                           tuple[int, ...]]] = {}
     for name, kind in rules.kinds.items():
         places: set[int] = set()
+        through: set[int] = set()
         for constraint in changing[name]:
-            own = _own_fields(rules, constraint, program.shapes[name])
-            if own is None:
+            reads = _reads_of(rules, constraint, program.shapes[name])
+            if reads is None:
                 break
-            places.update(own)
+            places.update(reads[0])
+            through.update(reads[1])
         else:
-            read = None if not places else _values_at(tuple(sorted(places)))
-            plans[name] = (read, changing[name], layout[name])
+            read = None if not places | through else _values_at(tuple(sorted(places | through)))
+            plans[name] = (read, changing[name], tuple(sorted(through)), layout[name])
     outcomes_structured = bool(layout[""])
     met = program.constraints_met
 
@@ -250,8 +255,11 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
         plan = plans.get(record.shape.kind)
         if plan is None:
             return False
-        read, constraints, structured = plan
+        read, constraints, rows, structured = plan
         values = record.values
+        for i in rows:  # read through: a row is a constant, an entity may change
+            if type(values[i]) is not RowRef and values[i] is not None:
+                return False
         if constraints:
             key = ("clear", record.shape.kind, None if read is None else read(values))
             holds = met.get(key)
@@ -278,6 +286,31 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
 
     program.clear_test = (clear,)
     return clear
+
+
+def _reads_of(rules: Ruleset, constraint: Constraint, shape: Any) -> tuple[set[int], set[int]] | None:
+    """The places of the fields of `shape` a constraint reads: plain fields, and fields it reads through
+    (which must hold rows for the values to say all); None if it reads anything else but parameters,
+    or calls a function of the rules."""
+    if _calls_rules(constraint.test):
+        return None
+    fields = rules.kinds[shape.kind].fields
+    plain: set[int] = set()
+    through: set[int] = set()
+    for path in constraint.reads:
+        name = path[0]
+        if name in shape.index:
+            place = shape.index[name]
+            typed = fields[place].type
+            if len(path) == 1 and _plain(typed):
+                plain.add(place)
+            elif typed.is_kind:
+                through.add(place)
+            else:
+                return None
+        elif not (len(path) == 1 and name in rules.params):
+            return None
+    return plain, through
 
 
 def _values_at(places: tuple[int, ...]) -> Callable[[tuple[Any, ...]], Any]:
