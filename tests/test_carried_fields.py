@@ -11,6 +11,7 @@ import pytest
 from fracas import dsl
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
 from fracas.interpreter.core import carry, engines
+from fracas.interpreter.core.codegen import generator_for
 from fracas.interpreter.core.dist import Scaled
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,3 +195,27 @@ def test_the_states_a_carried_value_stands_for_count_against_the_limit():
     """a and b are carried past the other rolls: 36 combinations in one state are 36 states to the limit."""
     with pytest.raises(ScenarioError, match=r"<rules>:5:5: error: the exact engine holds more than 30 states here"):
         exact(dsl.loads(TWO_WAITING), Scenario("wait", {}), max_states=30)
+
+
+@pytest.mark.parametrize("outcomes_only", [True, False], ids=["outcomes", "whole-states"])
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_going_past_blocks_that_only_forget_changes_no_probability(path, outcomes_only, monkeypatch):
+    rules, scenario = rules_for(path), load_scenario(path)
+    gone_past = exact(rules, scenario, outcomes_only=outcomes_only).states
+    with monkeypatch.context() as patched:
+        patched.setattr(engines, "_pass_through", lambda *facts: {})
+        every_block = exact(dsl.load(rules.path), scenario, outcomes_only=outcomes_only).states
+    assert gone_past == every_block
+
+
+def test_a_last_block_that_only_forgets_names_is_never_run(monkeypatch):
+    """The states of an attack's last step go straight to the end: forgetting its names changes nothing there."""
+    path = ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml"
+    rules = rules_for(path)
+    runs = block_runs(monkeypatch)
+    exact(rules, load_scenario(path), outcomes_only=True)
+    routine = generator_for(rules).routine("war_attack")
+    forgetting = [pc for pc, block in enumerate(routine.blocks)
+                  if isinstance(block, engines.Block) and block.successors == [engines.END] and block.lines
+                  and all(line.startswith("return ") or line.endswith("= None") for line, _ in block.lines)]
+    assert forgetting and all(runs[pc] == 0 for pc in forgetting)

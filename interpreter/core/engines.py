@@ -389,7 +389,8 @@ def _forget(pc: int, world: int, through: dict[int, tuple[int, tuple[int, ...]]]
         following, forgetting = hop
         for pc_through in forgetting:
             kept = world_of(pc_through, kept)
-        kept = world_of(following, kept)
+        if following >= 0:  # the end forgets nothing of the world: what its last block kept stays
+            kept = world_of(following, kept)
     return interned.id(kept)
 
 
@@ -398,10 +399,11 @@ def _pass_through(routine: Routine, projection: liveness.Projection, region: fro
     """Blocks a state can go past: to the block they lead to, and the blocks gone past after the first.
 
     Such a block changes nothing that is still read: it has no lines but its jump, or only lines that
-    forget slots dead where it goes, and it goes to one block only, which keeps the same slots. A state
-    sent straight on merges with the same states, at the block after, as it would have at the block
-    itself (the entity fields each forgets are forgotten on the way), and spares a round of running,
-    projecting, hashing and merging. Loops' first blocks, and the ends of a loop's passes, stay.
+    forget slots dead where it goes, and it goes to one block only (or to the routine's end), which keeps
+    the same slots. A state sent straight on merges with the same states, at the block after, as it would
+    have at the block itself (the entity fields each forgets are forgotten on the way), and spares a
+    round of running, projecting, hashing and merging. Loops' first blocks, and the ends of a loop's
+    passes, stay.
     """
     key = ("through", region, entry)
     found = projection.memo.get(key)
@@ -414,9 +416,11 @@ def _pass_through(routine: Routine, projection: liveness.Projection, region: fro
                 or block.writes_world or block.writes_outcomes):
             continue
         following = block.successors[0]
-        if following < 0 or projection.kept[pc] != projection.kept[following]:
+        if following < 0 and (following != END or region is not None):
             continue
-        live = projection.kept[following]
+        live = projection.kept[following] if following >= 0 else projection.end  # at the end: the slots observed
+        if projection.kept[pc] != live:
+            continue
         if all(line.startswith("return ") or _forgets_only(line, live) for line, _ in block.lines):
             single[pc] = following
     found = {}

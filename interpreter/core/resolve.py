@@ -67,7 +67,7 @@ _MEMO = 64  # start states remembered, per program
 
 
 def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine, observe_all: bool = True,
-            check: Callable[[dict[State, Any]], None] | None = None,
+            check: Callable[[Any], None] | None = None,
             checked_fields: frozenset[str] = frozenset()) -> dict[State, Any]:
     """Every final state with its exact probability.
 
@@ -82,24 +82,44 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
     finals = run_all(routine, {key: Fraction(1)}, engine, Run(program, engine, gen), observe_all, checked_fields)
     keep_if_grown(gen)  # what this call made (its inputs' constants too) is there for the next process
     end = projection_of(routine, observe_all, checked_fields).end
+    finals = D.reduced(finals)
+    if not observe_all:
+        return _outcomes_only(routine, finals, end, check)
     full: dict[State, Any] = {}
-    for (kept, world, outcomes, stopped, _, _), p in D.reduced(finals).items():
-        frame = [None] * routine.slots
-        for index, value in zip(end, kept):
-            frame[index] = value
-        state = _final(routine, frame, world, outcomes, stopped)
+    for (kept, world, outcomes, stopped, _, _), p in finals.items():
+        state = _final(routine, _frame(routine, end, kept), world, outcomes, stopped)
         before = full.get(state)
         full[state] = p if before is None else before + p
     if check is not None:
         check(full)
-    if observe_all:
-        return full
-    out: dict[State, Any] = {}
-    for state, p in full.items():
-        state = State((Frozen(),), Frozen(), state.outcomes, state.stopped)
-        before = out.get(state)
-        out[state] = p if before is None else before + p
-    return out
+    return full
+
+
+def _frame(routine: Routine, end: tuple[int, ...], kept: tuple[Any, ...]) -> list[Any]:
+    frame = [None] * routine.slots
+    for index, value in zip(end, kept):
+        frame[index] = value
+    return frame
+
+
+_EMPTY = Frozen()
+
+
+def _outcomes_only(routine: Routine, finals: dict[Key, Any], end: tuple[int, ...],
+                   check: Callable[[Any], None] | None) -> dict[State, Any]:
+    """The final states as outcomes (and why they stopped) alone, each with its probability.
+
+    The states checked are shown as a list, not merged: the check needs no state hashed, and the
+    outcomes of a state (interned by the engine) hash at no cost to merge.
+    """
+    if check is not None:
+        check([(_final(routine, _frame(routine, end, kept), world, outcomes, stopped), p)
+               for (kept, world, outcomes, stopped, _, _), p in finals.items()])
+    merged: dict[tuple[Any, Any], Any] = {}
+    for (_, _, outcomes, stopped, _, _), p in finals.items():
+        before = merged.get((outcomes, stopped))
+        merged[(outcomes, stopped)] = p if before is None else before + p
+    return {State((_EMPTY,), _EMPTY, outcomes, stopped): p for (outcomes, stopped), p in merged.items()}
 
 
 _LITERALS = (n.Number, n.Text, n.Bool)
