@@ -415,19 +415,29 @@ def _worker_chunk(chunk: tuple[int, int, int, bool]) -> dict[State, int]:
 
 def _sample_chunk(prepared: Prepared, chunk: tuple[int, int, int, bool]) -> dict[State, int]:
     seed, index, size, outcomes_only = chunk
-    rng = random.Random(f"fracas samples {seed} {index}")
-    counts: dict[Any, int] = {}
-    if outcomes_only:
-        for _ in range(size):
-            state = _resolve_one(prepared, SampleEngine(rng=rng))
-            key = (state.outcomes, state.stopped)
-            counts[key] = counts.get(key, 0) + 1
-        return {State((Frozen(),), Frozen(), outcomes, stopped): count for (outcomes, stopped), count in counts.items()}
-    for _ in range(size):
-        state = _resolve_one(prepared, SampleEngine(rng=rng))
-        state = State(state.frames[:1], state.world, state.outcomes, state.stopped)
-        counts[state] = counts.get(state, 0) + 1
-    return counts
+    engine = SampleEngine(rng=random.Random(f"fracas samples {seed} {index}"))
+    program, action, start = prepared.program, prepared.action, prepared.start
+
+    def counted() -> dict[State, int]:
+        counts: dict[Any, int] = {}
+        if outcomes_only:
+            # Counted by the outcomes' values in their one order (every run's outcomes are made from the
+            # start's), which hash far faster than the outcomes themselves.
+            first: dict[tuple[Any, ...], Frozen] = {}
+            for state in resolve.sample_runs(program, action, start, engine, size):
+                check_after(program, action, [(state, 1)], exact=False, start=start)
+                key = (tuple(state.outcomes.values()), state.stopped)
+                counts[key] = counts.get(key, 0) + 1
+                if key not in first:
+                    first[key] = state.outcomes
+            return {State((Frozen(),), Frozen(), first[key], key[1]): count for key, count in counts.items()}
+        for state in resolve.sample_runs(program, action, start, engine, size):
+            check_after(program, action, [(state, 1)], exact=False, start=start)
+            state = State(state.frames[:1], state.world, state.outcomes, state.stopped)
+            counts[state] = counts.get(state, 0) + 1
+        return counts
+
+    return _diagnosed(prepared, counted)
 
 
 # ---- diagnostics -----------------------------------------------------------------------

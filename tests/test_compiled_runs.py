@@ -118,6 +118,18 @@ def test_runs_without_a_log_work_out_what_comes_before_chance_once(monkeypatch):
         assert (run.outcomes, run.new_state()) == (logged.outcomes, logged.new_state())
 
 
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_runs_one_after_another_end_where_as_many_single_runs_do(path):
+    """Odds by sampling run a chunk of runs together: each draws, and ends, as a run of its own would."""
+    rules, scenario = rules_for(path), load_scenario(path)
+    prepared = prepare(rules, scenario)
+    program, action, start = prepared.program, prepared.action, prepared.start
+    one_by_one = engines.SampleEngine(rng=random.Random(5))
+    single = [resolve.resolve_one(program, action, start, one_by_one) for _ in range(30)]
+    together = list(resolve.sample_runs(program, action, start, engines.SampleEngine(rng=random.Random(5)), 30))
+    assert together == single
+
+
 def test_an_error_before_chance_stops_every_run_that_meets_it():
     rules = dsl.loads("outcome x: int = 0\naction go(n: int) {\n    let y = floor(6 / n)\n    x = roll(1, 6) + y\n}\n",
                       "divide.rules")

@@ -269,7 +269,12 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
                 holds = met[key] = _first_broken_in(program, constraints, record, state) is None
             if not holds:
                 return False
-        return not any(constrained_inside(values[i], known) for i in structured)
+        for i in structured:
+            value = values[i]
+            kind = type(value)
+            if (kind is Record or kind is tuple) and constrained_inside(value, known):
+                return False
+        return True
 
     def clear(state: State, known: dict[int, bool]) -> bool:
         """`known`: what this check has found of records and values by identity (the states of one check

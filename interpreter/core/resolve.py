@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -47,20 +47,44 @@ def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any) -> 
         S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
         run_one(routine, S, R)
     else:
-        memo = program.before_chance
-        found = memo.get((action.name, start))
-        if found is None:
-            S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
-            pc = run_until_chance(routine, S, R)
-            if len(memo) >= _MEMO:
-                memo.clear()
-            found = memo[(action.name, start)] = (pc, tuple(S.F), dict(S.W), dict(S.O), S.stopped, R.work)
-        pc, frame, world, outcomes, stopped, work = found
+        pc, frame, world, outcomes, stopped, work = _before_chance(program, action, routine, start, R)
         S = rt.Working(list(frame), dict(world), dict(outcomes), stopped)
         R.work = work
         go_on_from(routine, pc, S, R)
     keep_if_grown(gen)
     return _final(routine, S.F, Frozen(S.W), Frozen(S.O), S.stopped)
+
+
+def sample_runs(program: Any, action: n.StepDecl, start: State, engine: Any, count: int) -> Iterator[State]:
+    """The final states of `count` sampled runs from one start, one after the other with one engine
+    (without an event log): as many calls of resolve_one, less what they would each look up again."""
+    routine = routine_of(program, action)
+    gen = generator_for(program.rules)
+    R = Run(program, engine, gen)
+    pc, frame, world, outcomes, stopped, work = _before_chance(program, action, routine, start, R)
+    try:
+        for _ in range(count):
+            S = rt.Working(list(frame), dict(world), dict(outcomes), stopped)
+            R.work = work
+            go_on_from(routine, pc, S, R)
+            yield _final(routine, S.F, Frozen(S.W), Frozen(S.O), S.stopped)
+    finally:
+        keep_if_grown(gen)
+
+
+def _before_chance(program: Any, action: n.StepDecl, routine: Routine, start: State,
+                   R: Run) -> tuple[int, tuple[Any, ...], dict[str, Any], dict[str, Any], str | None, int]:
+    """Where every sampled run from this start stands at its first chance: the block, the working state,
+    the work done."""
+    memo = program.before_chance
+    found = memo.get((action.name, start))
+    if found is None:
+        S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
+        pc = run_until_chance(routine, S, R)
+        if len(memo) >= _MEMO:
+            memo.clear()
+        found = memo[(action.name, start)] = (pc, tuple(S.F), dict(S.W), dict(S.O), S.stopped, R.work)
+    return found  # type: ignore[no-any-return]
 
 
 _MEMO = 64  # start states remembered, per program

@@ -151,6 +151,9 @@ class Volley:
     """Shots in the order they fire."""
 
     shots: tuple[Shot, ...] = ()
+    # The index of the last shot of negative damage (-1: none), found when first asked (chance.last_negative):
+    # a sampled run fires the same volley, made before its first chance, again and again.
+    last_negative: int | None = field(default=None, init=False, compare=False, hash=False, repr=False)
 
     @classmethod
     def make(cls, count: int, damage: int, source: object = None) -> Volley:

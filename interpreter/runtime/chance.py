@@ -547,10 +547,15 @@ def _last_negative(volley: Volley) -> int:
 
     Past it, once every body is lethal, the shots left can change nothing: a sampled volley stops there.
     """
-    for index in range(len(volley.shots) - 1, -1, -1):
-        if volley.shots[index].damage < 0:
-            return index
-    return -1
+    found = volley.last_negative
+    if found is None:
+        found = -1
+        for index in range(len(volley.shots) - 1, -1, -1):
+            if volley.shots[index].damage < 0:
+                found = index
+                break
+        volley.last_negative = found
+    return found
 
 
 def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weights:
