@@ -232,8 +232,9 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
             through.update(reads[1])
         else:
             read = None if not places | through else _values_at(tuple(sorted(places | through)))
-            plans[name] = (read, changing[name], tuple(sorted(through)), layout[name])
-    outcomes_structured = bool(layout[""])
+            plans[name] = (read, changing[name], tuple(sorted(through)),
+                           tuple(i for i in layout[name] if _may_hold_constrained(rules, kind.fields[i].type)))
+    outcomes_structured = any(_may_hold_constrained(rules, rules.outcomes[name].type) for name in layout[""])
     met = program.constraints_met
 
     def constrained_inside(value: Any, known: dict[int, bool]) -> bool:
@@ -291,6 +292,20 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
 
     program.clear_test = (clear,)
     return clear
+
+
+def _may_hold_constrained(rules: Ruleset, typed: Type, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a value of this type may hold a record with constraints, at any depth (its kind's, or one
+    of its fields')."""
+    if typed.name == "any":
+        return True
+    if typed.name == "list":
+        return typed.item is None or _may_hold_constrained(rules, typed.item, seen)
+    if not typed.is_kind or typed.name in seen:
+        return False
+    kind = rules.kinds.get(typed.name)
+    return kind is None or bool(kind.constraints) or any(
+        _may_hold_constrained(rules, field.type, seen | {typed.name}) for field in kind.fields)
 
 
 def _reads_of(rules: Ruleset, constraint: Constraint, shape: Any) -> tuple[set[int], set[int]] | None:

@@ -108,7 +108,7 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
     end = projection_of(routine, observe_all, checked_fields).end
     finals = D.reduced(finals)
     if not observe_all:
-        return _outcomes_only(routine, finals, end, check)
+        return _outcomes_only(finals, check)
     full: dict[State, Any] = {}
     for (kept, world, outcomes, stopped, _, _), p in finals.items():
         state = _final(routine, _frame(routine, end, kept), world, outcomes, stopped)
@@ -129,16 +129,16 @@ def _frame(routine: Routine, end: tuple[int, ...], kept: tuple[Any, ...]) -> lis
 _EMPTY = Frozen()
 
 
-def _outcomes_only(routine: Routine, finals: dict[Key, Any], end: tuple[int, ...],
-                   check: Callable[[Any], None] | None) -> dict[State, Any]:
+def _outcomes_only(finals: dict[Key, Any], check: Callable[[Any], None] | None) -> dict[State, Any]:
     """The final states as outcomes (and why they stopped) alone, each with its probability.
 
-    The states checked are shown as a list, not merged: the check needs no state hashed, and the
-    outcomes of a state (interned by the engine) hash at no cost to merge.
+    The states checked are shown as a list of their worlds and outcomes (all a check reads), not
+    merged: the check needs no state hashed, and the outcomes of a state (interned by the engine)
+    hash at no cost to merge.
     """
     if check is not None:
-        check([(_final(routine, _frame(routine, end, kept), world, outcomes, stopped), p)
-               for (kept, world, outcomes, stopped, _, _), p in finals.items()])
+        check([(State((_EMPTY,), world, outcomes, stopped), p)
+               for (_, world, outcomes, stopped, _, _), p in finals.items()])
     merged: dict[tuple[Any, Any], Any] = {}
     for (_, _, outcomes, stopped, _, _), p in finals.items():
         before = merged.get((outcomes, stopped))

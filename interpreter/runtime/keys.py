@@ -15,6 +15,8 @@ def stable_key(value: object) -> tuple:
         return (2, value)
     if kind is str:
         return (3, value)
+    if kind is tuple:
+        return (4, tuple(map(stable_key, value)))
     if value is None:
         return (0,)
     if isinstance(value, bool):
@@ -24,7 +26,7 @@ def stable_key(value: object) -> tuple:
     if isinstance(value, str):
         return (3, value)
     if isinstance(value, tuple):
-        return (4, tuple(stable_key(v) for v in value))
+        return (4, tuple(map(stable_key, value)))
     key = getattr(value, "stable_key", None)
     if callable(key):
         return (5, key())
