@@ -130,12 +130,17 @@ def _common(a: Carried, b: Carried) -> tuple[tuple[Field, ...], tuple[tuple[Fiel
 
 def _add_into(into: Carried, other: Carried) -> None:
     """Add other's probabilities into `into`'s own parts, each combination in `into`'s fields."""
+    parts = into.parts
+    if other.names == into.names:  # the same fields in the same order: each combination is a key as it is
+        for values, p in other.items():
+            before = parts.get(values)
+            parts[values] = p if before is None else before + p
+        return
     fixed = dict(other.fixed)
     where = [(True, other.names.index(field)) if field in other.names else (False, fixed[field])
              for field in into.names]
-    parts = into.parts
     for values, p in other.items():
-        key = tuple(values[at] if varying else at for varying, at in where)
+        key = tuple([values[at] if varying else at for varying, at in where])
         before = parts.get(key)
         parts[key] = p if before is None else before + p
 
