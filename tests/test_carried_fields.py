@@ -45,7 +45,12 @@ def without_going_past(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engines, "_pass_through", lambda *facts: {})
 
 
-SHORTCUTS = {"carrying-fields": without_carrying, "going-past-blocks": without_going_past}
+def without_folding(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engines, "_folded", lambda *facts: None)
+
+
+SHORTCUTS = {"carrying-fields": without_carrying, "going-past-blocks": without_going_past,
+             "folding-draws-into-outcomes": without_folding}
 
 
 @pytest.mark.parametrize("shortcut", SHORTCUTS)
@@ -53,7 +58,8 @@ SHORTCUTS = {"carrying-fields": without_carrying, "going-past-blocks": without_g
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_a_shortcut_of_the_exact_engine_changes_no_probability_of_a_shipped_scenario(path, outcomes_only, shortcut,
                                                                                      monkeypatch):
-    """Carrying the fields a stretch leaves alone, and going past blocks that only forget."""
+    """Carrying the fields a stretch leaves alone, going past blocks that only forget, and adding a value drawn
+    into an outcome with the draw."""
     rules, scenario = rules_for(path), load_scenario(path)
     taken = exact(rules, scenario, outcomes_only=outcomes_only).states
     with monkeypatch.context() as patched:
@@ -218,3 +224,25 @@ def test_a_last_block_that_only_forgets_names_is_never_run(monkeypatch):
                   if isinstance(block, engines.Block) and block.successors == [engines.END] and block.lines
                   and all(line.startswith("return ") or line.endswith("= None") for line, _ in block.lines)]
     assert forgetting and all(runs[pc] == 0 for pc in forgetting)
+
+
+FOUR_ROLLS = """outcome total: int = 0
+action four_rolls() {
+    for i in range(4) {
+        total += roll(10, 6)
+    }
+    total -= roll(1, 4)
+}
+"""
+
+
+def test_a_value_drawn_and_added_into_an_outcome_makes_a_state_for_each_sum_not_each_pair(monkeypatch):
+    rules = dsl.loads(FOUR_ROLLS)
+    runs = block_runs(monkeypatch)
+    folded = exact(rules, Scenario("four_rolls", {}))
+    folding = sum(runs.values())
+    runs.clear()
+    without_folding(monkeypatch)
+    plain = exact(dsl.loads(FOUR_ROLLS), Scenario("four_rolls", {}))
+    assert folded.states == plain.states and folding * 10 < sum(runs.values())
+    assert folded.mean("total") == 4 * 35 - Fraction(5, 2)

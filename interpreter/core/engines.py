@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import random
+import re
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any, Protocol
@@ -561,22 +562,95 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
             yield (keep(following, F), *rest), p, following  # type: ignore[misc]
             continue
         # A draw: one state for each value of the expression's distribution.
+        fold = _folded(routine, pc, following, slot, projection, R.gen) if following >= 0 else None
+        if fold is None:
+            def key_of(value: Any, F: list[Any] = F, following: int = following, rest: tuple[Any, ...] = rest) -> Key:
+                F[slot] = value
+                return (keep(following, F), *rest)  # type: ignore[return-value]
+            goes = following
+        else:  # the next block only adds the value into an outcome: done here, a state for each sum
+            sums = interned.forgotten.setdefault(("fold", id(projection), pc), {})
+            key_of = fold.keys(F, rest, projection, R, sums)
+            goes = fold.following
         total = drawn.total
         kind = type(p)
         if kind is Scaled or kind is Fraction or kind is int:  # whole numbers multiplied: nothing reduced
             top, bottom = (p.n, p.d * total) if kind is Scaled else (p.numerator, p.denominator * total)
             for value, weight in drawn.weights.items():
-                F[slot] = value
-                yield (keep(following, F), *rest), Scaled(top * weight, bottom), following  # type: ignore[misc]
+                yield key_of(value), Scaled(top * weight, bottom), goes
             continue
         if kind is Carried:  # every carried part alike
             for value, weight in drawn.weights.items():
-                F[slot] = value
-                yield (keep(following, F), *rest), p.times(weight, total), following  # type: ignore[misc]
+                yield key_of(value), p.times(weight, total), goes
             continue
         for value, weight in drawn.weights.items():
-            F[slot] = value
-            yield (keep(following, F), *rest), p * Fraction(weight, total), following  # type: ignore[misc]
+            yield key_of(value), p * Fraction(weight, total), goes
+
+
+_FOLD_LINE = re.compile(r"rt\.set_outcome\(S, R, '([^']+)', '(=|\+=|-=)', F\[(\d+)\], (K\d+)\)")
+
+
+class _Fold:
+    """A block that only sets an outcome to, or adds into it, the value just drawn (`total += roll(10, 6)`),
+    then forgets: run with the draw, where the sums of the outcome's old value and each value drawn are
+    the states it makes (as many as the sums, not as the pairs), and the block's own round is spared."""
+
+    __slots__ = ("name", "op", "pos", "following", "slot")
+
+    def __init__(self, name: str, op: str, pos: Pos, following: int, slot: int):
+        self.name, self.op, self.pos, self.following, self.slot = name, op, pos, following, slot
+
+    def keys(self, F: list[Any], rest: tuple[Any, ...], projection: liveness.Projection, R: Run,
+             sums: dict[tuple[int, Any], int]) -> Callable[[Any], Key]:
+        """The state after the block for each value drawn; `sums`: (outcomes by number, the outcome's new
+        value) -> the outcomes after, by number."""
+        interned = R.interned
+        assert interned is not None
+        F[self.slot] = None
+        kept = projection.keep(self.following, F)
+        world, outcomes, tail = rest[0], rest[1], rest[2:]
+        before = interned.values[outcomes]
+        old = before[self.name]
+        name, op, pos, intern = self.name, self.op, self.pos, interned.id
+
+        def key_of(value: Any) -> Key:
+            new = rt.combine(op, old, value, R, pos)
+            found = sums.get((outcomes, new))
+            if found is None:
+                after = Frozen(before)
+                after[name] = new
+                found = sums[(outcomes, new)] = intern(after)
+            return (kept, world, found, *tail)  # type: ignore[return-value]
+
+        return key_of
+
+
+def _folded(routine: Routine, draw: int, pc: int, slot: int, projection: liveness.Projection,
+            gen: Generator) -> _Fold | None:
+    """The fold of block pc into the draw before it (block `draw`, into `slot`), if pc is a block that only
+    takes the value into an outcome and forgets, and neither block carries values (see _Fold)."""
+    key = ("fold", draw, pc)
+    found = projection.memo.get(key, False)
+    if found is not False:
+        return found  # type: ignore[no-any-return]
+    found = None
+    block = routine.blocks[pc]
+    carried = carry.carried_at(routine, projection)
+    if (isinstance(block, Block) and block.draw_slot is None and len(block.successors) == 1 and not block.writes_world
+            and pc not in routine.loops and block.lines
+            and (carried is None or carried[draw] is carry.NONE and carried[pc] is carry.NONE)):
+        following = block.successors[0]
+        live = projection.kept[following] if following >= 0 else projection.end
+        first, *others = [line for line, _ in block.lines]
+        match = _FOLD_LINE.fullmatch(first)
+        if (match is not None and int(match.group(3)) == slot and following != pc
+                and all(line in (f"return {following}", f"F[{slot}] = None") or _forgets_only(line, live)
+                        for line in others)):
+            pos = getattr(gen.namespace.get(match.group(4)), "pos", None)
+            if pos is not None:
+                found = _Fold(match.group(1), match.group(2), pos, following, slot)
+    projection.memo[key] = found
+    return found
 
 
 def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run,
