@@ -151,3 +151,16 @@ def test_a_volley_sampled_without_its_log_lands_where_the_logged_one_does(body_l
     volley = Volley(tuple(shot for d in damages for shot in Volley.make(1, d).shots))
     fire = Fire(volley, pool)
     assert fire.sample(random.Random(seed)) == fire.sample_trace(random.Random(seed))[0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(bodies, min_size=1, max_size=6), st.lists(st.integers(-1, 3), max_size=8), st.integers(0, 2**32))
+def test_a_volley_fired_again_and_again_at_one_pool_lands_as_at_a_fresh_copy_of_it(body_list, damages, seed):
+    """A sampled run fires at the pool it made before its first chance each time: what it remembers of that
+    pool, and of the pools it left, changes no landing."""
+    pool = Pool.of(Body(b.hitpoints, min(b.damage, b.hitpoints or 0), b.owner, b.tag) for b in body_list)
+    volley = Volley(tuple(shot for d in damages for shot in Volley.make(1, d).shots))
+    again = Fire(volley, pool)
+    for run in range(20):
+        fresh = Fire(Volley(volley.shots), Pool(pool.bodies))
+        assert again.sample(random.Random(seed + run)) == fresh.sample(random.Random(seed + run))

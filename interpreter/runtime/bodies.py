@@ -71,6 +71,10 @@ class Pool:
     # its bodies would be hashed: once is enough.
     # (Left unset by __init__, so that making a pool, which sampling does often, costs nothing more.)
     _hash: int = field(init=False, repr=False, compare=False)
+    # What a sampled volley reads of the pool, and the pools it has left, made when first fired at
+    # (runtime.chance.Fire.sample): a sampled run fires at the same pool, made before its first chance,
+    # again and again.
+    fired: tuple = field(init=False, repr=False, compare=False)
 
     def __hash__(self) -> int:
         try:

@@ -452,18 +452,17 @@ class Fire(Chance):
         """What sample_trace draws, from the same random numbers, without making the log."""
         if self.allocate != RANDOM:
             return self._focused()[0]
-        bodies = list(self.pool.bodies)
-        if not bodies:
-            return self.pool
+        pool = self.pool
+        if not pool.bodies:
+            return pool
+        try:
+            hitpoints, alive, left_before, after = pool.fired
+        except AttributeError:
+            hitpoints, alive, left_before, after = pool.fired = _fired_at(pool)
         # randrange(n) is _randbelow(n) once n is checked positive: the same numbers, without the checks.
         below = _randbelow(rng)
-        count = len(bodies)
-        hitpoints = [b.hitpoints for b in bodies]
-        damage = [b.damage for b in bodies]
-        # The living, in pool order (a pick's index means the same body as in sample_trace), and
-        # the hitpoints each has left (None: it cannot die).
-        living = [i for i, b in enumerate(bodies) if not b.lethal]
-        left = [None if h is None else h - d for h, d in zip(hitpoints, damage)]
+        count = len(hitpoints)
+        living, left = list(alive), list(left_before)
         last_negative = None  # found when first needed: every body lethal is the rare moment
         for index, shot in enumerate(self.volley.shots):
             if living:
@@ -487,13 +486,20 @@ class Fire(Chance):
                 left[i] = room - hit
                 if not room:  # negative damage gave a lethal body hitpoints back: it lives again
                     living = [j for j, r in enumerate(left) if r is None or r > 0]
-        changed = False
-        for i, body in enumerate(bodies):
-            most = hitpoints[i]
-            if most is not None and most - left[i] != body.damage:  # type: ignore[operator]
-                bodies[i] = Body(most, most - left[i], body.owner, body.tag, body.group)  # type: ignore[operator]
-                changed = True
-        return Pool.of(bodies) if changed else self.pool
+        key = tuple(left)
+        found = after.get(key)
+        if found is None:
+            bodies = list(pool.bodies)
+            changed = False
+            for i, body in enumerate(bodies):
+                most = hitpoints[i]
+                if most is not None and most - left[i] != body.damage:  # type: ignore[operator]
+                    bodies[i] = Body(most, most - left[i], body.owner, body.tag, body.group)  # type: ignore[operator]
+                    changed = True
+            found = Pool.of(bodies) if changed else pool
+            if len(after) < _POOLS_LEFT:
+                after[key] = found
+        return found
 
     def sample_trace(self, rng: random.Random) -> tuple[Pool, tuple[Hit, ...]]:
         if self.allocate != RANDOM:
@@ -540,6 +546,19 @@ class Fire(Chance):
     def describe(self) -> str:
         how = "" if self.allocate == RANDOM else f", allocated {self.allocate}"
         return f"volley of {len(self.volley)} shots at {len(self.pool)} bodies{how}"
+
+
+_POOLS_LEFT = 256  # the pools one pool is left as by sampled volleys, remembered: the common endings
+
+
+def _fired_at(pool: Pool) -> tuple[tuple[int | None, ...], tuple[int, ...], tuple[int | None, ...], dict[Any, Pool]]:
+    """What a sampled volley reads of a pool: its bodies' hitpoints, the living in pool order (a pick's
+    index means the same body as in sample_trace), the hitpoints each has left (None: it cannot die);
+    and an empty memo of the pools it is left as, by the hitpoints left."""
+    hitpoints = tuple(b.hitpoints for b in pool.bodies)
+    living = tuple(i for i, b in enumerate(pool.bodies) if not b.lethal)
+    left = tuple(None if b.hitpoints is None else b.hitpoints - b.damage for b in pool.bodies)
+    return hitpoints, living, left, {}
 
 
 def _last_negative(volley: Volley) -> int:
