@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any, Protocol
 
@@ -564,27 +564,28 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         # A draw: one state for each value of the expression's distribution.
         fold = _folded(routine, pc, following, slot, projection, R.gen) if following >= 0 else None
         if fold is None:
-            def key_of(value: Any, F: list[Any] = F, following: int = following, rest: tuple[Any, ...] = rest) -> Key:
+            keys = []
+            for value in drawn.weights:
                 F[slot] = value
-                return (keep(following, F), *rest)  # type: ignore[return-value]
+                keys.append((keep(following, F), *rest))
             goes = following
-        else:  # the next block only adds the value into an outcome: done here, a state for each sum
-            sums = interned.forgotten.setdefault(("fold", id(projection), pc), {})
-            key_of = fold.keys(F, rest, projection, R, sums)
+        else:  # the next block only takes the value into an outcome: done here, a state for each result
+            keys = fold.keys(drawn.weights, F, rest, projection, R,
+                             interned.forgotten.setdefault(("fold", id(projection), pc), {}))
             goes = fold.following
         total = drawn.total
         kind = type(p)
         if kind is Scaled or kind is Fraction or kind is int:  # whole numbers multiplied: nothing reduced
             top, bottom = (p.n, p.d * total) if kind is Scaled else (p.numerator, p.denominator * total)
-            for value, weight in drawn.weights.items():
-                yield key_of(value), Scaled(top * weight, bottom), goes
+            for key, weight in zip(keys, drawn.weights.values()):
+                yield key, Scaled(top * weight, bottom), goes  # type: ignore[misc]
             continue
         if kind is Carried:  # every carried part alike
-            for value, weight in drawn.weights.items():
-                yield key_of(value), p.times(weight, total), goes
+            for key, weight in zip(keys, drawn.weights.values()):
+                yield key, p.times(weight, total), goes  # type: ignore[misc]
             continue
-        for value, weight in drawn.weights.items():
-            yield key_of(value), p * Fraction(weight, total), goes
+        for key, weight in zip(keys, drawn.weights.values()):
+            yield key, p * Fraction(weight, total), goes  # type: ignore[misc]
 
 
 _FOLD_LINE = re.compile(r"rt\.set_outcome\(S, R, '([^']+)', '(=|\+=|-=)', F\[(\d+)\], (K\d+)\)")
@@ -600,8 +601,8 @@ class _Fold:
     def __init__(self, name: str, op: str, pos: Pos, following: int, slot: int):
         self.name, self.op, self.pos, self.following, self.slot = name, op, pos, following, slot
 
-    def keys(self, F: list[Any], rest: tuple[Any, ...], projection: liveness.Projection, R: Run,
-             sums: dict[tuple[int, Any], int]) -> Callable[[Any], Key]:
+    def keys(self, values: Iterable[Any], F: list[Any], rest: tuple[Any, ...], projection: liveness.Projection,
+             R: Run, sums: dict[tuple[int, Any], int]) -> list[Key]:
         """The state after the block for each value drawn; `sums`: (outcomes by number, the outcome's new
         value) -> the outcomes after, by number."""
         interned = R.interned
@@ -611,18 +612,16 @@ class _Fold:
         world, outcomes, tail = rest[0], rest[1], rest[2:]
         before = interned.values[outcomes]
         old = before[self.name]
-        name, op, pos, intern = self.name, self.op, self.pos, interned.id
-
-        def key_of(value: Any) -> Key:
-            new = rt.combine(op, old, value, R, pos)
+        keys: list[Key] = []
+        for value in values:
+            new = rt.combine(self.op, old, value, R, self.pos)
             found = sums.get((outcomes, new))
             if found is None:
                 after = Frozen(before)
-                after[name] = new
-                found = sums[(outcomes, new)] = intern(after)
-            return (kept, world, found, *tail)  # type: ignore[return-value]
-
-        return key_of
+                after[self.name] = new
+                found = sums[(outcomes, new)] = interned.id(after)
+            keys.append((kept, world, found, *tail))  # type: ignore[arg-type]
+        return keys
 
 
 def _folded(routine: Routine, draw: int, pc: int, slot: int, projection: liveness.Projection,
