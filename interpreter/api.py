@@ -424,7 +424,7 @@ def _sample_chunk(prepared: Prepared, chunk: tuple[int, int, int, bool]) -> dict
             # Counted by the outcomes' values in their one order (every run's outcomes are made from the
             # start's), which hash far faster than the outcomes themselves.
             first: dict[tuple[Any, ...], Frozen] = {}
-            for state in resolve.sample_runs(program, action, start, engine, size):
+            for state in resolve.sample_runs(program, action, start, engine, size, names=False):
                 check_after(program, action, [(state, 1)], exact=False, start=start)
                 key = (tuple(state.outcomes.values()), state.stopped)
                 counts[key] = counts.get(key, 0) + 1

@@ -165,7 +165,7 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
     first_state: State | None = None
     weight: Any = 0
     pairs = list(states.items()) if isinstance(states, Mapping) else states  # a sampled state is not hashed
-    known: dict[int, bool] = {} if start is None else {id(record): True for record in start.world.values()}
+    known: dict[int, bool] = {} if start is None else dict(_met_at_start(program, start))
     for state, p in pairs:
         if clear(state, known):
             continue
@@ -198,6 +198,18 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
         hint += f"; in the final state where {outcomes}"
     raise RunError(first.constraint.pos, f"after {action.name}, {subject}{shown_value}: it {breach(first.constraint)}{chance}",
                    hint)
+
+
+def _met_at_start(program: Program, start: State) -> dict[int, bool]:
+    """The records of a start state as the quick test knows them, by identity: met when the scenario was built
+    (kept with the start, which keeps them alive)."""
+    met = program.constraints_met
+    found = met.get(("start", start))
+    if found is None:
+        if len(met) >= _MEMO:
+            met.clear()
+        found = met[("start", start)] = {id(record): True for record in start.world.values()}
+    return found  # type: ignore[no-any-return]
 
 
 def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | None:
