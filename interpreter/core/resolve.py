@@ -84,28 +84,6 @@ def _frozen(found: dict[str, Any]) -> Frozen:
     return found if type(found) is Frozen else Frozen(found)
 
 
-def sample_runs(program: Any, action: n.StepDecl, start: State, engine: Any, count: int,
-                names: bool = True) -> Iterator[State]:
-    """The final states of `count` sampled runs from one start, one after the other with one engine
-    (without an event log): as many calls of resolve_one, less what they would each look up again.
-    names=False: the states leave out the action's names (for those who count outcomes)."""
-    routine = routine_of(program, action)
-    gen = generator_for(program.rules)
-    R = Run(program, engine, gen)
-    pc, frame, world, outcomes, stopped, work = _before_chance(program, action, routine, start, R)
-    try:
-        for _ in range(count):
-            # Frozen from the start, unhashed while the run changes them: the final state needs no copy.
-            S = rt.Working(list(frame), Frozen(world), Frozen(outcomes), stopped)
-            R.work = work
-            go_on_from(routine, pc, S, R)
-            W = S.W if type(S.W) is Frozen else Frozen(S.W)
-            O = S.O if type(S.O) is Frozen else Frozen(S.O)
-            yield _final(routine, S.F, W, O, S.stopped) if names else State((_EMPTY,), W, O, S.stopped)
-    finally:
-        keep_if_grown(gen)
-
-
 def _before_chance(program: Any, action: n.StepDecl, routine: Routine, start: State,
                    R: Run) -> tuple[int, tuple[Any, ...], dict[str, Any], dict[str, Any], str | None, int]:
     """Where every sampled run from this start stands at its first chance: the block, the working state,
