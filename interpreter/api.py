@@ -197,10 +197,16 @@ class Distribution:
     def joint(self) -> list[tuple[dict[str, Any], Fraction]]:
         merged: dict[tuple[Any, ...], Fraction] = {}
         names = self.outcome_names
+        # The key as values() gives it ("stopped" comes last, when it is there), without a dictionary a state.
+        outcomes = names[:len(self.prepared.program.rules.outcomes)]
+        stopped = len(outcomes) < len(names)
         for state, p in self.states.items():
-            values = self.values(state)
-            key = tuple(values[k] for k in names)
-            merged[key] = merged.get(key, 0) + p
+            found = state.outcomes
+            key = tuple([found[k] for k in outcomes])
+            if stopped:
+                key += (state.stopped or "",)
+            before = merged.get(key)
+            merged[key] = p if before is None else before + p
         ordered = sorted(merged.items(), key=lambda kv: stable_key(kv[0]))
         return [(dict(zip(names, key)), p) for key, p in ordered]
 
