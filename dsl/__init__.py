@@ -23,16 +23,24 @@ def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT, from_file:
     """Parse and check rules text; `extends` paths are relative to `path`.
 
     open_texts gives the unsaved text of a file that an editor holds, or None to read the file.
+    Without open_texts, checked rules are kept in the cache as `load` keeps a file's (rules
+    with an error are not). from_file says the text was read from a file: its syntax tree and
+    the code generated for it are kept too.
     """
+    if open_texts is not None:  # an editor's unsaved texts change at each keystroke: not worth keeping
+        return _checked(text, path, limits, from_file, open_texts)
+    return load_checked(text, str(path), limits, lambda: _checked(text, path, limits, from_file, None), from_file)
+
+
+def load(path: str | Path, limits: Limits = DEFAULT) -> Ruleset:
+    """Read, parse and check a rules file (and the files it extends), from the cache when unchanged."""
+    return loads(read_text(Path(path), str(path), limits=limits), str(path), limits, from_file=True)
+
+
+def _checked(text: str, path: str, limits: Limits, from_file: bool, open_texts: OpenTexts | None) -> Ruleset:
     loaded = load_module(text, path, limits, from_file, open_texts)
     rules = check(loaded.module, loaded.sources[path], loaded.sources)
     rules.sources.update(loaded.sources)
     rules.bases = loaded.base_paths
     rules.limits = limits
     return rules
-
-
-def load(path: str | Path, limits: Limits = DEFAULT) -> Ruleset:
-    """Read, parse and check a rules file (and the files it extends), from the cache when unchanged."""
-    text = read_text(Path(path), str(path), limits=limits)
-    return load_checked(text, str(path), limits, lambda: loads(text, str(path), limits, from_file=True))

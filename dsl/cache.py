@@ -7,7 +7,6 @@ import hashlib
 import os
 import pickle
 import stat
-import tempfile
 from pathlib import Path
 from typing import TypeVar
 
@@ -51,6 +50,8 @@ def store(name: str, data: bytes) -> None:
     folder = cache_folder()
     if folder is None:
         return
+    import tempfile  # only when something is stored: a run that reads the cache never needs it
+
     kind = name.split("-", 1)[0]
     _prune(folder, kind)
     try:

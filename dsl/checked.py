@@ -5,7 +5,9 @@ cached, and a tool often loads the same file many times (every `fracas`
 command, every test). The whole checked Ruleset is pickled in the user's cache
 folder, keyed by the file's text and path, the limits, and the code of the
 front end; the texts of the files it extends are kept with it and compared
-with the files on every read, so an edited base checks afresh.
+with the files on every read, so an edited base checks afresh. Rules given as
+text (`dsl.loads`) are kept the same way, keyed by the path they are shown as,
+but the code generated for them is kept only when the text is a file's.
 """
 
 from __future__ import annotations
@@ -23,18 +25,23 @@ from fracas.dsl.limits import Limits
 from fracas.dsl.ruleset import Ruleset
 
 
-def load_checked(text: str, path: str, limits: Limits, check: Callable[[], Ruleset]) -> Ruleset:
-    """The ruleset `check()` makes of this text, from the cache when nothing it depends on changed."""
+def load_checked(text: str, path: str, limits: Limits, check: Callable[[], Ruleset], keep_derived: bool) -> Ruleset:
+    """The ruleset `check()` makes of this text, from the cache when nothing it depends on changed.
+
+    keep_derived: whether what a runtime derives from the rules later (`keep_with`) goes to
+    the cache too. Not for a text made by a program (a fuzzer's, a test's): each run that made
+    more code would pickle the rules again, for a text that may never be loaded again.
+    """
     name = _cache_name(text, path, limits)
     if name is not None:
         kept_rules = _read(name, path, limits)
         if kept_rules is not None:
-            kept_rules.cache_name = name
+            kept_rules.cache_name = name if keep_derived else None
             return kept_rules
     rules = check()
     if name is not None:
         kept.store_object(name, rules)
-        rules.cache_name = name
+        rules.cache_name = name if keep_derived else None
     return rules
 
 

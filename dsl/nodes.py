@@ -6,9 +6,14 @@ and used as a dictionary key by the engines.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from functools import cache
+from operator import attrgetter
+from typing import Any, TypeVar
+
+N = TypeVar("N", bound=type)
 
 
 @cache
@@ -40,17 +45,52 @@ class Pos:
 NOWHERE = Pos(0, 0, 0, 0)
 
 
-@dataclass(frozen=True, slots=True)
+def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The tuple of these attributes of a node, as a dataclass's __eq__ and __hash__ build it."""
+    if len(names) == 1:
+        one = attrgetter(names[0])  # gives the bare value, not a tuple of one
+        return lambda node: (one(node),)
+    return attrgetter(*names) if names else lambda node: ()
+
+
+def _node(cls: N) -> N:
+    """A frozen slotted dataclass whose __eq__, __hash__ and __repr__ are Node's.
+
+    Python 3.11 compiles each method a dataclass makes on its own, and making
+    every node's equality, hash and repr took a third of the time importing
+    this module took. Node's are the ones a dataclass would make, written once:
+    equal when of the same class with equal compared fields, hashed as the
+    tuple of those, shown by class name and the fields shown.
+    """
+    made = dataclass(frozen=True, slots=True, eq=False, repr=False)(cls)
+    made._compared = staticmethod(_values_of(tuple(f.name for f in fields(made) if f.compare)))
+    made._shown = tuple(f.name for f in fields(made) if f.repr)
+    return made
+
+
+@_node
 class Node:
     pos: Pos = field(compare=False, repr=False)
 
     __reduce__ = _reduce
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._compared(self) == self._compared(other)
+
+    def __hash__(self) -> int:
+        return hash(self._compared(self))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._shown)
+        return f"{self.__class__.__qualname__}({shown})"
+
 
 # ---- types ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class TypeExpr(Node):
     name: str = ""  # "list" for list types
     item: TypeExpr | None = None  # element type of a list
@@ -60,83 +100,83 @@ class TypeExpr(Node):
 # ---- expressions --------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Expr(Node):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Number(Expr):
     value: int | Fraction = 0
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Dice(Expr):
     count: int = 1
     sides: int = 6
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Text(Expr):
     value: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Bool(Expr):
     value: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class NoneLit(Expr):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Name(Expr):
     name: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Attr(Expr):
     obj: Expr = None  # type: ignore[assignment]
     name: str = ""
     kind: str = ""  # the kind of record whose field it reads, where the checker knows it: set by the checker
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Index(Expr):
     obj: Expr = None  # type: ignore[assignment]
     index: Expr = None  # type: ignore[assignment]
     more: tuple[Expr, ...] = ()  # further keys, for a table
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Keyword(Node):
     name: str = ""
     value: Expr = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Call(Expr):
     func: str = ""
     args: tuple[Expr, ...] = ()
     keywords: tuple[Keyword, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Unary(Expr):
     op: str = ""  # "-" or "not"
     operand: Expr = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Binary(Expr):
     op: str = ""  # + - * / == != < <= > >= and or in "not in"
     left: Expr = None  # type: ignore[assignment]
     right: Expr = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class InRange(Expr):
     """`value in low..high`: both ends included; `not in` when negated."""
 
@@ -146,19 +186,19 @@ class InRange(Expr):
     negated: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Conditional(Expr):
     test: Expr = None  # type: ignore[assignment]
     then: Expr = None  # type: ignore[assignment]
     otherwise: Expr = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class ListLit(Expr):
     items: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Comprehension(Expr):
     item: Expr = None  # type: ignore[assignment]
     var: str = ""
@@ -167,13 +207,13 @@ class Comprehension(Expr):
     var_pos: Pos = field(default=NOWHERE, compare=False, repr=False)  # where the item's name is written
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class FieldInit(Node):
     name: str = ""
     value: Expr = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class RecordLit(Expr):
     fields: tuple[FieldInit, ...] = ()
     kind: str = ""  # the kind of record it makes: set by the checker, from the type wanted where it is written
@@ -182,12 +222,12 @@ class RecordLit(Expr):
 # ---- statements ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Stmt(Node):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Let(Stmt):
     name: str = ""
     value: Expr = None  # type: ignore[assignment]
@@ -195,7 +235,7 @@ class Let(Stmt):
     name_pos: Pos = field(default=NOWHERE, compare=False, repr=False)  # where the name is written
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Assign(Stmt):
     target: tuple[str, ...] = ()  # a name, then field names
     op: str = "="
@@ -203,14 +243,14 @@ class Assign(Stmt):
     target_pos: tuple[Pos, ...] = field(default=(), compare=False, repr=False)  # where each name of target is
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class If(Stmt):
     test: Expr = None  # type: ignore[assignment]
     then: tuple[Stmt, ...] = ()
     otherwise: tuple[Stmt, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class For(Stmt):
     var: str = ""
     source: Expr = None  # type: ignore[assignment]
@@ -218,23 +258,23 @@ class For(Stmt):
     var_pos: Pos = field(default=NOWHERE, compare=False, repr=False)  # where the loop's name is written
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class While(Stmt):
     test: Expr = None  # type: ignore[assignment]
     body: tuple[Stmt, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Break(Stmt):
     """Leaves the innermost loop."""
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Stop(Stmt):
     reason: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Return(Stmt):
     """Ends the current step or fn (not the resolution).
 
@@ -247,12 +287,12 @@ class Return(Stmt):
     value: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class CallStmt(Stmt):
     call: Call = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Event(Stmt):
     name: str = ""
     args: tuple[Expr, ...] = ()
@@ -262,13 +302,13 @@ class Event(Stmt):
 # ---- declarations --------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Decl(Node):
     name: str = ""
     override: bool = field(default=False, compare=False)  # replaces or extends a base declaration
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Bounds(Node):
     """`in low..high` after a field's, parameter's or input's type: sugar for a require."""
 
@@ -276,7 +316,7 @@ class Bounds(Node):
     high: Expr = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Require(Decl):
     """`require test "message"`: in a kind, on an action, or at the top of a file (over the parameters)."""
 
@@ -284,39 +324,39 @@ class Require(Decl):
     message: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class FieldDecl(Decl):
     type: TypeExpr = None  # type: ignore[assignment]
     default: Expr | None = None
     bounds: Bounds | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class KindDecl(Decl):
     fields: tuple[FieldDecl, ...] = ()
     requires: tuple[Require, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class RowField(Node):
     name: str = ""
     value: Expr = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class RowDecl(Decl):
     kind: str = ""
     kind_pos: Pos = field(default=NOWHERE, compare=False, repr=False)
     fields: tuple[RowField, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class TableRow(Node):
     name: str = ""
     cells: tuple[Number, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class TableDecl(Decl):
     row_kind: str = ""
     column_kind: str = ""
@@ -329,47 +369,47 @@ class TableDecl(Decl):
     column_kind_pos: Pos = field(default=NOWHERE, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class ParamDecl(Decl):
     type: TypeExpr | None = None
     value: Expr = None  # type: ignore[assignment]
     bounds: Bounds | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class ChoiceDecl(Decl):
     type: TypeExpr = None  # type: ignore[assignment]
     value: Expr = None  # type: ignore[assignment]
     description: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class OutcomeDecl(Decl):
     type: TypeExpr = None  # type: ignore[assignment]
     value: Expr = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Param(Decl):
     type: TypeExpr = None  # type: ignore[assignment]
     default: Expr | None = None
     bounds: Bounds | None = None  # an action's inputs only
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Term(Node):
     op: str = ""  # add, multiply, replace, at least, at most
     amount: Expr = None  # type: ignore[assignment]
     when: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class ModifierDecl(Decl):
     params: tuple[Param, ...] = ()
     terms: tuple[Term, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class FnDecl(Decl):
     params: tuple[Param, ...] = ()
     body: Expr | None = None  # `= expr`; None for a fn written with statements
@@ -377,7 +417,7 @@ class FnDecl(Decl):
     block: tuple[Stmt, ...] | None = None  # `{ ... return value }`
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class StepDecl(Decl):
     params: tuple[Param, ...] = ()
     body: tuple[Stmt, ...] = ()
@@ -386,7 +426,7 @@ class StepDecl(Decl):
     requires: tuple[Require, ...] = ()  # an action's conditions on its inputs
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class ExampleDecl(Decl):
     """`name` is the title; `example_id` the document ID that opens it, if any."""
 
@@ -398,12 +438,12 @@ class ExampleDecl(Decl):
     set_pos: tuple[Pos, ...] = field(default=(), compare=False, repr=False)  # where each set's name is written
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Extends(Node):
     path: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@_node
 class Module(Node):
     path: str = ""
     title: str = ""

@@ -9,7 +9,6 @@ them onto the checkout's folders, beside dsl/.
 from __future__ import annotations
 
 import importlib.util
-from importlib import resources
 from pathlib import Path
 
 # The folder holding dsl/: a checkout's root, or site-packages/fracas once installed from a wheel.
@@ -24,6 +23,8 @@ def _installed_dir(package: str, suffix: str) -> Path | None:
     a sentinel that is not a path in `__path__`), so the spec's real
     directories are the second choice.
     """
+    from importlib import resources  # slow to import, and a checkout never asks
+
     try:
         entries = list(resources.files(package).iterdir())
     except ModuleNotFoundError:

@@ -9,8 +9,10 @@ the default 100,000 take about 2 hours.
 
 from __future__ import annotations
 
+import os
 import random
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -48,6 +50,13 @@ def main() -> int:
     return 0
 
 
+def in_own_cache_folder() -> int:
+    """main(), with a cache folder of its own: the mutants that load would push the user's kept rules out."""
+    with tempfile.TemporaryDirectory(prefix="fracas-fuzz-") as folder:
+        os.environ["XDG_CACHE_HOME"] = folder
+        return main()
+
+
 def _duration(seconds: float) -> str:
     minutes = round(seconds / 60)
     if minutes < 2:
@@ -56,4 +65,4 @@ def _duration(seconds: float) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(in_own_cache_folder())

@@ -96,3 +96,60 @@ def test_an_unusable_cache_folder_still_loads(tmp_path, monkeypatch, checks):
     assert bonus(dsl.load(path)) == "1"
     assert bonus(dsl.load(path)) == "1"
     assert len(checks) == 2
+
+
+def test_the_same_text_given_again_is_not_checked_again(cache_folder, checks):
+    first = dsl.loads(BASE)
+    second = dsl.loads(BASE)
+    assert checks == ["<rules>"]
+    assert bonus(second) == bonus(first) == "1"
+    assert len(list(cache_folder.glob("checked-*.pickle"))) == 1
+
+
+def test_another_text_is_checked_afresh(cache_folder, checks):
+    dsl.loads(BASE)
+    assert bonus(dsl.loads(BASE.replace("= 1", "= 2"))) == "2"
+    assert len(checks) == 2
+
+
+def test_a_text_with_an_error_is_reported_again_not_kept(cache_folder, checks):
+    wrong = BASE.replace("bonus + 2", "bonus + true")
+    for _ in range(2):
+        with pytest.raises(dsl.RulesError, match="bool"):
+            dsl.loads(wrong)
+    assert len(checks) == 2
+    assert not list(cache_folder.glob("checked-*"))
+
+
+def test_a_text_that_does_not_parse_is_reported_again(cache_folder):
+    for _ in range(2):
+        with pytest.raises(dsl.RulesError):
+            dsl.loads("param bonus: int =\n")
+    assert not list(cache_folder.glob("checked-*"))
+
+
+def test_a_text_and_the_file_that_holds_it_are_checked_once(tmp_path, cache_folder, checks):
+    path = tmp_path / "base.rules"
+    path.write_text(BASE)
+    dsl.loads(BASE, str(path))
+    assert bonus(dsl.load(path)) == "1"
+    assert checks == [str(path)]
+
+
+def test_a_text_whose_base_is_edited_is_checked_again(tmp_path, cache_folder, checks):
+    (tmp_path / "base.rules").write_text(BASE)
+    shown = str(tmp_path / "variant.rules")
+    assert bonus(dsl.loads(VARIANT, shown)) == "5"
+    (tmp_path / "base.rules").write_text(BASE.replace("bonus + 2", "bonus + 3"))
+    rules = dsl.loads(VARIANT, shown)
+    assert len(checks) == 2
+    assert "bonus + 3" in rules.sources[str(tmp_path / "base.rules")].text
+
+
+def test_a_text_with_an_editors_unsaved_bases_is_checked_every_time(tmp_path, cache_folder, checks):
+    (tmp_path / "base.rules").write_text(BASE)
+    shown = str(tmp_path / "variant.rules")
+    for _ in range(2):
+        assert bonus(dsl.loads(VARIANT, shown, open_texts=lambda path: None)) == "5"
+    assert len(checks) == 2
+    assert not list(cache_folder.glob("checked-*"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,14 @@ from fracas.interpreter.tools.examples import run_examples
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = (ROOT / "rules" / "epicinium.rules").read_text()
 TOKENS = re.findall(r"\s+|\w+|[^\w\s]", SOURCE)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def own_cache_folder(tmp_path_factory):
+    """Mutants that load are kept in a cache folder of this module's own, not the user's, which they would only fill."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+        yield
 
 
 def loads_or_diagnoses(text: str, run: bool = False) -> None:

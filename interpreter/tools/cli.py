@@ -19,7 +19,6 @@ from typing import Any
 
 from fracas import dsl
 from fracas.dsl.diagnostics import Diagnostic, RulesError, did_you_mean, printable
-from fracas.dsl.diff import compare
 from fracas.dsl.resources import shipped_rules_dir
 from fracas.interpreter import api
 from fracas.interpreter.tools import report
@@ -29,8 +28,6 @@ from fracas.dsl.limits import Limits
 from fracas.interpreter.tools.examples import input_problems, run_examples
 from fracas.interpreter.tools.plots import FORMATS as PICTURE_FORMATS
 from fracas.interpreter.tools.plots import PlotUnavailable, picture_format, plot_distributions, plot_heatmap
-from fracas.interpreter.tools.sweep import SweepError, default_metric, metric_expression, parse_vary
-from fracas.interpreter.tools.sweep import sweep as run_sweep
 from fracas.interpreter.tools.files import not_a_regular_file, write_text_atomically
 from fracas.interpreter.tools.scenario import combine, dump_state, load_scenario, parse_assignment
 
@@ -479,6 +476,10 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    # Imported by the commands that use them, as fmt and lsp are below: every other command starts sooner.
+    from fracas.interpreter.tools.sweep import SweepError, default_metric, metric_expression, parse_vary
+    from fracas.interpreter.tools.sweep import sweep as run_sweep
+
     rules, scenario = _load(args)
     target = _output("--plot", args.plot, args, [rules])
     try:
@@ -515,6 +516,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from fracas.dsl.diff import compare
+
     changes = compare(_rules(args, args.base), _rules(args, args.variant))
     if args.json:
         print(json.dumps([{"change": c.what, "category": c.category, "name": c.name, "path": c.where.path,

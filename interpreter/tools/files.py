@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,6 +41,8 @@ def write_atomically(path: str | Path, write: Callable[[str], None]) -> None:
         old: os.stat_result | None = os.stat(target)
     except OSError:
         old = None
+    import tempfile  # slow to import: only when a file is written
+
     handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(handle)
     try:

@@ -16,21 +16,24 @@ action:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cattrs
 import tomli_w
 
 from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.reading import TooLarge, read_bytes
 from fracas.interpreter.api import Scenario, ScenarioError, Unwritable
+
+if TYPE_CHECKING:
+    import cattrs
 
 
 @dataclass
@@ -54,10 +57,18 @@ def _strict_table(value: Any, _: type) -> dict[str, Any]:
     return value
 
 
-# cattrs checks the envelope; the inputs are structured by the rules' own kinds (fracas.interpreter.inputs, behind the API).
-_CONVERTER = cattrs.Converter()
-_CONVERTER.register_structure_hook(str, _strict_str)
-_CONVERTER.register_structure_hook_func(lambda t: getattr(t, "__origin__", None) is dict, _strict_table)
+@functools.cache
+def _converter() -> cattrs.Converter:
+    """cattrs checks the envelope; the inputs are structured by the rules' own kinds (fracas.interpreter.inputs,
+    behind the API). Made when a scenario is first read."""
+    import cattrs
+
+    converter = cattrs.Converter()
+    converter.register_structure_hook(str, _strict_str)
+    converter.register_structure_hook_func(lambda t: getattr(t, "__origin__", None) is dict, _strict_table)
+    return converter
+
+
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
@@ -105,8 +116,10 @@ def parse_scenario(text: str, path: str = "<scenario>", limits: Limits = DEFAULT
         raise _fail(path, _too_many_digits(digits), line, column, text,
                     "fracas computes exactly, and a number this long cannot be read") from None
     given = {key: data.pop(key) for key in ("action", "params", "choices") if key in data}
+    import cattrs  # slow to import: only once a scenario is read (`fracas check` reads none)
+
     try:
-        envelope = _CONVERTER.structure(given, Envelope)
+        envelope = _converter().structure(given, Envelope)
     except cattrs.BaseValidationError as error:
         key = next((k for k in ("action", "params", "choices") if f"$.{k}" in "".join(cattrs.transform_error(error))),
                    "action")

@@ -11,7 +11,6 @@ import copy
 import functools
 import itertools
 import math
-import multiprocessing
 import os
 import re
 import signal
@@ -261,6 +260,8 @@ def sweep(rules_path: str, limits: Limits, scenario: Scenario, varies: list[Vary
     workers = max(1, min(jobs or os.cpu_count() or 1, len(jobs_list)))
     if workers == 1:
         return _collect(map(run_case, jobs_list), len(jobs_list), progress)
+    import multiprocessing  # slow to import: only for a sweep that runs workers
+
     # Leaving the block stops the workers at once, on Ctrl-C too; they ignore it, so that only
     # this process hears it and says so, without a traceback from each worker.
     with multiprocessing.Pool(workers, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
