@@ -155,7 +155,7 @@ class Volley:
     """Shots in the order they fire."""
 
     shots: tuple[Shot, ...] = ()
-    # The index of the last shot of negative damage (-1: none), found when first asked (chance.last_negative):
+    # The index of the last shot of negative damage (-1: none), found when first asked (chance._last_negative):
     # a sampled run fires the same volley, made before its first chance, again and again.
     last_negative: int | None = field(default=None, init=False, compare=False, hash=False, repr=False)
 
