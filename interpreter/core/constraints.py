@@ -442,25 +442,13 @@ def _first_broken_in(program: Program, constraints: Iterable[Constraint], record
 
 
 def _own_fields(rules: Ruleset, constraint: Constraint, shape: Any) -> tuple[int, ...] | None:
-    """The places of the fields of `shape` a constraint reads, if it reads nothing else but parameters.
-
-    Only plain fields count, and only a test that calls no function of the rules: an entity in a field,
-    or a function given one, reads the world beyond the record's values.
-    """
+    """The places of the fields of `shape` a constraint reads, if it reads nothing else but parameters:
+    plain fields only, none read through (see _reads_of)."""
     cache = rules.runtime_cache.setdefault("constraint fields", {})
     key = (id(constraint), shape.kind)
     if key not in cache:
-        fields = rules.kinds[shape.kind].fields
-        places: list[int] | None = None if _calls_rules(constraint.test) else []
-        for path in constraint.reads:
-            if places is None:
-                break
-            name = path[0]
-            if len(path) == 1 and name in shape.index and _plain(fields[shape.index[name]].type):
-                places.append(shape.index[name])  # type: ignore[union-attr]
-            elif not (len(path) == 1 and name in rules.params):
-                places = None
-        cache[key] = None if places is None else tuple(sorted(set(places)))
+        reads = _reads_of(rules, constraint, shape)
+        cache[key] = None if reads is None or reads[1] else tuple(sorted(reads[0]))
     return cache[key]  # type: ignore[no-any-return]
 
 
