@@ -37,6 +37,7 @@ from fracas.interpreter.tools.lsp.features import definition, hover, lenses, lin
 
 RUN_EXAMPLE = "fracas.runExample"
 WAIT = 2.0  # seconds a request waits for the analysis of the text it is about
+FIRST_WAIT = 30.0  # ... when the document has no analysis yet to answer from (just opened, behind others)
 QUICK = 0.08  # ... and a request about a place, before it answers from the last analysis
 IDLE = 2.0  # seconds without an edit before the server looks for garbage among everything it keeps
 log = logging.getLogger("fracas.lsp")
@@ -206,7 +207,8 @@ class FracasServer(LanguageServer):
             if not future.done() and quick and last is not None and document is not None:
                 return carry_over(last, normalized(document.source), document.version)
             if not future.done():
-                await asyncio.wait({future}, timeout=WAIT)
+                # An answer from nothing is worse than a late one: a file just opened waits for its first analysis.
+                await asyncio.wait({future}, timeout=WAIT if self.analyses.get(uri) is not None else FIRST_WAIT)
         return self.analyses.get(uri)
 
     def related(self, analysis: Analysis) -> list[Analysis]:

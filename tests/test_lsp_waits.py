@@ -1,0 +1,53 @@
+"""How long a request of the language server waits for an analysis (no client: the server's own method)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("pygls")
+from fracas.dsl.limits import Limits  # noqa: E402
+from fracas.interpreter.tools.lsp import server as lsp_server  # noqa: E402
+from fracas.interpreter.tools.lsp.analysis import Analysis  # noqa: E402
+from pygls.workspace import Workspace  # noqa: E402
+
+
+def a_server() -> lsp_server.FracasServer:
+    server = lsp_server.FracasServer(Limits())
+    server.protocol._workspace = Workspace(None)  # what initialize would make
+    return server
+
+
+def test_a_request_about_a_file_just_opened_waits_for_its_first_analysis_past_the_usual_wait(monkeypatch):
+    monkeypatch.setattr(lsp_server, "QUICK", 0.01)
+    monkeypatch.setattr(lsp_server, "WAIT", 0.02)
+    server = a_server()
+    uri = "untitled:slow.rules"
+    analysis = Analysis("slow.rules", "", 1)
+
+    async def ask() -> Analysis | None:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        server.pending[uri] = future
+        future.add_done_callback(lambda done: server.analyses.__setitem__(uri, done.result()))
+        loop.call_later(0.2, future.set_result, analysis)  # ten times the usual wait
+        return await server.current(uri, quick=True)
+
+    assert asyncio.run(ask()) is analysis
+
+
+def test_a_request_about_a_file_with_an_analysis_does_not_wait_past_the_usual_wait(monkeypatch):
+    monkeypatch.setattr(lsp_server, "QUICK", 0.01)
+    monkeypatch.setattr(lsp_server, "WAIT", 0.02)
+    server = a_server()
+    uri = "untitled:slow.rules"
+    older = Analysis("slow.rules", "", 1)
+    server.analyses[uri] = older
+
+    async def ask() -> Analysis | None:
+        future = asyncio.get_running_loop().create_future()
+        server.pending[uri] = future  # never done: an analysis stuck in the worker
+        return await asyncio.wait_for(server.current(uri), 5)
+
+    assert asyncio.run(ask()) is older
