@@ -13,16 +13,17 @@ from fracas.interpreter.tools.lsp.analysis import Analysis  # noqa: E402
 from pygls.workspace import Workspace  # noqa: E402
 
 
-def a_server() -> lsp_server.FracasServer:
-    server = lsp_server.FracasServer(Limits())
-    server.protocol._workspace = Workspace(None)  # what initialize would make
-    return server
-
-
-def test_a_request_about_a_file_just_opened_waits_for_its_first_analysis_past_the_usual_wait(monkeypatch):
+@pytest.fixture
+def server(monkeypatch) -> lsp_server.FracasServer:
+    """A server whose waits are short, so that a test sees which one a request took."""
     monkeypatch.setattr(lsp_server, "QUICK", 0.01)
     monkeypatch.setattr(lsp_server, "WAIT", 0.02)
-    server = a_server()
+    made = lsp_server.FracasServer(Limits())
+    made.protocol._workspace = Workspace(None)  # what initialize would make
+    return made
+
+
+def test_a_request_about_a_file_just_opened_waits_for_its_first_analysis_past_the_usual_wait(server):
     uri = "untitled:slow.rules"
     analysis = Analysis("slow.rules", "", 1)
 
@@ -37,10 +38,7 @@ def test_a_request_about_a_file_just_opened_waits_for_its_first_analysis_past_th
     assert asyncio.run(ask()) is analysis
 
 
-def test_a_request_about_a_file_with_an_analysis_does_not_wait_past_the_usual_wait(monkeypatch):
-    monkeypatch.setattr(lsp_server, "QUICK", 0.01)
-    monkeypatch.setattr(lsp_server, "WAIT", 0.02)
-    server = a_server()
+def test_a_request_about_a_file_with_an_analysis_does_not_wait_past_the_usual_wait(server):
     uri = "untitled:slow.rules"
     older = Analysis("slow.rules", "", 1)
     server.analyses[uri] = older
