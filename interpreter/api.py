@@ -310,11 +310,15 @@ def _resolve_one(prepared: Prepared, engine: Engine) -> State:
     program, action = prepared.program, prepared.action
 
     def run() -> State:
-        state = resolve.resolve_one(program, action, prepared.start, engine)
-        check_after(program, action, [(state, 1)], exact=False, start=prepared.start)
-        return state
+        return resolve.resolve_one(program, action, prepared.start, engine, _checker(prepared))
 
     return _diagnosed(prepared, run)
+
+
+def _checker(prepared: Prepared) -> Callable[[State], None]:
+    """What a sampled run's final state is shown to: the constraints that must hold after the action."""
+    program, action, start = prepared.program, prepared.action, prepared.start
+    return lambda state: check_after(program, action, [(state, 1)], exact=False, start=start)
 
 
 def _diagnosed(prepared: Prepared, run: Callable[[], T]) -> T:
@@ -325,12 +329,16 @@ def _diagnosed(prepared: Prepared, run: Callable[[], T]) -> T:
 
 
 def sample(rules: Ruleset, scenario: Scenario, seed: int = 0, overrides: dict[str, Any] | None = None,
-           prepared: Prepared | None = None, events: bool = True) -> Run:
-    """One seeded run. events=False skips the event log, for callers that want only outcomes and state, fast."""
+           prepared: Prepared | None = None, events: bool = True, rng: random.Random | None = None) -> Run:
+    """One seeded run. events=False skips the event log, for callers that want only outcomes and state, fast.
+
+    rng: draw from this generator instead of one seeded by `seed` (a game's own, kept from run to run:
+    seeding a new one costs more than a short run without its log); the run's seed is then None.
+    """
     prepared = prepared or prepare(rules, scenario, overrides)
     trace = Trace() if events else None
-    state = _resolve_one(prepared, SampleEngine(seed, trace))
-    return Run(prepared, state, trace.events if trace is not None else [], seed)
+    state = _resolve_one(prepared, SampleEngine(seed, trace, rng))
+    return Run(prepared, state, trace.events if trace is not None else [], seed if rng is None else None)
 
 
 def forced(rules: Ruleset, scenario: Scenario, rolls: list[int], overrides: dict[str, Any] | None = None,
@@ -423,6 +431,7 @@ def _sample_chunk(prepared: Prepared, chunk: tuple[int, int, int, bool]) -> dict
     seed, index, size, outcomes_only = chunk
     engine = SampleEngine(rng=random.Random(f"fracas samples {seed} {index}"))
     program, action, start = prepared.program, prepared.action, prepared.start
+    check = _checker(prepared)
 
     def counted() -> dict[State, int]:
         counts: dict[Any, int] = {}
@@ -430,15 +439,13 @@ def _sample_chunk(prepared: Prepared, chunk: tuple[int, int, int, bool]) -> dict
             # Counted by the outcomes' values in their one order (every run's outcomes are made from the
             # start's), which hash far faster than the outcomes themselves.
             first: dict[tuple[Any, ...], Frozen] = {}
-            for state in resolve.sample_runs(program, action, start, engine, size, names=False):
-                check_after(program, action, [(state, 1)], exact=False, start=start)
+            for state in resolve.sample_runs(program, action, start, engine, size, names=False, check=check):
                 key = (tuple(state.outcomes.values()), state.stopped)
                 counts[key] = counts.get(key, 0) + 1
                 if key not in first:
                     first[key] = state.outcomes
             return {State((Frozen(),), Frozen(), first[key], key[1]): count for key, count in counts.items()}
-        for state in resolve.sample_runs(program, action, start, engine, size):
-            check_after(program, action, [(state, 1)], exact=False, start=start)
+        for state in resolve.sample_runs(program, action, start, engine, size, check=check):
             state = State(state.frames[:1], state.world, state.outcomes, state.stopped)
             counts[state] = counts.get(state, 0) + 1
         return counts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 from pathlib import Path
 
@@ -51,6 +52,16 @@ def test_sample_returns_outcomes_events_and_the_new_state():
 def test_sampling_is_reproducible_by_seed():
     one = Scenario("targeted_attack", {**ATTACK.inputs, "attackers": [{"type": "gunner", "figures": 1}]})
     assert sample(EPI, one, seed=9).as_json() == sample(EPI, one, seed=9).as_json()
+
+
+def test_a_run_may_draw_from_the_callers_own_generator_kept_from_run_to_run():
+    one = Scenario("targeted_attack", {**ATTACK.inputs, "attackers": [{"type": "gunner", "figures": 1}]})
+    kept, again = random.Random(3), random.Random(3)
+    drawn = [sample(EPI, one, rng=kept, events=False) for _ in range(40)]
+    assert all(run.seed is None for run in drawn)
+    assert drawn[0].outcomes == sample(EPI, one, seed=3).outcomes  # a new generator seeded 3 draws the same first
+    assert [run.outcomes for run in drawn] == [sample(EPI, one, rng=again).outcomes for _ in range(40)]
+    assert {run.outcomes["stacks_lost"] for run in drawn} == {0, 1}  # the generator goes on: not one run 40 times
 
 
 def test_forced_rolls_choose_the_bodies():

@@ -164,3 +164,75 @@ def test_a_volley_fired_again_and_again_at_one_pool_lands_as_at_a_fresh_copy_of_
     for run in range(20):
         fresh = Fire(Volley(volley.shots), Pool(pool.bodies))
         assert again.sample(random.Random(seed + run)) == fresh.sample(random.Random(seed + run))
+
+
+# ---- sampled runs remembered by the values they drew -------------------------------------------
+
+
+class EveryBlock(engines.SampleEngine):
+    """Draws as the sampling engine does, but is not it: its runs run every block, none remembered."""
+
+
+def remembered_and_run(path: Path, runs: int, seed: int = 11, prepared=None) -> tuple[list, list, random.Random,
+                                                                                      random.Random]:
+    if prepared is None:
+        prepared = prepare(rules_for(path), load_scenario(path))
+    program, action, start = prepared.program, prepared.action, prepared.start
+    remembering, running = engines.SampleEngine(rng=random.Random(seed)), EveryBlock(rng=random.Random(seed))
+    remembered = list(resolve.sample_runs(program, action, start, remembering, runs))
+    run = [resolve.resolve_one(program, action, start, running) for _ in range(runs)]
+    return remembered, run, remembering.rng, running.rng
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_a_remembered_run_ends_as_running_its_blocks_does_with_the_same_random_numbers(path):
+    remembered, run, remembering, running = remembered_and_run(path, 300)
+    assert remembered == run
+    assert remembering.getstate() == running.getstate()  # and the runs after them draw the same, too
+
+
+def test_runs_that_draw_many_times_remember_no_more_places_than_the_bound_and_still_agree(monkeypatch):
+    monkeypatch.setattr(resolve, "_NODES", 12)
+    path = ROOT / "rules" / "scenarios" / "weewar-troopers-on-plains.toml"
+    prepared = prepare(rules_for(path), load_scenario(path))
+    remembered, run, _, _ = remembered_and_run(path, 300, seed=3, prepared=prepared)
+    assert remembered == run
+    trees = [tree for (name, start), tree in prepared.program.before_chance.items() if start == prepared.start]
+    assert trees and all(tree.nodes <= 12 for tree in trees)
+
+
+def test_a_final_state_met_again_is_not_checked_again():
+    path = ROOT / "rules" / "scenarios" / "epicinium-riflemen-vs-city.toml"
+    rules, scenario = rules_for(path), load_scenario(path)
+    prepared = prepare(rules, scenario)
+    program, action, start = prepared.program, prepared.action, prepared.start
+    shown: list = []
+    finals = list(resolve.sample_runs(program, action, start, engines.SampleEngine(rng=random.Random(2)), 500,
+                                      check=shown.append))
+    assert 1 < len(shown) == len(set(finals)) < len(finals)
+
+
+BREAKS_SOMETIMES = """\
+kind piece { health: int in 0..5 = 5 }
+outcome rolled: int = 0
+action strike(p: piece) {
+    rolled = roll(1, 6)
+    p.health -= if rolled == 6 then 6 else 0
+}
+"""
+
+
+def test_a_run_that_breaks_a_constraint_is_refused_every_time_it_is_met_not_only_the_first():
+    rules = dsl.loads(BREAKS_SOMETIMES, "breaks.rules")
+    scenario = Scenario("strike", {"p": {}})
+    prepared = prepare(rules, scenario)
+    refused = 0
+    for seed in range(60):
+        try:
+            run = sample(rules, scenario, seed=seed, prepared=prepared, events=False)
+        except ScenarioError as error:
+            assert "after strike, p.health is -1: it breaks the constraint 'health in 0..5'" in str(error)
+            refused += 1
+        else:
+            assert run.outcomes["rolled"] != 6
+    assert refused > 2

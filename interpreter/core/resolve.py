@@ -10,8 +10,8 @@ from fracas.dsl import nodes as n
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
-from fracas.interpreter.core.engines import (ExactEngine, Key, Run, go_on_from, projection_of, run_all, run_one,
-                                             run_until_chance)
+from fracas.interpreter.core.engines import (ExactEngine, Key, Run, SampleEngine, go_on_from, projection_of, run_all,
+                                             run_one, run_until_chance)
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.kept_code import keep_if_grown
 from fracas.interpreter.core.state import Frozen, State
@@ -34,11 +34,13 @@ def _final(routine: Routine, frame: Any, world: Frozen, outcomes: Frozen, stoppe
     return State((names,), world, outcomes, stopped)
 
 
-def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any) -> State:
-    """One run with a sampling or forced engine, on one working state.
+def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any,
+                check: Callable[[State], None] = lambda state: None) -> State:
+    """One run with a sampling or forced engine, on one working state; `check` is shown its final state.
 
     Without an event log to write, a run starts where every run from this start stands at its first
-    chance, worked out once (the blocks before it draw nothing and change only the working state).
+    chance, worked out once (the blocks before it draw nothing and change only the working state), and
+    a sampled one goes on through the runs remembered from this start (_Remembered).
     """
     routine = routine_of(program, action)
     gen = generator_for(program.rules)
@@ -46,30 +48,34 @@ def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any) -> 
     if R.trace is not None:
         S = rt.Working(_start(routine, start), Frozen(start.world), Frozen(start.outcomes))
         run_one(routine, S, R)
+        state = _final_of(routine, S)
+        check(state)
+    elif type(engine) is SampleEngine:
+        state = _before_chance(program, action, routine, start, R).run(routine, R, engine, check)[0]
     else:
-        pc, frame, world, outcomes, stopped, work = _before_chance(program, action, routine, start, R)
-        S = rt.Working(list(frame), Frozen(world), Frozen(outcomes), stopped)
-        R.work = work
-        go_on_from(routine, pc, S, R)
+        first = _before_chance(program, action, routine, start, R)
+        S = first.working(R)
+        go_on_from(routine, first.pc, S, R)
+        state = _final_of(routine, S)
+        check(state)
     keep_if_grown(gen)
-    return _final_of(routine, S)
+    return state
 
 
-def sample_runs(program: Any, action: n.StepDecl, start: State, engine: Any, count: int,
-                names: bool = True) -> Iterator[State]:
+def sample_runs(program: Any, action: n.StepDecl, start: State, engine: SampleEngine, count: int,
+                names: bool = True, check: Callable[[State], None] = lambda state: None) -> Iterator[State]:
     """The final states of `count` sampled runs from one start, one after the other with one engine
     (without an event log): as many calls of resolve_one, less what they would each look up again.
-    names=False: the states leave out the action's names (for those who count outcomes)."""
+    names=False: the states leave out the action's names (for those who count outcomes). `check` is
+    shown each final state the first time it is met (with its names)."""
     routine = routine_of(program, action)
     gen = generator_for(program.rules)
     R = Run(program, engine, gen)
-    pc, frame, world, outcomes, stopped, work = _before_chance(program, action, routine, start, R)
+    first = _before_chance(program, action, routine, start, R)
+    which = 0 if names else 1
     try:
         for _ in range(count):
-            S = rt.Working(list(frame), Frozen(world), Frozen(outcomes), stopped)
-            R.work = work
-            go_on_from(routine, pc, S, R)
-            yield _final_of(routine, S) if names else State((_EMPTY,), S.W, S.O, S.stopped)
+            yield first.run(routine, R, engine, check)[which]
     finally:
         keep_if_grown(gen)
 
@@ -80,10 +86,9 @@ def _final_of(routine: Routine, S: rt.Working) -> State:
     return _final(routine, S.F, S.W, S.O, S.stopped)  # type: ignore[arg-type]
 
 
-def _before_chance(program: Any, action: n.StepDecl, routine: Routine, start: State,
-                   R: Run) -> tuple[int, tuple[Any, ...], dict[str, Any], dict[str, Any], str | None, int]:
-    """Where every sampled run from this start stands at its first chance: the block, the working state,
-    the work done."""
+def _before_chance(program: Any, action: n.StepDecl, routine: Routine, start: State, R: Run) -> _Remembered:
+    """Where every sampled run from this start stands at its first chance, worked out once, with the runs
+    remembered from there."""
     memo = program.before_chance
     found = memo.get((action.name, start))
     if found is None:
@@ -91,8 +96,117 @@ def _before_chance(program: Any, action: n.StepDecl, routine: Routine, start: St
         pc = run_until_chance(routine, S, R)
         if len(memo) >= _MEMO:
             memo.clear()
-        found = memo[(action.name, start)] = (pc, tuple(S.F), dict(S.W), dict(S.O), S.stopped, R.work)
+        found = memo[(action.name, start)] = _Remembered(pc, tuple(S.F), dict(S.W), dict(S.O), S.stopped, R.work)
     return found  # type: ignore[no-any-return]
+
+
+class _Node:
+    """A place in the runs from one start: the values drawn so far lead here."""
+
+    __slots__ = ("chance", "children", "final", "bare")
+
+    def __init__(self) -> None:
+        self.chance: Any = None  # what every run that gets here draws from next; None: not known yet, or the end
+        self.children: dict[Any, _Node] = {}  # by the value drawn from it
+        self.final: State | None = None  # the final state of every run that gets here; and without its names:
+        self.bare: State | None = None
+
+
+class _Remembered:
+    """The sampled runs from one start, remembered by the values they drew.
+
+    Between two draws a run is certain: the same values drawn from the same
+    start make the same final state. So a run walks the tree of the values
+    drawn so far, drawing each from the chance remembered there, with the same
+    random numbers as running its blocks would, and runs its blocks only where
+    the tree has not been yet: from the first chance, the values it has drawn
+    given back. A sampled attack that draws once costs a draw and a look-up.
+    """
+
+    __slots__ = ("pc", "frame", "world", "outcomes", "stopped", "work", "root", "nodes")
+
+    def __init__(self, pc: int, frame: tuple[Any, ...], world: dict[str, Any], outcomes: dict[str, Any],
+                 stopped: str | None, work: int):
+        self.pc, self.frame, self.world, self.outcomes, self.stopped, self.work = pc, frame, world, outcomes, stopped, work
+        self.root = _Node()
+        self.nodes = 1
+
+    def working(self, R: Run) -> rt.Working:
+        R.work = self.work
+        return rt.Working(list(self.frame), Frozen(self.world), Frozen(self.outcomes), self.stopped)
+
+    def run(self, routine: Routine, R: Run, engine: SampleEngine,
+            check: Callable[[State], None]) -> tuple[State, State]:
+        """One run's final state, with its names and without them."""
+        rng = engine.rng
+        node = self.root
+        drawn: list[Any] = []
+        while node.final is None:
+            chance = node.chance
+            if chance is None:
+                break
+            value = chance.sample(rng)
+            drawn.append(value)
+            try:
+                child = node.children.get(value)
+            except TypeError:  # a value that does not hash: not remembered
+                child = None
+            if child is None:
+                break
+            node = child
+        else:
+            return node.final, node.bare  # type: ignore[return-value]
+        replay = _Replay(rng, drawn)
+        R.chooser = replay
+        try:
+            S = self.working(R)
+            go_on_from(routine, self.pc, S, R)
+        finally:
+            R.chooser = engine
+        final = _final_of(routine, S)
+        bare = State((_EMPTY,), S.W, S.O, S.stopped)
+        check(final)
+        self._remember(replay.met, final, bare)
+        return final, bare
+
+    def _remember(self, met: list[tuple[Any, Any]], final: State, bare: State) -> None:
+        node = self.root
+        try:
+            for chance, value in met:
+                if node.chance is None:
+                    node.chance = chance
+                child = node.children.get(value)
+                if child is None:
+                    if self.nodes >= _NODES:
+                        return
+                    child = node.children[value] = _Node()
+                    self.nodes += 1
+                node = child
+        except TypeError:
+            return
+        node.final, node.bare = final, bare
+
+
+_NODES = 2048  # places remembered, per start: enough for an attack's few results, bounded for long chains of draws
+
+
+class _Replay:
+    """A sampling engine that gives back the values a run has drawn already, then draws; it notes every
+    chance met, with the value it gave."""
+
+    exact = False
+    trace = None
+    __slots__ = ("rng", "given", "met")
+
+    def __init__(self, rng: Any, given: list[Any]):
+        self.rng, self.given = rng, given
+        self.met: list[tuple[Any, Any]] = []
+
+    def draw(self, primitive: Any, pos: n.Pos) -> Any:
+        met = self.met
+        value = self.given[len(met)] if len(met) < len(self.given) else primitive.sample(self.rng)
+        met.append((primitive, value))
+        return value
 
 
 _MEMO = 64  # start states remembered, per program
