@@ -680,21 +680,33 @@ def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run
 
 
 def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
+    # A volley's events are most of a logged run's: each written as a dict at once, and the names of the
+    # few sources and bodies shown once per volley.
+    file, line = (pos.path, pos.line) if pos else ("", 0)
+    shown: dict[Any, str] = {}
+    add = trace.events.append
     for hit in hits:
-        after = hit.after
+        after, shot = hit.after, hit.shot
+        source = shown.get(("source", shot.source))
+        if source is None:
+            source = shown[("source", shot.source)] = show(shot.source)
+        number = hit.index + 1
         if after is None:
-            trace.add("shot", pos, f"shot {hit.index + 1} ({hit.shot.damage} damage from {show(hit.shot.source)}) "
-                      "finds every body lethal: it changes nothing", shot=hit.index + 1, damage=hit.shot.damage,
-                      owner=None, tag=None, lethal=True, overflow=True, carried=False)
+            add({"kind": "shot", "file": file, "line": line,
+                 "text": f"shot {number} ({shot.damage} damage from {source}) finds every body lethal: it changes nothing",
+                 "shot": number, "damage": shot.damage, "owner": None, "tag": None, "lethal": True, "overflow": True,
+                 "carried": False})
             continue
-        status = "lethal" if after.lethal else f"{after.damage}/{after.hitpoints} damage"
+        lethal = after.lethal
+        status = "lethal" if lethal else f"{after.damage}/{after.hitpoints} damage"
         if after.hitpoints is None:
             status = "cannot die"
-        where = "overflow: " if hit.overflow else ""
-        owner = show(after.owner) + (f" ({after.tag})" if after.tag else "")
-        shot = f"shot {hit.index + 1} ({hit.shot.damage} damage from {show(hit.shot.source)})"
-        if hit.carried:
-            shot = f"the rest of shot {hit.index + 1}"
-        trace.add("shot", pos, f"{where}{shot} hits {owner}: {status}", shot=hit.index + 1, damage=hit.shot.damage,
-                  owner=show(after.owner), tag=after.tag, lethal=after.lethal, overflow=hit.overflow,
-                  carried=hit.carried)
+        owner = shown.get(("owner", after.owner))
+        if owner is None:
+            owner = shown[("owner", after.owner)] = show(after.owner)
+        text = f"the rest of shot {number}" if hit.carried else f"shot {number} ({shot.damage} damage from {source})"
+        add({"kind": "shot", "file": file, "line": line,
+             "text": f"{'overflow: ' if hit.overflow else ''}{text} hits {owner}{f' ({after.tag})' if after.tag else ''}: "
+                     f"{status}",
+             "shot": number, "damage": shot.damage, "owner": owner, "tag": after.tag, "lethal": lethal,
+             "overflow": hit.overflow, "carried": hit.carried})
