@@ -3,8 +3,10 @@
 Exact: the first call in a fresh process, its disk caches warm from an
 untimed run (as .pyc files are). Sampling: the runs that the outcome value
 hardest to pin down (p(1 - p) largest) needs for a 95% interval of +-0.5
-points, 1.96^2 p(1 - p) / 0.005^2 of them, at the time one run takes in the
-same process once warm. A scenario whose every outcome is certain says so
+points, 1.96^2 p(1 - p) / 0.005^2 of them, at the time one run takes when
+sampled as `fracas odds --samples N --jobs 1` samples (outcomes counted, runs
+remembered by the values they drew), measured over up to 20,000 runs in the
+same process. A scenario whose every outcome is certain says so
 and is skipped: sampling it needs no runs.
 """
 
