@@ -15,7 +15,8 @@ from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario, pr
 from fracas.interpreter.tools.aggregates import evaluate_over
 from fracas.interpreter.tools.sweep import metric_expression
 from fracas.interpreter.core import engines, resolve
-from fracas.interpreter.core.codegen import generator_for
+from fracas.dsl import nodes as n
+from fracas.interpreter.core.codegen import Generator, RoutineBuilder, generator_for
 from fracas.interpreter.runtime.bodies import Body, Pool, Volley
 from fracas.interpreter.runtime.chance import Fire
 
@@ -236,3 +237,26 @@ def test_a_run_that_breaks_a_constraint_is_refused_every_time_it_is_met_not_only
         else:
             assert run.outcomes["rolled"] != 6
     assert refused > 2
+
+
+# ---- one definition of each statement and expression --------------------------------------------
+
+
+def concrete(base: type) -> list[type]:
+    found, waiting = [], [base]
+    while waiting:
+        for kind in waiting.pop().__subclasses__():
+            waiting.append(kind)
+            if kind.__module__ == n.__name__:
+                found.append(kind)
+    return found
+
+
+@pytest.mark.parametrize("kind", concrete(n.Stmt), ids=lambda kind: kind.__name__)
+def test_every_statement_kind_has_its_one_meaning_in_the_code_generator(kind):
+    assert callable(getattr(RoutineBuilder, f"s_{kind.__name__}", None)), f"codegen has no s_{kind.__name__}"
+
+
+@pytest.mark.parametrize("kind", concrete(n.Expr), ids=lambda kind: kind.__name__)
+def test_every_expression_kind_has_its_one_meaning_in_the_code_generator(kind):
+    assert callable(getattr(Generator, f"e_{kind.__name__}", None)), f"codegen has no e_{kind.__name__}"
