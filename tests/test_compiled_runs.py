@@ -247,7 +247,7 @@ def concrete(base: type) -> list[type]:
     while waiting:
         for kind in waiting.pop().__subclasses__():
             waiting.append(kind)
-            if kind.__module__ == n.__name__:
+            if getattr(n, kind.__name__, None) is kind:  # not the class a slotted dataclass was made from
                 found.append(kind)
     return found
 
