@@ -14,7 +14,8 @@ from fracas import dsl
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario, prepare, sample
 from fracas.interpreter.tools.aggregates import evaluate_over
 from fracas.interpreter.tools.sweep import metric_expression
-from fracas.interpreter.core import engines, resolve
+from fracas.interpreter.core import engines, resolve, rt
+from fracas.interpreter.core.state import Frozen
 from fracas.dsl import nodes as n
 from fracas.interpreter.core.codegen import Generator, RoutineBuilder, generator_for
 from fracas.interpreter.runtime.bodies import Body, Pool, Volley
@@ -198,7 +199,7 @@ def test_runs_that_draw_many_times_remember_no_more_places_than_the_bound_and_st
     prepared = prepare(rules_for(path), load_scenario(path))
     remembered, run, _, _ = remembered_and_run(path, 300, seed=3, prepared=prepared)
     assert remembered == run
-    trees = [tree for (name, start), tree in prepared.program.before_chance.items() if start == prepared.start]
+    trees = [tree for (_, start, _), tree in prepared.program.before_chance.items() if start == prepared.start]
     assert trees and all(tree.nodes <= 12 for tree in trees)
 
 
@@ -260,3 +261,37 @@ def test_every_statement_kind_has_its_one_meaning_in_the_code_generator(kind):
 @pytest.mark.parametrize("kind", concrete(n.Expr), ids=lambda kind: kind.__name__)
 def test_every_expression_kind_has_its_one_meaning_in_the_code_generator(kind):
     assert callable(getattr(Generator, f"e_{kind.__name__}", None)), f"codegen has no e_{kind.__name__}"
+
+
+# ---- runs with an event log start at the first chance too ----------------------------------------
+
+
+def every_block_logged(prepared, seed: int) -> tuple[list, object]:
+    """A logged run of every block from the first, as runs were before they started at the first chance."""
+    program, action, start = prepared.program, prepared.action, prepared.start
+    routine = resolve.routine_of(program, action)
+    trace = engines.Trace()
+    R = engines.Run(program, engines.SampleEngine(seed, trace), generator_for(program.rules))
+    S = rt.Working(resolve._start(routine, start), Frozen(start.world), Frozen(start.outcomes))
+    engines.run_one(routine, S, R)
+    return trace.events, resolve._final_of(routine, S)
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_a_logged_run_logs_what_running_every_block_logs(path):
+    rules, scenario = rules_for(path), load_scenario(path)
+    prepared = prepare(rules, scenario)
+    for seed in range(4):
+        events, final = every_block_logged(prepared, seed)
+        run = sample(rules, scenario, seed=seed, prepared=prepared)
+        assert run.events == events and run.state == final
+
+
+def test_the_events_before_the_first_chance_are_each_runs_own_copies():
+    path = ROOT / "rules" / "scenarios" / "epicinium-gunners-vs-riflemen.toml"
+    rules, scenario = rules_for(path), load_scenario(path)
+    prepared = prepare(rules, scenario)
+    first = sample(rules, scenario, seed=1, prepared=prepared)
+    written = first.events[0]["text"]
+    first.events[0]["text"] = "changed by the caller"
+    assert sample(rules, scenario, seed=2, prepared=prepared).events[0]["text"] == written

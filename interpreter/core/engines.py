@@ -680,20 +680,22 @@ def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run
 
 
 def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
-    # A volley's events are most of a logged run's: each written as a dict at once, and the names of the
-    # few sources and bodies shown once per volley.
+    # A volley's events are most of a logged run's: each written as a dict at once, and a source or a body's
+    # owner shown again only when it differs from the last shot's (a volley's shots come in runs of one source).
     file, line = (pos.path, pos.line) if pos else ("", 0)
-    shown: dict[Any, str] = {}
     add = trace.events.append
+    source = owner = _UNSHOWN
+    source_text = owner_text = ""
     for hit in hits:
         after, shot = hit.after, hit.shot
-        source = shown.get(("source", shot.source))
-        if source is None:
-            source = shown[("source", shot.source)] = show(shot.source)
+        if shot.source is not source:
+            source = shot.source
+            source_text = show(source)
         number = hit.index + 1
         if after is None:
             add({"kind": "shot", "file": file, "line": line,
-                 "text": f"shot {number} ({shot.damage} damage from {source}) finds every body lethal: it changes nothing",
+                 "text": f"shot {number} ({shot.damage} damage from {source_text}) finds every body lethal: it "
+                         "changes nothing",
                  "shot": number, "damage": shot.damage, "owner": None, "tag": None, "lethal": True, "overflow": True,
                  "carried": False})
             continue
@@ -701,12 +703,15 @@ def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
         status = "lethal" if lethal else f"{after.damage}/{after.hitpoints} damage"
         if after.hitpoints is None:
             status = "cannot die"
-        owner = shown.get(("owner", after.owner))
-        if owner is None:
-            owner = shown[("owner", after.owner)] = show(after.owner)
-        text = f"the rest of shot {number}" if hit.carried else f"shot {number} ({shot.damage} damage from {source})"
+        if after.owner is not owner:
+            owner = after.owner
+            owner_text = show(owner)
+        text = f"the rest of shot {number}" if hit.carried else f"shot {number} ({shot.damage} damage from {source_text})"
         add({"kind": "shot", "file": file, "line": line,
-             "text": f"{'overflow: ' if hit.overflow else ''}{text} hits {owner}{f' ({after.tag})' if after.tag else ''}: "
-                     f"{status}",
-             "shot": number, "damage": shot.damage, "owner": owner, "tag": after.tag, "lethal": lethal,
+             "text": f"{'overflow: ' if hit.overflow else ''}{text} hits {owner_text}"
+                     f"{f' ({after.tag})' if after.tag else ''}: {status}",
+             "shot": number, "damage": shot.damage, "owner": owner_text, "tag": after.tag, "lethal": lethal,
              "overflow": hit.overflow, "carried": hit.carried})
+
+
+_UNSHOWN = object()  # no source or owner shown yet

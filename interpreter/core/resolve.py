@@ -11,7 +11,7 @@ from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
 from fracas.interpreter.core.engines import (ExactEngine, Key, Run, SampleEngine, go_on_from, projection_of, run_all,
-                                             run_one, run_until_chance)
+                                             run_until_chance)
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.kept_code import keep_if_grown
 from fracas.interpreter.core.state import Frozen, State
@@ -38,22 +38,20 @@ def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any,
                 check: Callable[[State], None] = lambda state: None) -> State:
     """One run with a sampling or forced engine, on one working state; `check` is shown its final state.
 
-    Without an event log to write, a run starts where every run from this start stands at its first
-    chance, worked out once (the blocks before it draw nothing and change only the working state), and
-    a sampled one goes on through the runs remembered from this start (_Remembered).
+    A run starts where every run from this start stands at its first chance, worked out once (the
+    blocks before it draw nothing and change only the working state and the event log, whose entries
+    are copied). A sampled run without an event log goes on through the runs remembered from this
+    start (_Remembered).
     """
     routine = routine_of(program, action)
     gen = generator_for(program.rules)
     R = Run(program, engine, gen)
-    if R.trace is not None:
-        S = rt.Working(_start(routine, start), Frozen(start.world), Frozen(start.outcomes))
-        run_one(routine, S, R)
-        state = _final_of(routine, S)
-        check(state)
-    elif type(engine) is SampleEngine:
-        state = _before_chance(program, action, routine, start, R).run(routine, R, engine, check)[0]
+    first = _before_chance(program, action, routine, start, R)
+    if R.trace is None and type(engine) is SampleEngine:
+        state = first.run(routine, R, engine, check)[0]
     else:
-        first = _before_chance(program, action, routine, start, R)
+        if R.trace is not None:
+            R.trace.events.extend([dict(event) for event in first.events])
         S = first.working(R)
         go_on_from(routine, first.pc, S, R)
         state = _final_of(routine, S)
@@ -87,16 +85,22 @@ def _final_of(routine: Routine, S: rt.Working) -> State:
 
 
 def _before_chance(program: Any, action: n.StepDecl, routine: Routine, start: State, R: Run) -> _Remembered:
-    """Where every sampled run from this start stands at its first chance, worked out once, with the runs
-    remembered from there."""
+    """Where every run from this start stands at its first chance, worked out once (with the events it
+    logged there, for runs with an event log), with the runs remembered from there."""
     memo = program.before_chance
-    found = memo.get((action.name, start))
+    key = (action.name, start, R.trace is not None)
+    found = memo.get(key)
     if found is None:
         S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
+        logged = len(R.trace.events) if R.trace is not None else 0
         pc = run_until_chance(routine, S, R)
+        events: tuple[dict[str, Any], ...] = ()
+        if R.trace is not None:
+            events = tuple(R.trace.events[logged:])
+            del R.trace.events[logged:]  # the caller copies them in, as every later run
         if len(memo) >= _MEMO:
             memo.clear()
-        found = memo[(action.name, start)] = _Remembered(pc, tuple(S.F), dict(S.W), dict(S.O), S.stopped, R.work)
+        found = memo[key] = _Remembered(pc, tuple(S.F), dict(S.W), dict(S.O), S.stopped, R.work, events)
     return found  # type: ignore[no-any-return]
 
 
@@ -123,11 +127,12 @@ class _Remembered:
     given back. A sampled attack that draws once costs a draw and a look-up.
     """
 
-    __slots__ = ("pc", "frame", "world", "outcomes", "stopped", "work", "root", "nodes")
+    __slots__ = ("pc", "frame", "world", "outcomes", "stopped", "work", "events", "root", "nodes")
 
     def __init__(self, pc: int, frame: tuple[Any, ...], world: dict[str, Any], outcomes: dict[str, Any],
-                 stopped: str | None, work: int):
+                 stopped: str | None, work: int, events: tuple[dict[str, Any], ...] = ()):
         self.pc, self.frame, self.world, self.outcomes, self.stopped, self.work = pc, frame, world, outcomes, stopped, work
+        self.events = events
         self.root = _Node()
         self.nodes = 1
 
