@@ -11,6 +11,9 @@ import tomli_w
 from fracas import dsl
 from fracas.dsl.diagnostics import RulesError
 from fracas.interpreter import ScenarioError, exact, parse_scenario, prepare
+from fracas.interpreter.api import Prepared
+from fracas.interpreter.core import engines, resolve
+from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.tools.examples import run_examples
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,9 +72,29 @@ def random_scenario(rng: random.Random, rules: dsl.Ruleset) -> str:
 def scenario_runs_or_diagnoses(rules: dsl.Ruleset, text: str) -> None:
     try:
         scenario = parse_scenario(text, "fuzz.toml")
-        prepare(rules, scenario)
+        remembered_runs_agree(prepare(rules, scenario))
         exact(rules, scenario, max_states=2000)
     except ScenarioError as error:
         assert error.diagnostics and all(d.message for d in error.diagnostics)
         for diagnostic in error.diagnostics:
             diagnostic.format()
+
+
+class _EveryBlock(engines.SampleEngine):
+    """Draws as the sampling engine does, but is not it: its runs run every block, none remembered."""
+
+
+def remembered_runs_agree(prepared: Prepared, runs: int = 12) -> None:
+    """Sampled runs remembered by the values they drew end, or fail, as runs of every block do, from the
+    same random numbers."""
+    program, action, start = prepared.program, prepared.action, prepared.start
+    remembering, running = engines.SampleEngine(rng=random.Random(7)), _EveryBlock(rng=random.Random(7))
+    for _ in range(runs):
+        ends = []
+        for engine in (remembering, running):
+            try:
+                ends.append(resolve.resolve_one(program, action, start, engine))
+            except RunError as error:
+                ends.append(f"{error.pos}: {error.message}")
+        assert ends[0] == ends[1], ends
+        assert remembering.rng.getstate() == running.rng.getstate()
