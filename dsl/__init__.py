@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fracas.dsl.check import check
 from fracas.dsl.checked import load_checked
 from fracas.dsl.diagnostics import Diagnostic, RulesError
 from fracas.dsl.extend import OpenTexts, load_module, read_text
@@ -38,6 +37,9 @@ def load(path: str | Path, limits: Limits = DEFAULT) -> Ruleset:
 
 
 def _checked(text: str, path: str, limits: Limits, from_file: bool, open_texts: OpenTexts | None) -> Ruleset:
+    # The checker is imported only when rules are not in the cache: most loads only unpickle.
+    from fracas.dsl.check import check
+
     loaded = load_module(text, path, limits, from_file, open_texts)
     rules = check(loaded.module, loaded.sources[path], loaded.sources)
     rules.sources.update(loaded.sources)

@@ -9,10 +9,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from fracas.interpreter.api import (Distribution, Run, RunError, Scenario, ScenarioError, estimate, exact, forced, prepare,
-                                    sample)
+if TYPE_CHECKING:
+    from fracas.interpreter.api import (Distribution, Run, RunError, Scenario, ScenarioError, estimate, exact, forced,
+                                        prepare, sample)
+    from fracas.interpreter.tools.scenario import load_scenario, parse_scenario
 
 __all__ = [
     "Distribution",
@@ -29,19 +32,20 @@ __all__ = [
     "sample",
 ]
 
-# The scenario file readers bring cattrs and a TOML parser, a third of the time this package takes
-# to import: they are imported when first asked for, not by a caller who builds its Scenarios itself.
+# Each name is imported when first asked for. The API brings the engine core, which a process that
+# only loads rules (whose cached code is unpickled from fracas.interpreter.core) need not import; the
+# scenario file readers bring cattrs and a TOML parser, which a caller who builds its Scenarios itself
+# never needs.
 _SCENARIO_FILES = ("load_scenario", "parse_scenario")
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SCENARIO_FILES:
-        from fracas.interpreter.tools import scenario
-
-        value = getattr(scenario, name)
-        globals()[name] = value  # asked once: later lookups find it without this function
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    home = "fracas.interpreter.tools.scenario" if name in _SCENARIO_FILES else "fracas.interpreter.api"
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # asked once: later lookups find it without this function
+    return value
 
 
 def __dir__() -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fracas import dsl
+from fracas.dsl import check as checker
 from fracas.dsl.limits import Limits
 
 BASE = "param bonus: int = 1\noutcome x: int = 0\naction go() { x = bonus + 2 }\n"
@@ -15,13 +16,13 @@ VARIANT = 'extends "base.rules"\noverride param bonus: int = 5\n'
 def checks(monkeypatch):
     """Counts the modules that really go through the checker."""
     calls: list[str] = []
-    real = dsl.check
+    real = checker.check
 
     def counting(module, source, bases=None):
         calls.append(source.path)
         return real(module, source, bases)
 
-    monkeypatch.setattr(dsl, "check", counting)
+    monkeypatch.setattr(checker, "check", counting)
     return calls
 
 
