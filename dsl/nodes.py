@@ -62,7 +62,12 @@ def _node(cls: N) -> N:
     equal when of the same class with equal compared fields, hashed as the
     tuple of those, shown by class name and the fields shown.
     """
+    undocumented = not cls.__doc__
+    if undocumented:  # else dataclass writes one from inspect.signature: a tenth of this module's import
+        cls.__doc__ = cls.__name__
     made = dataclass(frozen=True, slots=True, eq=False, repr=False)(cls)
+    if undocumented:
+        made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in fields(made))})"
     made._compared = staticmethod(_values_of(tuple(f.name for f in fields(made) if f.compare)))
     made._shown = tuple(f.name for f in fields(made) if f.repr)
     return made
