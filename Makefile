@@ -25,8 +25,12 @@ check: $(STAMP)
 	$(FRACAS) check rules/*.rules
 
 # Benchmarks are kept out of `make test` (norecursedirs); each prints a BENCH line with its ratio.
+# fracas's modules are compiled to bytecode first, as pip compiles an installed package's (and
+# icepool's): a fresh process then times fracas, not Python's compiler, even where
+# PYTHONDONTWRITEBYTECODE is set.
 bench: $(STAMP)
 	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[test,bench]'
+	$(PY) -m compileall -q dsl interpreter grammars
 	$(PY) -m pytest tests/benchmarks -q -s -rs -p no:cacheprovider
 
 # A long fuzzing run: 100,000 inputs by default (FUZZ_COUNT=N to change), about 60 ms
