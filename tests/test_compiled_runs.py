@@ -199,7 +199,7 @@ def test_runs_that_draw_many_times_remember_no_more_places_than_the_bound_and_st
     prepared = prepare(rules_for(path), load_scenario(path))
     remembered, run, _, _ = remembered_and_run(path, 300, seed=3, prepared=prepared)
     assert remembered == run
-    trees = [tree for (_, start, _), tree in prepared.program.before_chance.items() if start == prepared.start]
+    trees = [tree for (_, start, *_), tree in prepared.program.before_chance.items() if start == prepared.start]
     assert trees and all(tree.nodes <= 12 for tree in trees)
 
 
@@ -295,3 +295,19 @@ def test_the_events_before_the_first_chance_are_each_runs_own_copies():
     written = first.events[0]["text"]
     first.events[0]["text"] = "changed by the caller"
     assert sample(rules, scenario, seed=2, prepared=prepared).events[0]["text"] == written
+
+
+def test_a_state_remembered_by_a_caller_that_checks_nothing_is_still_checked_for_one_that_does():
+    rules = dsl.loads(BREAKS_SOMETIMES, "breaks.rules")
+    scenario = Scenario("strike", {"p": {}})
+    prepared = prepare(rules, scenario)
+    unchecked = list(resolve.sample_runs(prepared.program, prepared.action, prepared.start,
+                                         engines.SampleEngine(rng=random.Random(1)), 200))
+    assert any(state.outcomes["rolled"] == 6 for state in unchecked)
+    refused = 0
+    for seed in range(60):
+        try:
+            sample(rules, scenario, seed=seed, prepared=prepared, events=False)
+        except ScenarioError:
+            refused += 1
+    assert refused > 2

@@ -34,9 +34,14 @@ def _final(routine: Routine, frame: Any, world: Frozen, outcomes: Frozen, stoppe
     return State((names,), world, outcomes, stopped)
 
 
+def _unchecked(state: State) -> None:
+    """No constraints to check: for callers of the core that check none."""
+
+
 def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any,
-                check: Callable[[State], None] = lambda state: None) -> State:
-    """One run with a sampling or forced engine, on one working state; `check` is shown its final state.
+                check: Callable[[State], None] = _unchecked) -> State:
+    """One run with a sampling or forced engine, on one working state; `check` is shown its final state
+    (every caller that gives one gives the check of the constraints after this action).
 
     A run starts where every run from this start stands at its first chance, worked out once (the
     blocks before it draw nothing and change only the working state and the event log, whose entries
@@ -46,7 +51,7 @@ def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any,
     routine = routine_of(program, action)
     gen = generator_for(program.rules)
     R = Run(program, engine, gen)
-    first = _before_chance(program, action, routine, start, R)
+    first = _before_chance(program, action, routine, start, R, check is not _unchecked)
     if R.trace is None and type(engine) is SampleEngine:
         state = first.run(routine, R, engine, check)[0]
     else:
@@ -61,7 +66,7 @@ def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any,
 
 
 def sample_runs(program: Any, action: n.StepDecl, start: State, engine: SampleEngine, count: int,
-                names: bool = True, check: Callable[[State], None] = lambda state: None) -> Iterator[State]:
+                names: bool = True, check: Callable[[State], None] = _unchecked) -> Iterator[State]:
     """The final states of `count` sampled runs from one start, one after the other with one engine
     (without an event log): as many calls of resolve_one, less what they would each look up again.
     names=False: the states leave out the action's names (for those who count outcomes). `check` is
@@ -69,7 +74,7 @@ def sample_runs(program: Any, action: n.StepDecl, start: State, engine: SampleEn
     routine = routine_of(program, action)
     gen = generator_for(program.rules)
     R = Run(program, engine, gen)
-    first = _before_chance(program, action, routine, start, R)
+    first = _before_chance(program, action, routine, start, R, check is not _unchecked)
     which = 0 if names else 1
     try:
         for _ in range(count):
@@ -84,11 +89,13 @@ def _final_of(routine: Routine, S: rt.Working) -> State:
     return _final(routine, S.F, S.W, S.O, S.stopped)  # type: ignore[arg-type]
 
 
-def _before_chance(program: Any, action: n.StepDecl, routine: Routine, start: State, R: Run) -> _Remembered:
+def _before_chance(program: Any, action: n.StepDecl, routine: Routine, start: State, R: Run,
+                   checked: bool) -> _Remembered:
     """Where every run from this start stands at its first chance, worked out once (with the events it
-    logged there, for runs with an event log), with the runs remembered from there."""
+    logged there, for runs with an event log), with the runs remembered from there (apart for runs whose
+    final states are checked: a state remembered unchecked is not known to meet the constraints)."""
     memo = program.before_chance
-    key = (action.name, start, R.trace is not None)
+    key = (action.name, start, R.trace is not None, checked)
     found = memo.get(key)
     if found is None:
         S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
