@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import contextlib
 import importlib.util
 from pathlib import Path
 
@@ -28,7 +29,9 @@ def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT, cache: boo
     """
     where = _cache_name(text, path, limits) if cache else None
     if where is not None:
-        module = _recent.get(where) or kept.load_object(where, n.Module)
+        with _recent_lock:
+            module = _recent.get(where)
+        module = module or kept.load_object(where, n.Module)
         if module is not None:
             _remember(where, module)
             return module
@@ -44,23 +47,32 @@ def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT, cache: boo
 # A long-lived process (a language server checking a variant at each keystroke) keeps the trees
 # of the files it read last in memory too, rather than reading them from the cache folder again.
 _recent: dict[Path, n.Module] = {}
+# The language server reads files in two threads (analysis, and formatting made ready): it keeps
+# trees in memory, and then they are read and kept one thread at a time.
+_recent_lock: contextlib.AbstractContextManager = contextlib.nullcontext()
 _keep_in_memory = 0
 
 
 def keep_in_memory(count: int) -> None:
     """Keep the trees of the last `count` files parsed with cache=True in memory (0: none)."""
-    global _keep_in_memory
-    _keep_in_memory = count
-    _recent.clear()
+    import threading
+
+    global _keep_in_memory, _recent_lock
+    if count and isinstance(_recent_lock, contextlib.nullcontext):
+        _recent_lock = threading.Lock()
+    with _recent_lock:
+        _keep_in_memory = count
+        _recent.clear()
 
 
 def _remember(where: Path, module: n.Module) -> None:
     if not _keep_in_memory:
         return
-    _recent.pop(where, None)
-    _recent[where] = module
-    while len(_recent) > _keep_in_memory:
-        del _recent[next(iter(_recent))]
+    with _recent_lock:
+        _recent.pop(where, None)
+        _recent[where] = module
+        while len(_recent) > _keep_in_memory:
+            del _recent[next(iter(_recent))]
 
 
 def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEFAULT) -> n.Expr:

@@ -89,8 +89,13 @@ def line_of(path: Path, written: str) -> int:
 
 async def hover_text(client: LanguageClient, uri: str, position: lsp.Position) -> str:
     found = await client.text_document_hover_async(lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=position))
-    assert found is not None
+    assert found is not None, server_errors(client)
     return found.contents.value
+
+
+def server_errors(client: LanguageClient) -> str:
+    """What the server logged as its own errors: an answer left empty by one explains itself."""
+    return "\n".join(m.message for m in client.log_messages if "internal error" in m.message) or "no error logged"
 
 
 # ---- diagnostics ------------------------------------------------------------------------------
@@ -199,7 +204,7 @@ async def test_references_of_an_overridden_function_cover_the_base_and_the_varia
     places = {(f.uri, f.range.start.line) for f in found}
     assert places == {(uri, line_of(VARIANT, "override fn collateral_bodies")),
                       (BASE.as_uri(), line_of(BASE, "fn collateral_bodies")),
-                      (BASE.as_uri(), line_of(BASE, "pool += collateral_bodies(space)"))}
+                      (BASE.as_uri(), line_of(BASE, "pool += collateral_bodies(space)"))}, server_errors(client)
     close(client, uri)
 
 
