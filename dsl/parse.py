@@ -9,9 +9,9 @@ be read or written is passed over silently.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
-import contextlib
 import importlib.util
 from pathlib import Path
 

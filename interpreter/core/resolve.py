@@ -56,11 +56,8 @@ def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any,
         state = first.run(routine, R, engine, check)[0]
     else:
         if R.trace is not None:
-            R.trace.events.extend([dict(event) for event in first.events])
-        S = first.working(R)
-        go_on_from(routine, first.pc, S, R)
-        state = _final_of(routine, S)
-        check(state)
+            R.trace.events.extend([_own_event(event, nested) for event, nested in first.events])
+        state = first.run_blocks(routine, R, check)[0]
     keep_if_grown(gen)
     return state
 
@@ -74,6 +71,8 @@ def sample_runs(program: Any, action: n.StepDecl, start: State, engine: SampleEn
     routine = routine_of(program, action)
     gen = generator_for(program.rules)
     R = Run(program, engine, gen)
+    if type(engine) is not SampleEngine or R.trace is not None:
+        raise TypeError("sample_runs needs a sampling engine without an event log")
     first = _before_chance(program, action, routine, start, R, check is not _unchecked)
     which = 0 if names else 1
     try:
@@ -101,14 +100,33 @@ def _before_chance(program: Any, action: n.StepDecl, routine: Routine, start: St
         S = rt.Working(_start(routine, start), dict(start.world), dict(start.outcomes))
         logged = len(R.trace.events) if R.trace is not None else 0
         pc = run_until_chance(routine, S, R)
-        events: tuple[dict[str, Any], ...] = ()
+        events: tuple[tuple[dict[str, Any], tuple[str, ...]], ...] = ()
         if R.trace is not None:
-            events = tuple(R.trace.events[logged:])
+            events = tuple((event, tuple(key for key, value in event.items() if isinstance(value, (list, dict))))
+                           for event in R.trace.events[logged:])
             del R.trace.events[logged:]  # the caller copies them in, as every later run
         if len(memo) >= _MEMO:
             memo.clear()
         found = memo[key] = _Remembered(pc, tuple(S.F), dict(S.W), dict(S.O), S.stopped, R.work, events)
     return found  # type: ignore[no-any-return]
+
+
+def _own_event(event: dict[str, Any], nested: tuple[str, ...]) -> dict[str, Any]:
+    """A logged event as a run's own, so that a caller who changes its log changes no other run's;
+    nested: the keys that hold lists or dictionaries (copied all the way down)."""
+    own = dict(event)
+    for key in nested:
+        own[key] = _copied(own[key])
+    return own
+
+
+def _copied(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if kind is list:
+        return [_copied(item) for item in value]
+    return value
 
 
 class _Node:
@@ -134,14 +152,16 @@ class _Remembered:
     given back. A sampled attack that draws once costs a draw and a look-up.
     """
 
-    __slots__ = ("pc", "frame", "world", "outcomes", "stopped", "work", "events", "root", "nodes")
+    __slots__ = ("pc", "frame", "world", "outcomes", "stopped", "work", "events", "root", "nodes", "runs", "misses")
 
     def __init__(self, pc: int, frame: tuple[Any, ...], world: dict[str, Any], outcomes: dict[str, Any],
-                 stopped: str | None, work: int, events: tuple[dict[str, Any], ...] = ()):
+                 stopped: str | None, work: int, events: tuple[tuple[dict[str, Any], tuple[str, ...]], ...] = ()):
         self.pc, self.frame, self.world, self.outcomes, self.stopped, self.work = pc, frame, world, outcomes, stopped, work
         self.events = events
-        self.root = _Node()
+        self.root: _Node | None = _Node()  # None: given up (see run)
         self.nodes = 1
+        self.runs = 0
+        self.misses = 0  # runs the tree did not hold, since the last look
 
     def working(self, R: Run) -> rt.Working:
         R.work = self.work
@@ -150,8 +170,16 @@ class _Remembered:
     def run(self, routine: Routine, R: Run, engine: SampleEngine,
             check: Callable[[State], None]) -> tuple[State, State]:
         """One run's final state, with its names and without them."""
+        root = self.root
+        if root is None:  # given up: every run runs its blocks
+            return self.run_blocks(routine, R, check)
+        self.runs += 1
+        if self.runs % _WINDOW == 0:
+            if 2 * self.misses > _WINDOW:  # the tree saves little here, and holds what it saw: let it go
+                self.root = None
+            self.misses = 0
         rng = engine.rng
-        node = self.root
+        node = root
         drawn: list[Any] = []
         while node.final is None:
             chance = node.chance
@@ -168,6 +196,7 @@ class _Remembered:
             node = child
         else:
             return node.final, node.bare  # type: ignore[return-value]
+        self.misses += 1
         replay = _Replay(rng, drawn)
         R.chooser = replay
         try:
@@ -181,8 +210,19 @@ class _Remembered:
         self._remember(replay.met, final, bare)
         return final, bare
 
+    def run_blocks(self, routine: Routine, R: Run, check: Callable[[State], None]) -> tuple[State, State]:
+        """One run's final state, with its names and without them, its blocks run from the first chance
+        with the run's own engine."""
+        S = self.working(R)
+        go_on_from(routine, self.pc, S, R)
+        final = _final_of(routine, S)
+        check(final)
+        return final, State((_EMPTY,), S.W, S.O, S.stopped)
+
     def _remember(self, met: list[tuple[Any, Any]], final: State, bare: State) -> None:
         node = self.root
+        if node is None:
+            return
         try:
             for chance, value in met:
                 if node.chance is None:
@@ -200,6 +240,10 @@ class _Remembered:
 
 
 _NODES = 2048  # places remembered, per start: enough for an attack's few results, bounded for long chains of draws
+# Runs between two looks at how many the tree held. Where most runs draw a sequence not met before, the
+# tree costs a look-up each and keeps alive what it saw (the pools fired at, with what they were left as):
+# it is let go, and every later run from that start runs its blocks.
+_WINDOW = 1024
 
 
 class _Replay:

@@ -37,7 +37,7 @@ from fracas.interpreter.tools.lsp.features import definition, hover, lenses, lin
 
 RUN_EXAMPLE = "fracas.runExample"
 WAIT = 2.0  # seconds a request waits for the analysis of the text it is about
-FIRST_WAIT = 30.0  # ... when the document has no analysis yet to answer from (just opened, behind others)
+FIRST_WAIT = 30.0  # ... more, when the document has no analysis yet to answer from (just opened, behind others)
 QUICK = 0.08  # ... and a request about a place, before it answers from the last analysis
 IDLE = 2.0  # seconds without an edit before the server looks for garbage among everything it keeps
 log = logging.getLogger("fracas.lsp")
