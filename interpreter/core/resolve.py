@@ -197,22 +197,17 @@ class _Remembered:
         else:
             return node.final, node.bare  # type: ignore[return-value]
         self.misses += 1
-        replay = _Replay(rng, drawn)
-        R.chooser = replay
+        R.chooser = replay = _Replay(rng, drawn)
         try:
-            S = self.working(R)
-            go_on_from(routine, self.pc, S, R)
+            final, bare = self.run_blocks(routine, R, check)
         finally:
             R.chooser = engine
-        final = _final_of(routine, S)
-        bare = State((_EMPTY,), S.W, S.O, S.stopped)
-        check(final)
         self._remember(replay.met, final, bare)
         return final, bare
 
     def run_blocks(self, routine: Routine, R: Run, check: Callable[[State], None]) -> tuple[State, State]:
         """One run's final state, with its names and without them, its blocks run from the first chance
-        with the run's own engine."""
+        with whatever answers the run's draws (R.chooser)."""
         S = self.working(R)
         go_on_from(routine, self.pc, S, R)
         final = _final_of(routine, S)
