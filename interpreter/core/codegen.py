@@ -455,6 +455,8 @@ class Generator:
         impl = self.const(implementation)
         if sig.variadic:
             items = "".join(self.expr(a, scope) + ", " for a in call.args)
+            if len(call.args) >= 2 and call.func in ("min", "max"):  # no list to spread, none empty: Python's own
+                return f"{call.func}({items})"
             return f"rt.variadic({impl}, {call.func!r}, [{items}], R, {pos})"
         given = [(name, self.expr(arg, scope)) for (name, _), arg in zip(sig.params, call.args)]
         given += [(kw.name, self.expr(kw.value, scope)) for kw in call.keywords]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
@@ -181,18 +182,19 @@ def apply(function: Callable[..., Any], args: Iterable[Any], budget: Budget) -> 
     args = tuple(args)
     if not any(type(a) is Dist for a in args):
         return function(*args)
-    spaces = [a.weights.items() if type(a) is Dist else ((a, 1),) for a in args]
-    budget.check(math.prod(len(space) for space in spaces))
+    values = [tuple(a.weights) if type(a) is Dist else (a,) for a in args]
+    budget.check(math.prod(map(len, values)))
     total = math.prod(a.total for a in args if type(a) is Dist)
-    results: list[tuple[Any, int]] = []
-    for combination in itertools.product(*spaces):
-        weight = 1
-        values = []
-        for value, w in combination:
-            weight *= w
-            values.append(value)
-        results.append((function(*values), weight))
-    return _mix(results, total, budget)
+    weights = [tuple(a.weights.values()) if type(a) is Dist else (1,) for a in args]
+    results = list(itertools.starmap(function, itertools.product(*values)))
+    if all(min(w) == max(w) for w in weights):  # fair dice: every combination weighs the same
+        each = math.prod(w[0] for w in weights)
+        counts = Counter(results)
+        if not any(type(value) is Dist for value in counts):
+            if len(counts) == 1 and total == 1:
+                return results[0]
+            return Dist({value: count * each for value, count in counts.items()}, total)
+    return _mix(list(zip(results, map(math.prod, itertools.product(*weights)))), total, budget)
 
 
 def branch(test: Any, then: Callable[[], Any], otherwise: Callable[[], Any], budget: Budget) -> Any:
