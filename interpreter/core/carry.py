@@ -384,8 +384,9 @@ class Regroup:
         frame, world, outcomes = key[0], key[1], key[2]
         found = self._restored.get((world, outcomes, put))
         if found is None:
-            changed_world = dict(self.interned.values[world])
-            changed_outcomes = dict(self.interned.values[outcomes])
+            values = self.interned.values
+            changed_world: dict[Any, Any] | None = None
+            changed_outcomes: dict[Any, Any] | None = None
             slots = []
             for (kind, name), value in put:
                 if value is ABSENT:
@@ -393,11 +394,17 @@ class Regroup:
                 if kind == SLOT:
                     slots.append((self.place[name], value))
                 elif kind == OUTCOME:
+                    if changed_outcomes is None:
+                        changed_outcomes = dict(values[outcomes])
                     changed_outcomes[name] = value
                 else:
+                    if changed_world is None:
+                        changed_world = dict(values[world])
                     changed_world[kind] = changed_world[kind].replace(name, value)
+            # A part with nothing put back keeps its number: no copy to make and hash.
             found = self._restored[(world, outcomes, put)] = (
-                self.interned.id(Frozen(changed_world)), self.interned.id(Frozen(changed_outcomes)), tuple(slots))
+                world if changed_world is None else self.interned.id(Frozen(changed_world)),
+                outcomes if changed_outcomes is None else self.interned.id(Frozen(changed_outcomes)), tuple(slots))
         world, outcomes, slots = found
         if slots:
             values = list(frame)
@@ -413,17 +420,22 @@ class Regroup:
         frame, world, outcomes = key[0], key[1], key[2]
         found = self._taken.get((world, outcomes))
         if found is None:
-            changed_world = dict(self.interned.values[world])
-            changed_outcomes = dict(self.interned.values[outcomes])
+            values = self.interned.values
+            changed_world: dict[Any, Any] | None = None
+            changed_outcomes: dict[Any, Any] | None = None
             taken: list[Any] = []
             for kind, name in self.taken:
                 if kind == SLOT:
                     taken.append(None)  # filled from the frame below
                 elif kind == OUTCOME:
+                    if changed_outcomes is None:
+                        changed_outcomes = dict(values[outcomes])
                     taken.append(changed_outcomes.get(name, ABSENT))
                     if name in changed_outcomes:
                         changed_outcomes[name] = None
                 else:
+                    if changed_world is None:
+                        changed_world = dict(values[world])
                     record: Record | None = changed_world.get(kind)
                     if record is None or not record.has(name):
                         taken.append(ABSENT)
@@ -431,7 +443,8 @@ class Regroup:
                     taken.append(record.get(name))
                     changed_world[kind] = record.replace(name, None)
             found = self._taken[(world, outcomes)] = (
-                (self.interned.id(Frozen(changed_world)), self.interned.id(Frozen(changed_outcomes))), tuple(taken))
+                (world if changed_world is None else self.interned.id(Frozen(changed_world)),
+                 outcomes if changed_outcomes is None else self.interned.id(Frozen(changed_outcomes))), tuple(taken))
         (world, outcomes), taken = found
         if any(kind == SLOT for kind, _ in self.taken):
             values, taken_list = list(frame), list(taken)

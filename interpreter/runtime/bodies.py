@@ -8,6 +8,7 @@ five times a plain one, and a sampled run makes dozens.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -54,6 +55,8 @@ class Body:
         return (owner is ANY or self.owner == owner) and (tag is ANY or self.tag == tag)
 
 
+_ONES = itertools.repeat(1)
+
 # Pools are sorted at every change, and the same few bodies come back again and again.
 body_key = functools.lru_cache(maxsize=4096)(Body.sort_key)
 
@@ -75,6 +78,9 @@ class Pool:
     # (runtime.chance.Fire.sample): a sampled run fires at the same pool, made before its first chance,
     # again and again.
     fired: tuple = field(init=False, repr=False, compare=False)
+    # Each distinct body with how many of the pool it is, in pool order, where the maker knows them
+    # (an exact volley's pools, which hold dozens of a few bodies): a query counts a few, not every body.
+    census: tuple[tuple[Body, int], ...] = field(init=False, repr=False, compare=False)
 
     def __hash__(self) -> int:
         try:
@@ -122,10 +128,14 @@ class Pool:
     def lethal_count(self, owner: object = ANY, tag: object = ANY) -> int:
         # One pass, without a call per body: the queries of a damage step are most of a sampled run's reads.
         found = 0
-        for b in self.bodies:
+        try:
+            census = self.census
+        except AttributeError:
+            census = zip(self.bodies, _ONES)
+        for b, number in census:
             if ((owner is ANY or b.owner is owner or b.owner == owner) and (tag is ANY or b.tag == tag)
                     and b.hitpoints is not None and b.damage >= b.hitpoints):
-                found += 1
+                found += number
         return found
 
     def living_count(self, owner: object = ANY, tag: object = ANY) -> int:

@@ -18,6 +18,7 @@ import math
 import random
 import re
 from collections.abc import Iterable, Iterator
+from itertools import compress
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -593,60 +594,60 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         if found is None:
             found = number[body] = len(variants)
             variants.append(body)
+            living.append(not body.lethal)
         return found
 
-    # A state is the number of bodies of each variant, by the variant's number (no trailing zeros).
+    living: list[bool] = []
+    # A state is the number of bodies of each variant, by the variant's number: as many numbers as
+    # there are variants, the states widened when a shot makes new ones.
     counts: list[int] = []
     for body in pool.bodies:
         v = variant(body)
         counts.extend([0] * (v + 1 - len(counts)))
         counts[v] += 1
     states: dict[tuple[int, ...], int] = {tuple(counts): 1}
-    living = [not body.lethal for body in variants]
-    hit_of: dict[int, dict[int, int]] = {}  # a shot's damage -> a variant -> the variant it makes of it
+    width = len(counts)
+    # A shot's damage -> the (variant, the variant it makes of it) of each living variant met so far, and
+    # how many variants that covers.
+    moves_of: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}
     for damage in damages:
+        moves, covered = moves_of.setdefault(damage, ([], [0]))
+        if covered[0] < len(variants):  # variants made by earlier shots: their moves too
+            known = len(variants)
+            for v in range(covered[0], known):
+                if living[v]:
+                    moves.append((v, variant(variants[v].hit(damage))))
+            covered[0] = known
+        if width < len(variants):
+            padding = (0,) * (len(variants) - width)
+            states = {state + padding: weight for state, weight in states.items()}
+            width = len(variants)
         # The weights grow long as the lcms pile up: every step of work is charged by their length,
         # once a shot (a shot's work is bounded by the states the last one held).
-        alive = []
-        step = 1
-        spent = 0
-        for state in states:
-            targets = sum(c for v, c in enumerate(state) if c and living[v])
-            alive.append(targets)
-            if targets > 1:
-                step = math.lcm(step, targets)
-            spent += len(state)
-        spent += len(states) * step_size(step.bit_length())
-        budget.spend(spent, what)
+        alive = [sum(compress(state, living)) for state in states]
+        step = math.lcm(*filter(None, alive))  # a state with none alive splits nothing
+        budget.spend(len(states) * (width + step_size(step.bit_length())), what)
         spent = 0
         following: dict[tuple[int, ...], int] = {}
         get = following.get
-        hits = hit_of.setdefault(damage, {})
+        step_bits = step.bit_length()
         for (state, weight), targets in zip(states.items(), alive):
-            size = step_size(weight.bit_length() + step.bit_length())
-            cost = len(state) + size
+            cost = width + step_size(weight.bit_length() + step_bits)
             spent += cost
             if not targets:
                 following[state] = get(state, 0) + weight * step
                 continue
             share = weight * (step // targets)
-            for v, c in enumerate(state):
-                if not c or not living[v]:
+            for v, w in moves:
+                c = state[v]
+                if not c:
                     continue
-                w = hits.get(v)
-                if w is None:
-                    w = hits[v] = variant(variants[v].hit(damage))
-                    living.extend(not body.lethal for body in variants[len(living):])
                 if w == v:  # a body that cannot die, or a shot of no damage
                     following[state] = get(state, 0) + share * c
                     continue
                 after = list(state)
-                if w >= len(after):
-                    after.extend([0] * (w + 1 - len(after)))
                 after[v] = c - 1
                 after[w] += 1
-                while not after[-1]:
-                    after.pop()
                 key = tuple(after)
                 following[key] = get(key, 0) + share * c
                 spent += cost
@@ -654,10 +655,19 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         budget.hold(len(following), what)
         budget.spend(len(following) * step_size(max(following.values()).bit_length()), what)
         states = _reduced(following, step)
-    # Pools in canonical order without a sort each: the variants once in pool order, each repeated.
-    order = sorted(range(len(variants)), key=lambda v: body_key(variants[v]))
-    return Weights.of((Pool(tuple(variants[v] for v in order if v < len(state) for _ in range(state[v]))), weight)
-                      for state, weight in states.items())
+    # Pools in canonical order without a sort each: the variants once in pool order, each repeated. Distinct
+    # states are distinct pools, ordered by their bodies' keys, as Weights orders pools.
+    keys = [body_key(body) for body in variants]
+    order = sorted(range(len(variants)), key=keys.__getitem__)
+    made = []
+    for state, weight in states.items():
+        present = [v for v in order if state[v]]
+        key = tuple(keys[v] for v in present for _ in range(state[v]))
+        made_pool = Pool(tuple(variants[v] for v in present for _ in range(state[v])))
+        made_pool.census = tuple((variants[v], state[v]) for v in present)
+        made.append((key, made_pool, weight))
+    made.sort(key=lambda entry: entry[0])
+    return Weights.ordered(tuple(pool for _, pool, _ in made), tuple(weight for _, _, weight in made))
 
 
 def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:

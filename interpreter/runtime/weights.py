@@ -139,6 +139,11 @@ class Weights:
         return cls(tuple(keys), weights, sum(weights))
 
     @classmethod
+    def ordered(cls, outcomes: tuple[Any, ...], weights: tuple[int, ...]) -> Weights:
+        """Distinct outcomes already in canonical order, with their positive weights: nothing to merge or sort."""
+        return cls(outcomes, weights, sum(weights))
+
+    @classmethod
     def certain(cls, value: Hashable) -> Weights:
         return cls((value,), (1,), 1)
 
