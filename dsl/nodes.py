@@ -7,7 +7,7 @@ and used as a dictionary key by the engines.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
 from fractions import Fraction
 from functools import cache
 from operator import attrgetter
@@ -53,24 +53,50 @@ def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return attrgetter(*names) if names else lambda node: ()
 
 
-def _node(cls: N) -> N:
-    """A frozen slotted dataclass whose __eq__, __hash__ and __repr__ are Node's.
+_MADE: list[type] = []  # node classes waiting for their __init__, written for all of them at once (_finish)
 
-    Python 3.11 compiles each method a dataclass makes on its own, and making
-    every node's equality, hash and repr took a third of the time importing
-    this module took. Node's are the ones a dataclass would make, written once:
-    equal when of the same class with equal compared fields, hashed as the
-    tuple of those, shown by class name and the fields shown.
+
+def _node(cls: N) -> N:
+    """A slotted dataclass, frozen, whose __eq__, __hash__ and __repr__ are Node's.
+
+    Python 3.11 compiles each method a dataclass makes on its own, and the
+    methods of a frozen dataclass (__init__, __setattr__, __delattr__, and
+    equality, hash and repr) were most of the time importing this module took.
+    Node's are the ones a dataclass would make, written once: equal when of
+    the same class with equal compared fields, hashed as the tuple of those,
+    shown by class name and the fields shown; changing a field raises
+    FrozenInstanceError. The __init__ of every node class is written by
+    _finish, in one module.
     """
     undocumented = not cls.__doc__
     if undocumented:  # else dataclass writes one from inspect.signature: a tenth of this module's import
         cls.__doc__ = cls.__name__
-    made = dataclass(frozen=True, slots=True, eq=False, repr=False)(cls)
+    made = dataclass(slots=True, eq=False, repr=False, init=False)(cls)
     if undocumented:
         made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in fields(made))})"
     made._compared = staticmethod(_values_of(tuple(f.name for f in fields(made) if f.compare)))
     made._shown = tuple(f.name for f in fields(made) if f.repr)
+    _MADE.append(made)
     return made
+
+
+def _finish() -> None:
+    """The __init__ of every node class, as a frozen dataclass would write it, compiled together."""
+    source = []
+    for number, cls in enumerate(_MADE):
+        names = [f.name for f in fields(cls)]
+        source.append(f"def init{number}(self, {', '.join(names)}):")
+        source.extend(f"    _set(self, {name!r}, {name})" for name in names)
+    made: dict[str, Any] = {"_set": object.__setattr__}
+    exec("\n".join(source), made)
+    for number, cls in enumerate(_MADE):
+        init = made[f"init{number}"]
+        defaults = tuple(f.default for f in fields(cls) if f.default is not MISSING)
+        init.__defaults__ = defaults or None
+        init.__qualname__ = f"{cls.__qualname__}.__init__"
+        init.__module__ = cls.__module__
+        cls.__init__ = init
+    _MADE.clear()
 
 
 @_node
@@ -78,6 +104,12 @@ class Node:
     pos: Pos = field(compare=False, repr=False)
 
     __reduce__ = _reduce
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -454,3 +486,6 @@ class Module(Node):
     title: str = ""
     extends: tuple[Extends, ...] = ()
     decls: tuple[Decl, ...] = ()
+
+
+_finish()
