@@ -10,6 +10,7 @@ pytest.importorskip("pygls")
 from fracas.dsl.limits import Limits  # noqa: E402
 from fracas.interpreter.tools.lsp import server as lsp_server  # noqa: E402
 from fracas.interpreter.tools.lsp.analysis import Analysis  # noqa: E402
+from lsprotocol import types as lsp  # noqa: E402
 from pygls.workspace import Workspace  # noqa: E402
 
 
@@ -49,3 +50,40 @@ def test_a_request_about_a_file_with_an_analysis_does_not_wait_past_the_usual_wa
         return await asyncio.wait_for(server.current(uri), 5)
 
     assert asyncio.run(ask()) is older
+
+
+
+def opened(server: lsp_server.FracasServer, name: str) -> str:
+    """The uri of an empty document the editor has opened."""
+    uri = f"untitled:{name}"
+    server.workspace.put_text_document(lsp.TextDocumentItem(uri=uri, language_id="fracas", version=1, text=""))
+    return uri
+
+
+def test_a_request_right_after_an_analysis_ends_gets_it_before_its_callback_has_run(server):
+    # A done future's callbacks run a turn of the event loop later: a request in between found no analysis.
+    uri = opened(server, "quick.rules")
+    analysis = Analysis("quick.rules", "", 1)
+
+    async def ask() -> Analysis | None:
+        future = asyncio.get_running_loop().create_future()
+        server.expect(uri, future)
+        future.set_result(analysis)  # done, its callback not yet run
+        return await server.current(uri, quick=True)
+
+    assert asyncio.run(ask()) is analysis
+
+
+def test_an_analysis_begun_before_its_file_was_closed_and_opened_again_is_dropped(server):
+    uri = opened(server, "reopened.rules")
+
+    async def analysed_after_reopening() -> Analysis | None:
+        future = asyncio.get_running_loop().create_future()
+        server.openings[uri] = 1
+        server.expect(uri, future)
+        server.openings[uri] = 3  # closed and opened again: the text analysed is gone
+        future.set_result(Analysis("reopened.rules", "", 1))
+        await asyncio.sleep(0)  # its callback runs
+        return server.analyses.get(uri)
+
+    assert asyncio.run(analysed_after_reopening()) is None

@@ -15,9 +15,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
+import itertools
 import logging
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -76,6 +78,14 @@ class FracasServer(LanguageServer):
         self.limits = limits
         self.analyses: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.Future] = {}
+        # uri -> how many times it was opened or closed: an analysis begun before the document was closed (and
+        # opened again, perhaps) is of a text that is gone, and its result is dropped.
+        self.openings: dict[str, int] = {}
+        # Each analysis is numbered when scheduled; uri -> the number of the last whose result was taken, so that
+        # a result is taken once, and never after a later one.
+        self.tickets = itertools.count()
+        self.taken: dict[str, int] = {}
+        self.on_done: dict[str, Callable[[asyncio.Future], None]] = {}  # uri -> what takes its pending analysis
         self.results: dict[str, dict[str, tuple[bool, str]]] = {}  # uri -> example title -> (passed, message)
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="fracas-analysis")  # one at a time
         self.failures: list[str] = []  # analyses that failed (bugs of ours), reported from the event loop
@@ -106,14 +116,19 @@ class FracasServer(LanguageServer):
         previous = self.analyses.get(uri)
         future = asyncio.get_running_loop().run_in_executor(
             self.worker, self._analyze, uri, text, version, texts, previous)
-        self.pending[uri] = future
-        future.add_done_callback(functools.partial(self._analysed, uri))
+        self.expect(uri, future)
         self._collect_when_idle()
         if dependents:
             path = str(Path(uri_to_path(uri)).resolve())
             for other, analysis in list(self.analyses.items()):
                 if other != uri and path in analysis.depends:
                     self.schedule(other, dependents=False)
+
+    def expect(self, uri: str, future: asyncio.Future) -> None:
+        """Make `future` the analysis the document waits for: its result is taken when it is done."""
+        self.pending[uri] = future
+        done = self.on_done[uri] = functools.partial(self._analysed, uri, self.openings.get(uri, 0), next(self.tickets))
+        future.add_done_callback(done)
 
     def format(self, uri: str, text: str) -> str | None:
         """The text laid out by fracas fmt, or None if it cannot be; in the worker, after the text's analysis."""
@@ -183,15 +198,18 @@ class FracasServer(LanguageServer):
                                              "this is a bug in fracas, please report it")]
             return failed
 
-    def _analysed(self, uri: str, future: asyncio.Future) -> None:
-        if future.cancelled() or future.exception() is not None:
+    def _analysed(self, uri: str, opening: int, ticket: int, future: asyncio.Future) -> None:
+        # Called when the future is done, and by current() if it finds it done first: a done future's
+        # callbacks run a turn of the event loop later, and a request in between would find no analysis.
+        if future.cancelled() or future.exception() is not None or ticket <= self.taken.get(uri, -1):
             return
+        self.taken[uri] = ticket
         analysis = future.result()
         while self.failures:
             self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error,
                                                          message=f"fracas: internal error: {self.failures.pop(0)}"))
         document = self.workspace.text_documents.get(uri)
-        if analysis is None or document is None:
+        if analysis is None or document is None or self.openings.get(uri, 0) != opening:
             return
         self.analyses[uri] = analysis
         if document.version == analysis.version:  # an older text's problems would only flicker past
@@ -209,6 +227,9 @@ class FracasServer(LanguageServer):
             if not future.done():
                 # An answer from nothing is worse than a late one: a file just opened waits for its first analysis.
                 await asyncio.wait({future}, timeout=WAIT if self.analyses.get(uri) is not None else FIRST_WAIT)
+        done = self.on_done.get(uri)
+        if future is not None and future.done() and done is not None:
+            done(future)
         return self.analyses.get(uri)
 
     def related(self, analysis: Analysis) -> list[Analysis]:
@@ -352,6 +373,7 @@ def build(limits: Limits) -> FracasServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @_answers(None)
     def did_open(ls: FracasServer, params: lsp.DidOpenTextDocumentParams):
+        ls.openings[params.text_document.uri] = ls.openings.get(params.text_document.uri, 0) + 1
         ls.schedule(params.text_document.uri)
         text = ls.text(params.text_document.uri)
         if text is not None:
@@ -372,6 +394,10 @@ def build(limits: Limits) -> FracasServer:
     @_answers(None)
     def did_close(ls: FracasServer, params: lsp.DidCloseTextDocumentParams):
         uri = params.text_document.uri
+        ls.openings[uri] = ls.openings.get(uri, 0) + 1
+        ls.pending.pop(uri, None)
+        ls.taken.pop(uri, None)
+        ls.on_done.pop(uri, None)
         ls.analyses.pop(uri, None)
         ls.results.pop(uri, None)
         ls.formatters.pop(uri, None)
