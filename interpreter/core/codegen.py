@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import hashlib
 import itertools
 import marshal
@@ -132,13 +133,14 @@ class Generator:
 
     def __init__(self, rules: Ruleset):
         self.rules = rules
-        self.chance = ChanceAnalysis(rules)
         self.namespace: dict[str, Any] = dict(_BASE)
-        self._constants: dict[tuple[type, Any], str] = {}
+        self._constant_names: dict[tuple[type, Any], str] = {}
+        # Constants read back with kept code, by name, not yet in _constants: a call that writes no new code
+        # never looks a constant up by value.
+        self._read_back_constants: list[tuple[str, Any]] = []
         self._counter = itertools.count()
         self.source: list[tuple[str, int]] = []  # (line of Python, rules line)
         self.functions_made: set[str] = set()
-        self.recursive = _recursive_steps(rules)
         self.routines: dict[str, Routine] = {}
         self._depth = 0
         self.facts = LineFacts()  # what the code written since the last line taken reads and changes
@@ -150,6 +152,28 @@ class Generator:
         self._in_iterable = 0  # writing the list a comprehension runs over: no assignment expression there
         self.code: list[types.CodeType] = []  # every module run in the namespace, in order: what kept_code keeps
         self.grown = False  # whether it made code since it was made, read back or last kept
+
+    # ---- what writing code needs, made when first needed: a call that runs kept code writes none
+
+    @functools.cached_property
+    def chance(self) -> ChanceAnalysis:
+        return ChanceAnalysis(self.rules)
+
+    @functools.cached_property
+    def recursive(self) -> set[str]:
+        return _recursive_steps(self.rules)
+
+    @property
+    def _constants(self) -> dict[tuple[type, Any], str]:
+        if self._read_back_constants:
+            for name, value in self._read_back_constants:
+                self._constant_names[_constant_key(value)] = name
+            self._read_back_constants = []
+        return self._constant_names
+
+    @_constants.setter
+    def _constants(self, names: dict[tuple[type, Any], str]) -> None:
+        self._constant_names, self._read_back_constants = names, []
 
     # ---- constants and names
 
@@ -731,7 +755,7 @@ class Generator:
             for name, value in parts["constants"]:
                 value = value.found() if isinstance(value, _Primitive) else value
                 gen.namespace[name] = value
-                gen._constants[_constant_key(value)] = name
+                gen._read_back_constants.append((name, value))
             for module in code:
                 exec(module, gen.namespace)
             namespace = gen.namespace
