@@ -246,3 +246,50 @@ def test_a_value_drawn_and_added_into_an_outcome_makes_a_state_for_each_sum_not_
     plain = exact(dsl.loads(FOUR_ROLLS), Scenario("four_rolls", {}))
     assert folded.states == plain.states and folding * 10 < sum(runs.values())
     assert folded.mean("total") == 4 * 35 - Fraction(5, 2)
+
+
+
+HALVES = """outcome total: number = 0
+action halves() {
+    for i in range(2) {
+        total += roll(1, 3) / 2
+    }
+}
+"""
+
+
+def test_states_that_differ_only_in_the_outcome_a_draw_adds_into_are_summed_one_state_per_new_value(monkeypatch):
+    made: list[int] = []
+    states = engines._Sums.states
+
+    def counted(sums):
+        found = list(states(sums))
+        made.append(len(found))
+        return iter(found)
+
+    monkeypatch.setattr(engines._Sums, "states", counted)
+    exact(dsl.loads(HALVES), Scenario("halves", {}))
+    assert made == [3, 5]  # the second pass: 3 totals and 3 halves added make 5 sums, not 9 pairs
+
+
+SUMMED = """outcome total: number = 0
+action summed() {
+    if roll(1, 3) == 1 {
+        total = 1/2
+    } else {
+        if roll(1, 2) == 1 {
+            total = 1
+        }
+    }
+    for i in range(2) {
+        total += roll(1, 3) / 2
+    }
+    total -= roll(1, 2)
+}
+"""
+
+
+def test_summing_states_over_different_denominators_changes_no_probability(monkeypatch):
+    summed = exact(dsl.loads(SUMMED), Scenario("summed", {}))
+    without_folding(monkeypatch)
+    assert summed.states == exact(dsl.loads(SUMMED), Scenario("summed", {})).states
