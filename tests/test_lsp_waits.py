@@ -87,3 +87,28 @@ def test_an_analysis_begun_before_its_file_was_closed_and_opened_again_is_droppe
         return server.analyses.get(uri)
 
     assert asyncio.run(analysed_after_reopening()) is None
+
+
+def test_an_older_analysis_taken_by_a_waiting_request_leaves_the_newer_one_to_come(server):
+    uri = opened(server, "typed.rules")
+    older, newer = Analysis("typed.rules", "", 1), Analysis("typed.rules", "x", 2)
+
+    async def analysed_after_typing() -> Analysis | None:
+        loop = asyncio.get_running_loop()
+        first = loop.create_future()
+        server.expect(uri, first)
+
+        async def typed() -> asyncio.Future:
+            await asyncio.sleep(0.001)
+            second = loop.create_future()
+            server.expect(uri, second)  # a change: the newer text's analysis is scheduled
+            first.set_result(older)  # the older one ends while a request waits on it
+            return second
+
+        typing = asyncio.ensure_future(typed())
+        await server.current(uri, quick=True)
+        (await typing).set_result(newer)
+        await asyncio.sleep(0)  # its callback runs
+        return server.analyses.get(uri)
+
+    assert asyncio.run(analysed_after_typing()) is newer

@@ -82,10 +82,11 @@ class FracasServer(LanguageServer):
         # opened again, perhaps) is of a text that is gone, and its result is dropped.
         self.openings: dict[str, int] = {}
         # Each analysis is numbered when scheduled; uri -> the number of the last whose result was taken, so that
-        # a result is taken once, and never after a later one.
+        # an older result never replaces a later one.
         self.tickets = itertools.count()
         self.taken: dict[str, int] = {}
-        self.on_done: dict[str, Callable[[asyncio.Future], None]] = {}  # uri -> what takes its pending analysis
+        # An analysis not taken yet -> what takes its result (once: when it is done, or sooner by current()).
+        self.takers: dict[asyncio.Future, Callable[[asyncio.Future], None]] = {}
         self.results: dict[str, dict[str, tuple[bool, str]]] = {}  # uri -> example title -> (passed, message)
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="fracas-analysis")  # one at a time
         self.failures: list[str] = []  # analyses that failed (bugs of ours), reported from the event loop
@@ -127,8 +128,8 @@ class FracasServer(LanguageServer):
     def expect(self, uri: str, future: asyncio.Future) -> None:
         """Make `future` the analysis the document waits for: its result is taken when it is done."""
         self.pending[uri] = future
-        done = self.on_done[uri] = functools.partial(self._analysed, uri, self.openings.get(uri, 0), next(self.tickets))
-        future.add_done_callback(done)
+        take = self.takers[future] = functools.partial(self._analysed, uri, self.openings.get(uri, 0), next(self.tickets))
+        future.add_done_callback(take)
 
     def format(self, uri: str, text: str) -> str | None:
         """The text laid out by fracas fmt, or None if it cannot be; in the worker, after the text's analysis."""
@@ -201,16 +202,17 @@ class FracasServer(LanguageServer):
     def _analysed(self, uri: str, opening: int, ticket: int, future: asyncio.Future) -> None:
         # Called when the future is done, and by current() if it finds it done first: a done future's
         # callbacks run a turn of the event loop later, and a request in between would find no analysis.
-        if future.cancelled() or future.exception() is not None or ticket <= self.taken.get(uri, -1):
+        if self.takers.pop(future, None) is None or future.cancelled() or future.exception() is not None:
             return
-        self.taken[uri] = ticket
         analysis = future.result()
         while self.failures:
             self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error,
                                                          message=f"fracas: internal error: {self.failures.pop(0)}"))
         document = self.workspace.text_documents.get(uri)
-        if analysis is None or document is None or self.openings.get(uri, 0) != opening:
+        if (analysis is None or document is None or self.openings.get(uri, 0) != opening
+                or ticket <= self.taken.get(uri, -1)):
             return
+        self.taken[uri] = ticket
         self.analyses[uri] = analysis
         if document.version == analysis.version:  # an older text's problems would only flicker past
             self.publish(uri, analysis)
@@ -227,9 +229,9 @@ class FracasServer(LanguageServer):
             if not future.done():
                 # An answer from nothing is worse than a late one: a file just opened waits for its first analysis.
                 await asyncio.wait({future}, timeout=WAIT if self.analyses.get(uri) is not None else FIRST_WAIT)
-        done = self.on_done.get(uri)
-        if future is not None and future.done() and done is not None:
-            done(future)
+        take = self.takers.get(future) if future is not None and future.done() else None
+        if take is not None:  # done, and its callback not run yet
+            take(future)
         return self.analyses.get(uri)
 
     def related(self, analysis: Analysis) -> list[Analysis]:
@@ -397,7 +399,6 @@ def build(limits: Limits) -> FracasServer:
         ls.openings[uri] = ls.openings.get(uri, 0) + 1
         ls.pending.pop(uri, None)
         ls.taken.pop(uri, None)
-        ls.on_done.pop(uri, None)
         ls.analyses.pop(uri, None)
         ls.results.pop(uri, None)
         ls.formatters.pop(uri, None)
