@@ -626,13 +626,16 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         # once a shot (a shot's work is bounded by the states the last one held).
         alive = [sum(compress(state, living)) for state in states]
         step = math.lcm(*filter(None, alive))  # a state with none alive splits nothing
-        budget.spend(len(states) * (width + step_size(step.bit_length())), what)
+        # A state is charged by the variants it holds up to its last, not by the width: the variants made
+        # for shots to come cost nothing yet.
+        held = [_held(state, width) for state in states]
+        budget.spend(sum(held) + len(states) * step_size(step.bit_length()), what)
         spent = 0
         following: dict[tuple[int, ...], int] = {}
         get = following.get
         step_bits = step.bit_length()
-        for (state, weight), targets in zip(states.items(), alive):
-            cost = width + step_size(weight.bit_length() + step_bits)
+        for (state, weight), targets, size in zip(states.items(), alive, held):
+            cost = size + step_size(weight.bit_length() + step_bits)
             spent += cost
             if not targets:
                 following[state] = get(state, 0) + weight * step
@@ -668,6 +671,13 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         made.append((key, made_pool, weight))
     made.sort(key=lambda entry: entry[0])
     return Weights.ordered(tuple(pool for _, pool, _ in made), tuple(weight for _, _, weight in made))
+
+
+def _held(state: tuple[int, ...], width: int) -> int:
+    """How many variants a state counts up to the last it holds."""
+    while width and not state[width - 1]:
+        width -= 1
+    return width
 
 
 def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
