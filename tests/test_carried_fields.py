@@ -81,6 +81,22 @@ def test_a_counterattack_runs_once_whatever_the_attack_dealt(monkeypatch):
     assert carrying * 3 < sum(runs.values())
 
 
+
+def test_the_carried_values_shared_by_the_states_of_one_draw_are_split_once(monkeypatch):
+    """The attack's results, carried through the counterattack, are shared by each state its draws made."""
+    path = ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml"
+    split = carry._split
+    parts_split: list[tuple[int, int]] = []
+
+    def counted(parts, plan, after):
+        parts_split.append((id(parts), id(plan)))  # a plan is one regrouping's, between two blocks
+        return split(parts, plan, after)
+
+    monkeypatch.setattr(carry, "_split", counted)
+    exact(rules_for(path), load_scenario(path), outcomes_only=True)
+    assert parts_split and len(parts_split) == len(set(parts_split))
+
+
 WAITING = '''rules "A roll that waits while others are made"
 kind thing {
     kept: int = 0

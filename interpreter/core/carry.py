@@ -326,6 +326,8 @@ class Regroup:
         self._restored: dict[tuple[Any, ...], Any] = {}
         self._taken: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
         self._plans: dict[tuple[Field, ...], tuple[Any, Any, tuple[Field, ...], tuple[Field, ...]]] = {}
+        # (shared parts, by identity; their names) -> the parts, kept alive, and their split (see _split)
+        self._splits: dict[tuple[int, tuple[Field, ...]], tuple[dict[Any, Any], dict[Any, Any]]] = {}
 
     def states(self, key: tuple[Any, ...], p: Any) -> Iterator[tuple[tuple[Any, ...], Any]]:
         if not self.before:
@@ -351,27 +353,22 @@ class Regroup:
         plan = self._plans.get(names)
         if plan is None:
             plan = self._plans[names] = self._plan(names)
-        rest_of, put_of, kept_names, back_names = plan
-        split: dict[tuple[Any, ...], dict[tuple[Any, ...], Any]] = {}
-        for values, weight in p.parts.items():
-            put = put_of(values)
-            rest = rest_of(values)
-            into = split.get(put)
-            if into is None:
-                into = split[put] = {}
-            before = into.get(rest)
-            into[rest] = weight if before is None else before + weight
+        kept_names, back_names = plan[2], plan[3]
+        if p.owned:  # parts of its own, which may take additions later: split afresh, and given on
+            split = _split(p.parts, plan, after)
+        else:  # parts shared by the states a draw made of one (a counterattack's results, say): split once
+            found = self._splits.get((id(p.parts), names))
+            if found is None or found[0] is not p.parts:
+                found = self._splits[(id(p.parts), names)] = (p.parts, _split(p.parts, plan, after))
+            split = found[1]
         top, bottom = p.top, p.bottom
         for put, parts in split.items():
             restored = self._restore(key, tuple(zip(back_names, put)))
-            if not after:
-                total: Any = 0
-                for weight in parts.values():
-                    total = weight if total == 0 else total + weight
-                yield restored, total if top == bottom else Scaled(total.n * top, total.d * bottom)
+            if not after:  # each put's parts summed already
+                yield restored, parts if top == bottom else Scaled(parts.n * top, parts.d * bottom)
                 continue
             stripped, taken = self._take(restored)
-            yield stripped, Carried(kept_names, parts, _fixed(fixed, self.taken, taken), top, bottom, owned=True)
+            yield stripped, Carried(kept_names, parts, _fixed(fixed, self.taken, taken), top, bottom, owned=p.owned)
 
     def _plan(self, names: tuple[Field, ...]) -> tuple[Any, Any, tuple[Field, ...], tuple[Field, ...]]:
         """For parts over `names`: getters of the values still carried and of those put back, and their names."""
@@ -455,6 +452,30 @@ class Regroup:
                     values[place] = None
             frame, taken = tuple(values), tuple(taken_list)
         return (frame, world, outcomes, *key[3:]), taken
+
+
+def _split(parts: dict[tuple[Any, ...], Scaled], plan: tuple[Any, Any, Any, Any],
+           after: tuple[Field, ...]) -> dict[tuple[Any, ...], Any]:
+    """Parts split by the values of the varying fields put back: for each combination of those, the parts
+    of the fields still carried (with `after` empty, their sum)."""
+    rest_of, put_of = plan[0], plan[1]
+    if not after:
+        totals: dict[tuple[Any, ...], Any] = {}
+        for values, weight in parts.items():
+            put = put_of(values)
+            before = totals.get(put)
+            totals[put] = weight if before is None else before + weight
+        return totals
+    split: dict[tuple[Any, ...], dict[tuple[Any, ...], Any]] = {}
+    for values, weight in parts.items():
+        put = put_of(values)
+        rest = rest_of(values)
+        into = split.get(put)
+        if into is None:
+            into = split[put] = {}
+        before = into.get(rest)
+        into[rest] = weight if before is None else before + weight
+    return split
 
 
 def _fixed(kept: tuple[tuple[Field, Any], ...], taken_fields: tuple[Field, ...],
