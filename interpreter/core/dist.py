@@ -187,7 +187,7 @@ def apply(function: Callable[..., Any], args: Iterable[Any], budget: Budget) -> 
     total = math.prod(a.total for a in args if type(a) is Dist)
     weights = [tuple(a.weights.values()) if type(a) is Dist else (1,) for a in args]
     results = list(itertools.starmap(function, itertools.product(*values)))
-    if all(not w or min(w) == max(w) for w in weights):  # fair dice: every combination weighs the same
+    if all(w and min(w) == max(w) for w in weights):  # fair dice: every combination weighs the same
         each = math.prod(w[0] for w in weights)
         counts = Counter(results)
         if not any(type(value) is Dist for value in counts):

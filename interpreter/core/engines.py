@@ -567,7 +567,7 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         kind = type(p)
         if fold is not None and (kind is Scaled or kind is Fraction or kind is int):
             if sums is None:
-                sums = _Sums(fold, projection, R)
+                sums = _Sums(fold, projection, R, engine.max_states, _block_pos(routine, pc))
             sums.add(F, rest, drawn, p)
             continue
         if fold is None:
@@ -637,11 +637,12 @@ class _Sums:
     only in the outcome the fold changes (and draw the same distribution, over the same denominator) add
     their numerators into one table of the outcome's new values, and a state is made for each new value,
     not for each pair of a state and a value drawn (four 10d6 in a loop: 200 states and 51 values make
-    10,000 pairs and 250 states)."""
+    10,000 pairs and 250 states). The states come out in the order their first pair came, as the pairs
+    would have."""
 
-    __slots__ = ("fold", "projection", "R", "interned", "split", "joined", "tables")
+    __slots__ = ("fold", "projection", "R", "interned", "split", "joined", "tables", "order", "made", "limit", "pos")
 
-    def __init__(self, fold: _Fold, projection: liveness.Projection, R: Run):
+    def __init__(self, fold: _Fold, projection: liveness.Projection, R: Run, limit: int, pos: Pos):
         self.fold, self.projection, self.R = fold, projection, R
         assert R.interned is not None
         self.interned = R.interned
@@ -652,6 +653,11 @@ class _Sums:
         self.joined: dict[tuple[int, Any], int] = memo.setdefault(("sums joined", fold.name), {})
         # (frame kept, world, other outcomes, the rest of the state, the draw, denominator) -> value -> numerator
         self.tables: dict[tuple[Any, ...], dict[Any, int]] = {}
+        self.order: list[tuple[tuple[Any, ...], dict[Any, int], Any]] = []  # (group, its table, value), as first met
+        self.made: set[tuple[Any, ...]] = set()  # the states they make (groups of two draws may make one)
+        # The states limit, checked as the states are met (as merging the pairs would have checked it), before
+        # a sum met later can fail on its own account.
+        self.limit, self.pos = limit, pos
 
     def add(self, F: list[Any], rest: tuple[Any, ...], drawn: D.Dist, p: Any) -> None:
         fold, R = self.fold, self.R
@@ -671,32 +677,36 @@ class _Sums:
         if table is None:
             table = self.tables[group] = {}
             table[_DRAWN] = drawn  # kept alive, so that its id stays its own while the group is summed
-        get = table.get
+        get, order, made, limit = table.get, self.order, self.made, self.limit
         op, pos = fold.op, fold.pos
-        if op == "=":
-            for value, weight in drawn.weights.items():
-                table[value] = get(value, 0) + top * weight
-        elif type(old) is int and op == "+=":
-            for value, weight in drawn.weights.items():
-                new = old + value if type(value) is int else rt.combine(op, old, value, R, pos)
-                table[new] = get(new, 0) + top * weight
-        else:
-            for value, weight in drawn.weights.items():
+        whole = type(old) is int and op == "+="
+        for value, weight in drawn.weights.items():
+            if op == "=":
+                new = value
+            elif whole and type(value) is int:
+                new = old + value
+            else:
                 new = rt.combine(op, old, value, R, pos)
-                table[new] = get(new, 0) + top * weight
+            before = get(new)
+            if before is None:
+                table[new] = top * weight
+                order.append((group, table, new))
+                made.add((kept, world, others, tail, new))
+                if len(made) > limit:
+                    raise RunError(self.pos, f"the exact engine holds more than {limit} states here", _ESTIMATE_HINT)
+            else:
+                table[new] = before + top * weight
 
     def states(self) -> Iterator[tuple[Key, Any, int]]:
         fold, interned, joined = self.fold, self.interned, self.joined
-        for (kept, world, others, tail, _, bottom), table in self.tables.items():
-            drawn = table.pop(_DRAWN)
-            total = bottom * drawn.total
-            for value, top in table.items():
-                outcomes = joined.get((others, value))
-                if outcomes is None:
-                    after = Frozen(interned.values[others])
-                    after[fold.name] = value
-                    outcomes = joined[(others, value)] = interned.id(after)
-                yield (kept, world, outcomes, *tail), Scaled(top, total), fold.following  # type: ignore[misc]
+        for (kept, world, others, tail, _, bottom), table, value in self.order:
+            outcomes = joined.get((others, value))
+            if outcomes is None:
+                after = Frozen(interned.values[others])
+                after[fold.name] = value
+                outcomes = joined[(others, value)] = interned.id(after)
+            yield ((kept, world, outcomes, *tail), Scaled(table[value], bottom * table[_DRAWN].total),  # type: ignore[misc]
+                   fold.following)
 
 
 _DRAWN = object()  # where a table of _Sums keeps its draw
