@@ -112,3 +112,15 @@ def test_an_older_analysis_taken_by_a_waiting_request_leaves_the_newer_one_to_co
         return server.analyses.get(uri)
 
     assert asyncio.run(analysed_after_typing()) is newer
+
+
+def test_a_file_still_waiting_for_its_first_analysis_counts_among_the_files_that_may_read_another(server):
+    # Its analysis under way may have read the other's text from before a change: it is analysed again.
+    waiting, analysed, unrelated = opened(server, "variant.rules"), opened(server, "base.rules"), opened(server, "x.rules")
+    server.analyses[unrelated] = Analysis("x.rules", "", 1)
+
+    async def readers() -> list[str]:
+        server.pending[waiting] = asyncio.get_running_loop().create_future()
+        return server.dependents(analysed)
+
+    assert asyncio.run(readers()) == [waiting]

@@ -120,10 +120,19 @@ class FracasServer(LanguageServer):
         self.expect(uri, future)
         self._collect_when_idle()
         if dependents:
-            path = str(Path(uri_to_path(uri)).resolve())
-            for other, analysis in list(self.analyses.items()):
-                if other != uri and path in analysis.depends:
-                    self.schedule(other, dependents=False)
+            for other in self.dependents(uri):
+                self.schedule(other, dependents=False)
+
+    def dependents(self, uri: str) -> list[str]:
+        """The other open documents that may read this file: those whose last analysis did, and those whose
+        first analysis is under way (it may have read the file's text from before a change)."""
+        path = str(Path(uri_to_path(uri)).resolve())
+        found = []
+        for other in list(self.workspace.text_documents):
+            analysis = self.analyses.get(other)
+            if other != uri and (path in analysis.depends if analysis is not None else other in self.pending):
+                found.append(other)
+        return found
 
     def expect(self, uri: str, future: asyncio.Future) -> None:
         """Make `future` the analysis the document waits for: its result is taken when it is done."""
@@ -404,10 +413,8 @@ def build(limits: Limits) -> FracasServer:
         ls.formatters.pop(uri, None)
         ls.unreadable.pop(uri, None)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-        path = str(Path(uri_to_path(uri)).resolve())
-        for other, analysis in list(ls.analyses.items()):  # variants now read the file from disk again
-            if path in analysis.depends:
-                ls.schedule(other, dependents=False)
+        for other in ls.dependents(uri):  # variants now read the file from disk again
+            ls.schedule(other, dependents=False)
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @_answers(None)
