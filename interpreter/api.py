@@ -29,7 +29,7 @@ from fracas.interpreter.core.values import show
 from fracas.interpreter.inputs import InputProblem, action_inputs, build_program
 from fracas.interpreter.plain import Unwritable, plain
 from fracas.interpreter.runtime.bodies import Pool, Volley
-from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.runtime.keys import stable_key, stable_sorted
 from fracas.interpreter.toml_places import key_places
 
 # The tools (fracas.interpreter.tools) reach the engine through this module alone; besides its own
@@ -161,7 +161,7 @@ class Distribution:
             for name, value in self.values(state).items():
                 if name in found:
                     found[name][value] = found[name].get(value, 0) + p
-        return {name: dict(sorted(d.items(), key=lambda kv: stable_key(kv[0]))) for name, d in found.items()}
+        return {name: dict(stable_sorted(d.items())) for name, d in found.items()}
 
     def _numeric(self, name: str) -> list[tuple[Fraction | int, Fraction]] | None:
         """The marginal as (number, probability) pairs, true counting 1; None if a value is no number."""
@@ -207,7 +207,7 @@ class Distribution:
                 key += (state.stopped or "",)
             before = merged.get(key)
             merged[key] = p if before is None else before + p
-        ordered = sorted(merged.items(), key=lambda kv: stable_key(kv[0]))
+        ordered = stable_sorted(merged.items())
         return [(dict(zip(names, key)), p) for key, p in ordered]
 
     def as_json(self) -> dict[str, Any]:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pickle
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from fracas.interpreter.runtime.keys import stable_key, stable_sorted
 
 ROOT = Path(__file__).resolve().parent.parent
 EPI = str(ROOT / "rules" / "epicinium.rules")
@@ -56,3 +59,12 @@ def test_sampled_odds_are_the_same_for_any_number_of_worker_processes():
     runs = ["odds", EPI, BOMBARD, "--samples", "2500", "--seed", "3", "--json"]
     one, two = fracas([*runs, "--jobs", "1"], "0"), fracas([*runs, "--jobs", "2"], "1")
     assert one == two and '"samples": 2500' in one
+
+
+def test_whole_numbers_and_tuples_of_them_sort_as_their_stable_keys_do():
+    rng = random.Random(3)
+    for keys in ([rng.randint(-9, 9) for _ in range(40)],
+                 [tuple(rng.randint(-3, 3) for _ in range(rng.randint(0, 3))) for _ in range(40)],
+                 [rng.choice([1, True, "a", (1, "b"), None]) for _ in range(40)]):
+        pairs = [(key, index) for index, key in enumerate(dict.fromkeys(keys))]
+        assert stable_sorted(pairs) == sorted(pairs, key=lambda pair: stable_key(pair[0]))

@@ -6,7 +6,11 @@ canonical pools and printed distributions come out the same on every run.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
+from itertools import chain
+from operator import itemgetter
+from typing import Any
 
 
 def stable_key(value: object) -> tuple:
@@ -31,3 +35,14 @@ def stable_key(value: object) -> tuple:
     if callable(key):
         return (5, key())
     raise TypeError(f"no stable order for {type(value).__name__}")
+
+
+def stable_sorted(pairs: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """Pairs sorted by stable_key of their first item. Whole numbers, and tuples of them, compare as their
+    keys do: they are sorted as they are, without a key made for each (a joint distribution has thousands)."""
+    pairs = list(pairs)
+    keys = list(map(itemgetter(0), pairs))
+    kinds = set(map(type, keys))
+    if kinds <= {int} or (kinds == {tuple} and set(map(type, chain.from_iterable(keys))) <= {int}):
+        return sorted(pairs, key=itemgetter(0))
+    return sorted(pairs, key=lambda pair: stable_key(pair[0]))
