@@ -1,7 +1,8 @@
-"""The abstract syntax tree: frozen dataclasses that carry source positions.
+"""The abstract syntax tree: slotted dataclasses, frozen, that carry source positions.
 
-Nodes are immutable so a checked module can be shared by every run, cached,
-and used as a dictionary key by the engines.
+Nodes are immutable (a node refuses every assignment, as a frozen dataclass
+does) so a checked module can be shared by every run, cached, and used as a
+dictionary key by the engines.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ def _field_names(cls: type) -> tuple[str, ...]:
 
 
 def _reduce(node: object) -> tuple[type, tuple[object, ...]]:
-    # Rebuilt through __init__ when unpickled: the generic __setstate__ that
-    # dataclasses gives frozen slotted classes looks up the fields of every
-    # object, and the parse cache reads tens of thousands of them per load.
+    # Rebuilt through __init__ when unpickled: pickle's generic way with slotted
+    # objects sets each slot with setattr, which a node refuses, and the parse
+    # cache reads tens of thousands of nodes per load.
     return type(node), tuple(getattr(node, name) for name in _field_names(type(node)))
 
 
