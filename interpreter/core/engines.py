@@ -577,8 +577,7 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
                 keys.append((keep(following, F), *rest))
             goes = following
         else:  # the next block only takes the value into an outcome: done here, a state for each result
-            keys = fold.keys(drawn.weights, F, rest, projection, R,
-                             interned.forgotten.setdefault(("fold", id(projection), pc), {}))
+            keys = fold.keys(drawn.weights, F, rest, projection, R)
             goes = fold.following
         total = drawn.total
         if kind is Scaled or kind is Fraction or kind is int:  # whole numbers multiplied: nothing reduced
@@ -610,26 +609,48 @@ class _Fold:
         self.name, self.op, self.pos, self.following, self.slot = name, op, pos, following, slot
 
     def keys(self, values: Iterable[Any], F: list[Any], rest: tuple[Any, ...], projection: liveness.Projection,
-             R: Run, sums: dict[tuple[int, Any], int]) -> list[Key]:
-        """The state after the block for each value drawn; `sums`: (outcomes by number, the outcome's new
-        value) -> the outcomes after, by number."""
-        interned = R.interned
-        assert interned is not None
+             R: Run) -> list[Key]:
+        """The state after the block for each value drawn."""
         F[self.slot] = None
         kept = projection.keep(self.following, F)
-        world, outcomes, tail = rest[0], rest[1], rest[2:]
-        before = interned.values[outcomes]
-        old = before[self.name]
-        keys: list[Key] = []
-        for value in values:
-            new = rt.combine(self.op, old, value, R, self.pos)
-            found = sums.get((outcomes, new))
-            if found is None:
-                after = Frozen(before)
-                after[self.name] = new
-                found = sums[(outcomes, new)] = interned.id(after)
-            keys.append((kept, world, found, *tail))  # type: ignore[arg-type]
-        return keys
+        world, tail = rest[0], rest[2:]
+        others, old = self.apart(R, rest[1])
+        return [(kept, world, self.joined(R, others, new), *tail)  # type: ignore[misc]
+                for new in self.news(old, values, R)]
+
+    def news(self, old: Any, values: Iterable[Any], R: Run) -> list[Any]:
+        """The outcome's new value for each value drawn (whole numbers added here, the common case)."""
+        op, pos = self.op, self.pos
+        if op == "=":
+            return list(values)
+        if op == "+=" and type(old) is int:
+            return [old + value if type(value) is int else rt.combine(op, old, value, R, pos) for value in values]
+        return [rt.combine(op, old, value, R, pos) for value in values]
+
+    def apart(self, R: Run, outcomes: int) -> tuple[int, Any]:
+        """Outcomes (by number) as the others (by number, this one none) and this one's value."""
+        interned = R.interned
+        assert interned is not None
+        memo = interned.forgotten.setdefault(("fold apart", self.name), {})
+        found = memo.get(outcomes)
+        if found is None:
+            before = interned.values[outcomes]
+            without = Frozen(before)
+            without[self.name] = None
+            found = memo[outcomes] = (interned.id(without), before[self.name])
+        return found  # type: ignore[no-any-return]
+
+    def joined(self, R: Run, others: int, value: Any) -> int:
+        """The outcomes (by number) of the others with this one's value."""
+        interned = R.interned
+        assert interned is not None
+        memo = interned.forgotten.setdefault(("fold joined", self.name), {})
+        found = memo.get((others, value))
+        if found is None:
+            after = Frozen(interned.values[others])
+            after[self.name] = value
+            found = memo[(others, value)] = interned.id(after)
+        return found  # type: ignore[no-any-return]
 
 
 class _Sums:
@@ -640,17 +661,10 @@ class _Sums:
     10,000 pairs and 250 states). The states come out in the order their first pair came, as the pairs
     would have."""
 
-    __slots__ = ("fold", "projection", "R", "interned", "split", "joined", "tables", "order", "made", "limit", "pos")
+    __slots__ = ("fold", "projection", "R", "tables", "order", "made", "limit", "pos")
 
     def __init__(self, fold: _Fold, projection: liveness.Projection, R: Run, limit: int, pos: Pos):
         self.fold, self.projection, self.R = fold, projection, R
-        assert R.interned is not None
-        self.interned = R.interned
-        memo = self.interned.forgotten
-        # outcomes (by number) -> (the outcomes without the folded one, by number; the folded one's value)
-        self.split: dict[int, tuple[int, Any]] = memo.setdefault(("sums split", fold.name), {})
-        # (the outcomes without the folded one, its new value) -> the outcomes, by number
-        self.joined: dict[tuple[int, Any], int] = memo.setdefault(("sums joined", fold.name), {})
         # (frame kept, world, other outcomes, the rest of the state, the draw, denominator) -> value -> numerator
         self.tables: dict[tuple[Any, ...], dict[Any, int]] = {}
         self.order: list[tuple[tuple[Any, ...], dict[Any, int], Any]] = []  # (group, its table, value), as first met
@@ -660,17 +674,11 @@ class _Sums:
         self.limit, self.pos = limit, pos
 
     def add(self, F: list[Any], rest: tuple[Any, ...], drawn: D.Dist, p: Any) -> None:
-        fold, R = self.fold, self.R
+        fold = self.fold
         F[fold.slot] = None
         kept = self.projection.keep(fold.following, F)
-        world, outcomes, tail = rest[0], rest[1], rest[2:]
-        found = self.split.get(outcomes)
-        if found is None:
-            before = self.interned.values[outcomes]
-            without = Frozen(before)
-            without[fold.name] = None
-            found = self.split[outcomes] = (self.interned.id(without), before[fold.name])
-        others, old = found
+        world, tail = rest[0], rest[2:]
+        others, old = fold.apart(self.R, rest[1])
         top, bottom = (p.n, p.d) if type(p) is Scaled else (p.numerator, p.denominator)
         group = (kept, world, others, tail, id(drawn), bottom)
         table = self.tables.get(group)
@@ -678,15 +686,7 @@ class _Sums:
             table = self.tables[group] = {}
             table[_DRAWN] = drawn  # kept alive, so that its id stays its own while the group is summed
         get, order, made, limit = table.get, self.order, self.made, self.limit
-        op, pos = fold.op, fold.pos
-        whole = type(old) is int and op == "+="
-        for value, weight in drawn.weights.items():
-            if op == "=":
-                new = value
-            elif whole and type(value) is int:
-                new = old + value
-            else:
-                new = rt.combine(op, old, value, R, pos)
+        for new, weight in zip(fold.news(old, drawn.weights, self.R), drawn.weights.values()):
             before = get(new)
             if before is None:
                 table[new] = top * weight
@@ -698,15 +698,10 @@ class _Sums:
                 table[new] = before + top * weight
 
     def states(self) -> Iterator[tuple[Key, Any, int]]:
-        fold, interned, joined = self.fold, self.interned, self.joined
+        fold, R = self.fold, self.R
         for (kept, world, others, tail, _, bottom), table, value in self.order:
-            outcomes = joined.get((others, value))
-            if outcomes is None:
-                after = Frozen(interned.values[others])
-                after[fold.name] = value
-                outcomes = joined[(others, value)] = interned.id(after)
-            yield ((kept, world, outcomes, *tail), Scaled(table[value], bottom * table[_DRAWN].total),  # type: ignore[misc]
-                   fold.following)
+            yield ((kept, world, fold.joined(R, others, value), *tail),  # type: ignore[misc]
+                   Scaled(table[value], bottom * table[_DRAWN].total), fold.following)
 
 
 _DRAWN = object()  # where a table of _Sums keeps its draw
