@@ -37,12 +37,16 @@ def stable_key(value: object) -> tuple:
     raise TypeError(f"no stable order for {type(value).__name__}")
 
 
-def stable_sorted(pairs: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """Pairs sorted by stable_key of their first item. Whole numbers, and tuples of them, compare as their
-    keys do: they are sorted as they are, without a key made for each (a joint distribution has thousands)."""
-    pairs = list(pairs)
-    keys = list(map(itemgetter(0), pairs))
+def plain_order(keys: list[Any]) -> bool:
+    """Whether the keys are all whole numbers, or all tuples of them: these compare as their stable keys
+    do, so they are sorted as they are, without a key made for each (a joint distribution has thousands)."""
     kinds = set(map(type, keys))
-    if kinds <= {int} or (kinds == {tuple} and set(map(type, chain.from_iterable(keys))) <= {int}):
+    return kinds <= {int} or (kinds == {tuple} and set(map(type, chain.from_iterable(keys))) <= {int})
+
+
+def stable_sorted(pairs: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """Pairs sorted by stable_key of their first item."""
+    pairs = list(pairs)
+    if plain_order(list(map(itemgetter(0), pairs))):
         return sorted(pairs, key=itemgetter(0))
     return sorted(pairs, key=lambda pair: stable_key(pair[0]))

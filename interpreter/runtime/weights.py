@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
-from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.runtime.keys import plain_order, stable_key
 
 DEFAULT_STATES = 1_000_000  # outcomes one computation may hold when no budget is given
 DEFAULT_WORK = 20_000_000  # steps of work (a step is about 0.1 microsecond: seconds) when no budget is given
@@ -134,7 +134,7 @@ class Weights:
         keys = [k for k, w in merged.items() if w]
         if not keys:
             raise ValueError("a distribution needs at least one outcome of positive weight")
-        keys.sort(key=None if all(map(_is_int, keys)) else stable_key)
+        keys.sort(key=None if plain_order(keys) else stable_key)
         weights = tuple(merged[k] for k in keys)
         return cls(tuple(keys), weights, sum(weights))
 
