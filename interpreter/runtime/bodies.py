@@ -28,7 +28,7 @@ class _Any:
 ANY: object = _Any()
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(slots=True)  # hashed by its own __hash__ below: never changed once made
 class Body:
     hitpoints: int | None  # None: the body cannot die and takes no damage
     damage: int = 0  # accumulated, never above hitpoints: a shot's excess is wasted
@@ -37,6 +37,20 @@ class Body:
     # Which `bodies(...)` of its pool the body came from, counted in the order they were
     # added: pool order, which focused allocation follows. Alike bodies share it.
     group: int = 0
+    # A pool of an exact volley holds dozens of a few bodies, and hashing the pool hashes each: the
+    # same few, once each is enough. (Left unset by __init__: a sampled shot makes a body each time.)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            found = hash((self.hitpoints, self.damage, self.owner, self.tag, self.group))
+            self._hash = found
+            return found
+
+    def __reduce__(self) -> tuple:
+        return (Body, (self.hitpoints, self.damage, self.owner, self.tag, self.group))  # without the hash
 
     @property
     def lethal(self) -> bool:
