@@ -21,6 +21,7 @@ from fracas.dsl.reads import path_of, paths_read
 from fracas.dsl.statements import children
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type
+from fracas.interpreter.core.dist import as_fraction
 from fracas.interpreter.core.resolve import evaluate
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.program import Program
@@ -183,13 +184,14 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
         path, value = first.found[0]
         subject = f"{first.subject}.{path_text(path)}"
         shown_value = f" is {show(value)}" if plain(value) else ""
-    total = sum(p for _, p in pairs)
+    total = as_fraction(sum(p for _, p in pairs))
+    weight = as_fraction(weight)
     if not exact:
         chance = ""
     elif weight == total:
         chance = ", in every outcome"
     else:
-        chance = f", with probability {show(Fraction(weight) / Fraction(total))}"
+        chance = f", with probability {show(weight / total)}"
     outcomes = ", ".join(f"{k} = {show(v)}" for k, v in first_state.outcomes.items())
     hint = f"a rule of {action.name} left this {first.kind} so"
     if len(first.found) > 1:

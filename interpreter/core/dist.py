@@ -86,6 +86,11 @@ class Scaled:
         return f"Scaled({self.n}, {self.d})"
 
 
+def as_fraction(p: Any) -> Fraction:
+    """A probability as the engine holds it (Scaled, a Fraction or a whole number) as a Fraction."""
+    return p.fraction() if type(p) is Scaled else Fraction(p)
+
+
 def reduced(probabilities: dict[Any, Any]) -> dict[Any, Any]:
     """The same probabilities with every Scaled one a Fraction.
 

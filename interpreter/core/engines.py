@@ -269,14 +269,15 @@ class Interned:
 
 
 def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run,
-            observe_all: bool = True, fields: frozenset[str] = frozenset()) -> dict[Key, Any]:
+            observe_all: bool = True, fields: frozenset[str] = frozenset(), numbered: bool = False) -> dict[Key, Any]:
     """Every final state with its probability, from states at the routine's first block (full frames).
 
     Each state waiting for a block keeps only what a later block reads
     (observe_all: the routine's own names and every entity's fields are read
     at its end; otherwise only the outcomes and the named `fields`): its frame is the tuple of
     the block's live slots, and dead entity fields are none. Final states
-    keep the frame's slots that are observed (`Projection.end`).
+    keep the frame's slots that are observed (`Projection.end`). numbered: their worlds and outcomes
+    are left as their numbers in R.interned, for a caller that merges them first.
     """
     R.chooser = D.Chooser(engine)  # an expression's draw gives the whole distribution
     R.passes = None
@@ -288,8 +289,11 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     for (frame, world, outcomes, *rest), p in start.items():
         key = (projection.keep(0, list(frame)), intern(projection.world(0, world)), intern(outcomes), *rest)
         pending[0][key] = pending[0].get(key, 0) + p  # type: ignore[index]
+    finals = _flow(routine, pending, engine, R, projection).get(END, {})
+    if numbered:
+        return finals
     return {(frame, values[world], values[outcomes], *rest): p  # type: ignore[misc]
-            for (frame, world, outcomes, *rest), p in _flow(routine, pending, engine, R, projection).get(END, {}).items()}
+            for (frame, world, outcomes, *rest), p in finals.items()}
 
 
 def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEngine, R: Run,

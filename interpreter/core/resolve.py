@@ -276,12 +276,14 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
     routine = routine_of(program, action)
     key: Key = (tuple(_start(routine, start)), start.world, start.outcomes, None, (), 0)
     gen = generator_for(program.rules)
-    finals = run_all(routine, {key: Fraction(1)}, engine, Run(program, engine, gen), observe_all, checked_fields)
+    R = Run(program, engine, gen)
+    finals = run_all(routine, {key: Fraction(1)}, engine, R, observe_all, checked_fields, numbered=not observe_all)
     keep_if_grown(gen)  # what this call made (its inputs' constants too) is there for the next process
+    if not observe_all:
+        assert R.interned is not None
+        return _outcomes_only(finals, R.interned.values, check)
     end = projection_of(routine, observe_all, checked_fields).end
     finals = D.reduced(finals)
-    if not observe_all:
-        return _outcomes_only(finals, check)
     full: dict[State, Any] = {}
     for (kept, world, outcomes, stopped, _, _), p in finals.items():
         state = _final(routine, _frame(routine, end, kept), world, outcomes, stopped)
@@ -302,21 +304,24 @@ def _frame(routine: Routine, end: tuple[int, ...], kept: tuple[Any, ...]) -> lis
 _EMPTY = Frozen()
 
 
-def _outcomes_only(finals: dict[Key, Any], check: Callable[[Any], None] | None) -> dict[State, Any]:
+def _outcomes_only(finals: dict[Key, Any], values: list[Any], check: Callable[[Any], None] | None) -> dict[State, Any]:
     """The final states as outcomes (and why they stopped) alone, each with its probability.
 
-    The states checked are shown as a list of their worlds and outcomes (all a check reads), not
-    merged: the check needs no state hashed, and the outcomes of a state (interned by the engine)
-    hash at no cost to merge.
+    The engine's final states hold their worlds and outcomes by number (`values`). The states checked
+    are shown as a list of their worlds and outcomes (all a check reads), not merged: the check needs
+    no state hashed. The rest merge by the outcomes' numbers, and the probabilities are made
+    Fractions once merged: states that differ only in fields a constraint reads are many, their
+    outcomes few.
     """
     if check is not None:
-        check([(State((_EMPTY,), world, outcomes, stopped), p)
+        check([(State((_EMPTY,), values[world], values[outcomes], stopped), p)
                for (_, world, outcomes, stopped, _, _), p in finals.items()])
     merged: dict[tuple[Any, Any], Any] = {}
     for (_, _, outcomes, stopped, _, _), p in finals.items():
         before = merged.get((outcomes, stopped))
         merged[(outcomes, stopped)] = p if before is None else before + p
-    return {State((_EMPTY,), _EMPTY, outcomes, stopped): p for (outcomes, stopped), p in merged.items()}
+    return {State((_EMPTY,), _EMPTY, values[outcomes], stopped): p
+            for (outcomes, stopped), p in D.reduced(merged).items()}
 
 
 _LITERALS = (n.Number, n.Text, n.Bool)
