@@ -9,16 +9,20 @@ InputProblem with a path and a hint.
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
+from fracas.dsl.checked import keep_with
 from fracas.dsl.diagnostics import did_you_mean
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type, type_from
+from fracas.interpreter.core.kept_code import code_digest
 from fracas.interpreter.core.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
                                                  records_in, where_written)
 from fracas.interpreter.core.program import Program
@@ -43,11 +47,16 @@ class InputProblem(Exception):
 def build_program(rules: Ruleset, overrides: dict[str, Any] | None = None,
                   choices: dict[str, Any] | None = None) -> Program:
     """The program of `rules` with these parameter and choice values, every constant checked."""
+    overrides, choices = overrides or {}, choices or {}
+    default = not overrides and not choices
+    if default:
+        found = _kept_default(rules)
+        if found is not None:
+            return found
     params: dict[str, Any] = {}
     rows: dict[str, Record] = {}
     program = Program(rules, params, rows)
     given = _Structurer(program)
-    overrides, choices = overrides or {}, choices or {}
     # Choices read like parameters; the scenario or --choose picks their values.
     for section, declared, values in (("params", rules.params, overrides), ("choices", rules.choices, choices)):
         for name, typed in declared.items():
@@ -58,7 +67,50 @@ def build_program(rules: Ruleset, overrides: dict[str, Any] | None = None,
     for name, decl in rules.rows.items():
         rows[name] = given.record(decl.kind, {f.name: f.value for f in decl.fields}, name, {}, constant=True)
     given.check_constants(overrides, choices)
+    if default:
+        _keep_default(program)
     return program
+
+
+# The program of the rules as written (no parameter set, no choice made) is the same in every run:
+# kept with the checked rules, as their generated code is, a first call in a fresh process reads its
+# constants back instead of evaluating and checking every row again. Only a program that built and
+# passed its checks is kept.
+_DEFAULT_PROGRAM = "default program"
+
+
+def _kept_default(rules: Ruleset) -> Program | None:
+    found = rules.kept.get(_DEFAULT_PROGRAM)
+    try:
+        if not isinstance(found, tuple) or found[0] != _program_digest():
+            return None
+    except OSError:
+        return None
+    _, shapes, params, rows = found
+    program = Program(rules, dict(params), dict(rows))
+    program.shapes = dict(shapes)  # the very shapes the rows were made with
+    return program
+
+
+def _keep_default(program: Program) -> None:
+    if program.rules.cache_name is None:  # rules given as text keep nothing a run derives (see keep_if_grown)
+        return
+    try:
+        digest = _program_digest()
+    except OSError:
+        return
+    keep_with(program.rules, _DEFAULT_PROGRAM, (digest, dict(program.shapes), dict(program.params), dict(program.rows)))
+
+
+def _program_digest() -> bytes:
+    """What a program is made by besides its rules: the engine core (whose values it holds) and this module."""
+    return code_digest() + _this_module()
+
+
+@functools.cache
+def _this_module() -> bytes:
+    stat = os.stat(__file__)
+    return f"{__file__}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()
 
 
 def action_inputs(program: Program, action: n.StepDecl, given: dict[str, Any]) -> State:

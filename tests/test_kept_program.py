@@ -1,0 +1,99 @@
+"""The program of the rules as written is kept with them between runs, and never trusted past a change."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from fracas import dsl
+from fracas.interpreter import inputs
+from fracas.interpreter.core import program as program_module
+
+RULES = textwrap.dedent("""\
+    param bonus: int = 2 - 1
+    kind Weapon {
+        damage: int
+        require damage >= 0
+    }
+    kind Fighter {
+        skill: int
+        wounds: int = bonus + 1
+        weapon: Weapon = sword
+    }
+    Weapon sword { damage bonus * 3 }
+    Fighter champion { skill 4 }
+    choice careful: bool = false
+    outcome hits: int = 0
+    action strike(attacker: Fighter) {
+        if 1d6 + attacker.skill + bonus >= 7 { hits += 1 }
+    }
+    """)
+
+
+@pytest.fixture
+def evaluations(monkeypatch):
+    """Counts the constants a program evaluates as it is built."""
+    calls: list[object] = []
+    real = program_module.Program.constant
+
+    def counting(self, expr, frame=None, world=None):
+        calls.append(expr)
+        return real(self, expr, frame, world)
+
+    monkeypatch.setattr(program_module.Program, "constant", counting)
+    return calls
+
+
+def rules_file(tmp_path, text: str = RULES) -> dsl.Ruleset:
+    path = tmp_path / "strike.rules"
+    path.write_text(text)
+    return dsl.load(path)
+
+
+def test_the_next_run_reads_the_program_back_instead_of_building_it(tmp_path, cache_folder, evaluations):
+    first = inputs.build_program(rules_file(tmp_path))
+    assert evaluations  # built: its parameters and rows evaluated
+    evaluations.clear()
+    again = inputs.build_program(rules_file(tmp_path))  # read from the cache folder, as a new process would
+    assert evaluations == []
+    assert again.params == first.params and again.rows == first.rows
+    assert again.rows["champion"].get("wounds") == 2 and again.rows["sword"].get("damage") == 3
+
+
+def test_a_program_read_back_holds_rows_of_its_own_shapes(tmp_path, cache_folder):
+    inputs.build_program(rules_file(tmp_path))
+    again = inputs.build_program(rules_file(tmp_path))
+    assert again.rows["champion"].shape is again.shapes["Fighter"]
+
+
+def test_parameters_set_or_choices_made_build_the_program_afresh(tmp_path, cache_folder, evaluations):
+    inputs.build_program(rules_file(tmp_path))
+    evaluations.clear()
+    changed = inputs.build_program(rules_file(tmp_path), {"bonus": 2})
+    assert evaluations and changed.rows["sword"].get("damage") == 6
+    evaluations.clear()
+    chosen = inputs.build_program(rules_file(tmp_path), choices={"careful": True})
+    assert evaluations and chosen.params["careful"] is True
+
+
+def test_a_program_that_breaks_a_constraint_is_not_kept(tmp_path, cache_folder):
+    broken = RULES.replace("param bonus: int = 2 - 1", "param bonus: int = 0 - 1")
+    for _ in range(2):
+        with pytest.raises(inputs.InputProblem):
+            inputs.build_program(rules_file(tmp_path, broken))
+    assert "default program" not in rules_file(tmp_path, broken).kept
+
+
+def test_a_program_kept_by_another_version_of_fracas_is_built_again(tmp_path, cache_folder, evaluations, monkeypatch):
+    inputs.build_program(rules_file(tmp_path))
+    monkeypatch.setattr(inputs, "_program_digest", lambda: b"another version")
+    evaluations.clear()
+    again = inputs.build_program(rules_file(tmp_path))
+    assert evaluations and again.rows["champion"].get("wounds") == 2
+
+
+def test_rules_given_as_text_keep_no_program(cache_folder):
+    rules = dsl.loads(RULES, "strike.rules")
+    inputs.build_program(rules)
+    assert "default program" not in rules.kept
