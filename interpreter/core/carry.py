@@ -15,7 +15,7 @@ carried field, the states are split by its values again.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -124,7 +124,7 @@ def _common(a: Carried, b: Carried) -> tuple[tuple[Field, ...], tuple[tuple[Fiel
     fixed_b = dict(b.fixed)
     fixed = tuple((field, value) for field, value in a.fixed if field in fixed_b and fixed_b[field] == value)
     kept = {field for field, _ in fixed}
-    names = tuple(sorted({*a.names, *b.names, *(f for f, _ in a.fixed), *(f for f, _ in b.fixed)} - kept, key=repr))
+    names = tuple(sorted({*a.names, *b.names, *(f for f, _ in a.fixed), *(f for f, _ in b.fixed)} - kept, key=_order))
     return names, fixed
 
 
@@ -136,13 +136,28 @@ def _add_into(into: Carried, other: Carried) -> None:
             before = parts.get(values)
             parts[values] = p if before is None else before + p
         return
-    fixed = dict(other.fixed)
-    where = [(True, other.names.index(field)) if field in other.names else (False, fixed[field])
-             for field in into.names]
+    key_of = _rekeyed(other, into.names)
     for values, p in other.items():
-        key = tuple([values[at] if varying else at for varying, at in where])
+        key = key_of(values)
         before = parts.get(key)
         parts[key] = p if before is None else before + p
+
+
+def _rekeyed(other: Carried, names: tuple[Field, ...]) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
+    """other's combinations -> the same combinations over `names`: its varying values where they go, its
+    fixed values in the other places (each part's values, then the fixed ones, picked in C)."""
+    fixed = dict(other.fixed)
+    constants = tuple(fixed[field] for field in names if field not in other.names)
+    width = len(other.names)
+    places, extra = [], 0
+    for field in names:
+        if field in other.names:
+            places.append(other.names.index(field))
+        else:
+            places.append(width + extra)
+            extra += 1
+    pick = tuple_getter(tuple(places))
+    return lambda values: pick(values + constants)
 
 
 class Touch:
@@ -480,7 +495,21 @@ def _split(parts: dict[tuple[Any, ...], Scaled], plan: tuple[Any, Any, Any, Any]
 
 def _fixed(kept: tuple[tuple[Field, Any], ...], taken_fields: tuple[Field, ...],
            taken: tuple[Any, ...]) -> tuple[tuple[Field, Any], ...]:
-    return tuple(sorted((*kept, *zip(taken_fields, taken)), key=lambda pair: repr(pair[0]))) if taken_fields else kept
+    return tuple(sorted((*kept, *zip(taken_fields, taken)), key=_pair_order)) if taken_fields else kept
+
+
+_ORDERS: dict[Field, str] = {}  # carried values are kept in the order of their fields' reprs, made once each
+
+
+def _order(field: Field) -> str:
+    found = _ORDERS.get(field)
+    if found is None:
+        found = _ORDERS[field] = repr(field)
+    return found
+
+
+def _pair_order(pair: tuple[Field, Any]) -> str:
+    return _order(pair[0])
 
 
 def _scaled(p: Any) -> Scaled:
