@@ -17,6 +17,8 @@ ReturnRule = Type | Callable[[list[Type]], Type]
 
 @dataclass(frozen=True, slots=True)
 class Signature:
+    """How a builtin is called and what it gives: the checker's whole knowledge of it."""
+
     name: str
     params: tuple[tuple[str, Type], ...]  # in positional order; all may be given by name
     required: int

@@ -17,6 +17,8 @@ from fracas.dsl.nodes import Pos
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """One problem found in a file, located so that a terminal or an editor can point at it."""
+
     path: str
     line: int  # 1-based; 0 when the error has no line (a missing file)
     column: int  # 1-based

@@ -21,6 +21,8 @@ from fracas.dsl.walk import descendants
 
 @dataclass(frozen=True)
 class Change:
+    """One declaration added, removed or changed between two versions of the rules: one line of `fracas diff`."""
+
     what: str  # "added", "removed" or "changed"
     category: str  # param, row, kind, modifier, fn, step, action, outcome, require
     name: str

@@ -48,6 +48,8 @@ def _key(decl: n.Decl) -> tuple[str, str]:
 
 @dataclass
 class Loaded:
+    """A file merged with the files it extends: what the checker checks, and the texts it was made of."""
+
     module: n.Module  # the merged module: title and decls of the whole chain
     sources: dict[str, SourceFile] = field(default_factory=dict)
     base_paths: tuple[str, ...] = ()

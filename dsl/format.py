@@ -51,6 +51,8 @@ RECORDS = frozenset({"record"})
 
 @dataclass(eq=False)
 class Tok:
+    """One token of the text as the formatter places it: where it was, and the grammar around it."""
+
     text: str
     start: int
     end: int
@@ -76,6 +78,8 @@ class Tok:
 
 @dataclass
 class Comment:
+    """A comment of the text, kept by the formatter with whether it stood alone and after a blank line."""
+
     text: str
     own_line: bool
     blank_before: bool
@@ -83,6 +87,8 @@ class Comment:
 
 @dataclass(eq=False)
 class Line:
+    """One output line of the formatter: its tokens, comment and indent, then its code once rendered."""
+
     tokens: list[Tok] = field(default_factory=list)
     comment: str | None = None  # a trailing comment, or the whole line when there are no tokens
     blank: bool = False
@@ -357,6 +363,8 @@ def _join(tokens: list[Tok]) -> str:
 
 @dataclass
 class _Open:
+    """A bracket still open while lines render: where its contents line up."""
+
     tok: Tok
     column: int  # in the rendered line
     line_indent: int
@@ -486,6 +494,8 @@ def _with_comments(lines: list[Line]) -> str:
 
 @dataclass
 class _Row:
+    """A row written alone on its line, whose fields line up with those of the rows around it."""
+
     line: Line
     kind: str
     head: str

@@ -18,6 +18,8 @@ CEILINGS = {"nesting": 300, "digits": 4000, "call_depth": 100}
 
 @dataclass(frozen=True)
 class Limits:
+    """How far an untrusted file may make each thing grow before fracas stops it with a located error."""
+
     file_bytes: int = 2_000_000      # a rules or scenario file
     nesting: int = 150               # expressions and blocks inside each other
     extends_depth: int = 16          # files extending files

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Missing:
+    """What to tell a newcomer who wrote a construct fracas lacks: why it fails, and what to write instead."""
+
     message: str
     hint: str
 

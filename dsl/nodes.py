@@ -31,6 +31,8 @@ def _reduce(node: object) -> tuple[type, tuple[object, ...]]:
 
 @dataclass(frozen=True, slots=True)
 class Pos:
+    """Where a node was written, from its first character to its last, so that errors can point there."""
+
     line: int
     column: int
     end_line: int

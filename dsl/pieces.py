@@ -33,6 +33,8 @@ _QUOTED_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#.*')  # an unclosed quot
 
 @dataclass(frozen=True)
 class Piece:
+    """One top-level declaration's text and where it lies: the part an edit makes the server parse again."""
+
     text: str
     line: int  # 1-based line of the text where the piece begins (always at a line's start)
     offset: int  # characters before it in the text

@@ -13,6 +13,8 @@ from fracas.dsl.types import Type, type_from
 
 @dataclass(frozen=True, slots=True)
 class FieldInfo:
+    """One field of a kind, with its type resolved: what a record of the kind holds there."""
+
     name: str
     type: Type
     default: n.Expr | None
@@ -37,6 +39,8 @@ class Constraint:
 
 @dataclass(frozen=True, slots=True)
 class KindInfo:
+    """A kind's fields and constraints, resolved once so that runtimes need not read its declaration."""
+
     name: str
     fields: tuple[FieldInfo, ...]
     decl: n.KindDecl
@@ -65,6 +69,8 @@ class Typed:
 
 @dataclass
 class Ruleset:
+    """What the checker makes of a rules file: its declarations by name, typed, for a runtime to run."""
+
     path: str
     title: str
     sources: dict[str, SourceFile]

@@ -12,6 +12,8 @@ NUMERIC = ("int", "number")
 
 @dataclass(frozen=True, slots=True)
 class Type:
+    """The type of a value as the checker knows it: a basic type, a kind, or a list, perhaps optional."""
+
     name: str  # a basic type, a kind's name, "list", "none" or "any"
     item: Type | None = None
     optional: bool = False

@@ -62,6 +62,8 @@ class Scenario:
 
 @dataclass
 class Prepared:
+    """A scenario built against its rules once: the program, the action and the state it starts from."""
+
     program: Program
     action: n.StepDecl
     start: State

@@ -72,6 +72,8 @@ Scope = dict[str, str]  # a name -> the Python expression that holds it
 
 @dataclass
 class Block:
+    """Generated lines that end in a jump: what the exact engine runs states through, merging them after."""
+
     lines: list[tuple[str, int]] = field(default_factory=list)  # Python, and the rules line it came from
     ended: bool = False
     # A draw block computes one expression that meets chance into a slot: the sampler

@@ -144,6 +144,8 @@ def where_written(constraint: Constraint) -> str:
 
 @dataclass(frozen=True)
 class _Breach:
+    """A constraint a record of a final state fails, with the values it read there: what the error says."""
+
     subject: str  # where the record is: "target", "attackers[0].type", an outcome's name
     kind: str
     constraint: Constraint

@@ -68,6 +68,8 @@ def slot_facts(line: str) -> tuple[set[int], set[int], bool]:
 
 @dataclass
 class Live:
+    """What a later block may still read: the slots and entity fields a state must keep."""
+
     slots: frozenset[int]
     fields: frozenset[tuple[Any, str]]  # (entity name or ANY, field)
 

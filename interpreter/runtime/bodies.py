@@ -30,6 +30,8 @@ ANY: object = _Any()
 
 @dataclass(slots=True)  # hashed by its own __hash__ below: never changed once made
 class Body:
+    """One thing that takes damage and may die: the member a pool counts."""
+
     hitpoints: int | None  # None: the body cannot die and takes no damage
     damage: int = 0  # accumulated, never above hitpoints: a shot's excess is wasted
     owner: object = None
@@ -170,6 +172,8 @@ class Pool:
 
 @dataclass(slots=True, unsafe_hash=True)
 class Shot:
+    """One hit of a volley: its damage and where it came from, for allocation to read."""
+
     damage: int
     source: object = None
 

@@ -226,6 +226,8 @@ def _dice_value_distribution(groups: tuple[tuple[int, int], ...], plus: int) -> 
 
 @dataclass(frozen=True, slots=True)
 class Bernoulli(Chance):
+    """A yes-or-no event: true with probability p."""
+
     p: Fraction
 
     def sample(self, rng: random.Random) -> bool:

@@ -24,6 +24,8 @@ from fracas.interpreter.tools.failures import explain, shown_value
 
 @dataclass(frozen=True)
 class ExampleResult:
+    """How one rulebook example fared, shown as one line of `fracas test`."""
+
     example: n.ExampleDecl
     passed: bool
     message: str = ""

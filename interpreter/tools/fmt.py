@@ -24,6 +24,8 @@ STDIN = "-"
 
 @dataclass
 class Outcome:
+    """What `fracas fmt` did to each file it was given, and the problems of those it could not format."""
+
     changed: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     problems: list[Diagnostic] = field(default_factory=list)

@@ -50,12 +50,16 @@ class SweepError(ValueError):
 
 @dataclass(frozen=True)
 class Vary:
+    """One thing a sweep changes, and the values it takes."""
+
     path: str  # "target.type", "attackers[*].figures", "params.name", "choices.name"
     values: tuple[Any, ...]
 
 
 @dataclass(frozen=True)
 class Case:
+    """One row of a sweep: the values it set, and the result (or the error) it got."""
+
     settings: tuple[Any, ...]  # one value per Vary
     value: Fraction | float | None = None
     margin: float | None = None  # half a 95% interval, when estimated and one can be given

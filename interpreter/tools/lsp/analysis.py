@@ -34,6 +34,8 @@ Key = tuple
 
 @dataclass(frozen=True)
 class Place:
+    """A stretch of one line of a file, as an editor asks about and underlines it."""
+
     path: str
     line: int  # 1-based
     column: int  # 1-based, in characters
@@ -45,6 +47,8 @@ class Place:
 
 @dataclass(frozen=True)
 class Occurrence:
+    """Where a name is written, and what it names: for going to its definition and finding its uses."""
+
     place: Place
     key: Key
     definition: bool
@@ -62,6 +66,8 @@ class Local:
 
 @dataclass
 class Analysis:
+    """What the server knows of one version of an open file, worked out once for all the editor asks."""
+
     path: str
     text: str
     version: int | None

@@ -30,6 +30,8 @@ _TOKEN = re.compile(r'\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"?|[0-9]+d[0-9]+|[0-9]+(?:\.
 
 @dataclass
 class Item:
+    """One completion offered to an editor."""
+
     label: str
     kind: str  # keyword, row, field, param, function, builtin, variable, value, kind
     detail: str = ""
@@ -39,6 +41,8 @@ class Item:
 
 @dataclass
 class _Frame:
+    """A bracket open before the cursor: what may be written inside it."""
+
     bracket: str  # ( [ {
     callee: str = ""  # a call's function
     kind: str = ""  # the kind of a record, or of a row's block

@@ -257,6 +257,8 @@ def references(analysis: Analysis, related: list[Analysis], line: int, column: i
 
 @dataclass
 class Symbol:
+    """One declaration in an editor's outline of the file."""
+
     name: str
     kind: str  # kind, enum, row, table, param, choice, outcome, modifier, fn, step, action, example, field
     detail: str
@@ -325,6 +327,8 @@ def _detail(decl: n.Decl) -> str:
 
 @dataclass
 class Lens:
+    """The line an editor shows above an example: run it, or how it last fared."""
+
     line: int  # of the example's title
     column: int
     title: str  # the example's title
