@@ -6,7 +6,6 @@ a Diagnostic; nothing else is ever shown to them.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Iterable
@@ -138,6 +137,8 @@ class SourceFile:
 
 def closest(word: str, choices: Iterable[str]) -> str | None:
     """The known word closest to a misspelt one, if any is close."""
+    import difflib  # here: only a misspelt name needs it, and a run of correct rules need not import it
+
     close = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
     return close[0] if close else None
 

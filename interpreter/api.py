@@ -9,11 +9,10 @@
 from __future__ import annotations
 
 import functools
-import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fracas.dsl import nodes as n
 from fracas.dsl.reads import free_names
@@ -31,6 +30,9 @@ from fracas.interpreter.plain import Unwritable, plain
 from fracas.interpreter.runtime.bodies import Pool, Volley
 from fracas.interpreter.runtime.keys import stable_key, stable_sorted
 from fracas.interpreter.toml_places import key_places
+
+if TYPE_CHECKING:
+    import random
 
 # The tools (fracas.interpreter.tools) reach the engine through this module alone; besides its own
 # functions, these are what they read of it: final states, errors, values that a state file cannot hold,
@@ -431,6 +433,8 @@ def _worker_chunk(chunk: tuple[int, int, int, bool]) -> dict[State, int]:
 
 def _sample_chunk(prepared: Prepared, chunk: tuple[int, int, int, bool]) -> dict[State, int]:
     seed, index, size, outcomes_only = chunk
+    import random  # here: an exact run never samples, and need not import it
+
     engine = SampleEngine(rng=random.Random(f"fracas samples {seed} {index}"))
     program, action, start = prepared.program, prepared.action, prepared.start
     check = _checker(prepared)

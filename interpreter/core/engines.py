@@ -13,11 +13,10 @@ once per outcome of each draw it makes (its earlier draws replayed).
 from __future__ import annotations
 
 import heapq
-import random
 import re
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import dist as D
@@ -29,6 +28,9 @@ from fracas.interpreter.core.errors import RunError
 from fracas.dsl.limits import DEFAULT
 from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
 from fracas.interpreter.runtime.weights import Allowance, LimitError
+
+if TYPE_CHECKING:
+    import random
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import show
 
@@ -62,7 +64,11 @@ class SampleEngine:
     exact = False
 
     def __init__(self, seed: int = 0, trace: Trace | None = None, rng: random.Random | None = None):
-        self.rng = rng if rng is not None else random.Random(seed)
+        if rng is None:
+            import random  # here: an exact run never samples, and need not import it
+
+            rng = random.Random(seed)
+        self.rng = rng
         self.trace = trace
 
     def draw(self, primitive: Any, pos: Pos) -> Any:

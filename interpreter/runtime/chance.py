@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import functools
 import math
-import random
 import re
 from collections.abc import Iterable, Iterator
 from itertools import compress
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fracas.interpreter.runtime.allocation import RANDOM, focused
 from fracas.interpreter.runtime.bodies import Body, Hit, Pool, Volley, body_key
@@ -36,6 +35,9 @@ from fracas.interpreter.runtime.weights import (
     step_size,
     uniform_dice,
 )
+
+if TYPE_CHECKING:  # only sampling makes a generator, and a run that does not sample need not import random
+    import random
 
 Distribution = dict[Any, Fraction]
 

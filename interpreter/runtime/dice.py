@@ -10,11 +10,10 @@ computed exactly as whole-number weights, polynomially in the number of dice
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fracas.interpreter.runtime.chance import Chance, one_die, scripted
 from fracas.interpreter.runtime.weights import (
@@ -25,6 +24,9 @@ from fracas.interpreter.runtime.weights import (
     step_size,
     uniform_die_cost,
 )
+
+if TYPE_CHECKING:  # only sampling makes a generator, and a run that does not sample need not import random
+    import random
 
 
 def _whole(value: Any) -> Any:
