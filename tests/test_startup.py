@@ -45,3 +45,10 @@ def test_the_docstring_check_finds_a_dataclass_without_one_and_passes_the_others
         "class Plain:\n    x: int\n"
     )
     assert undocumented_dataclasses([tmp_path]) == ["made.py:2: Bare"]
+
+
+def test_the_sieve_made_at_import_gives_every_prime_below_a_thousand_and_nothing_else() -> None:
+    from fracas.interpreter.core.dist import _SMALL_PRIMES
+
+    by_trial_division = tuple(q for q in range(2, 1000) if all(q % f for f in range(2, int(q**0.5) + 1)))
+    assert _SMALL_PRIMES == by_trial_division
