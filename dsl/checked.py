@@ -13,7 +13,6 @@ but the code generated for them is kept only when the text is a file's.
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,7 +63,7 @@ def _front_end_digest() -> bytes:
 
 @functools.cache
 def _modules_digest() -> bytes:
-    digest = hashlib.sha256()
+    digest = kept.sha256()
     for module in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(module.name.encode())
         digest.update(module.read_bytes())

@@ -7,6 +7,9 @@ of speed here, not only of style.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,3 +55,35 @@ def test_the_sieve_made_at_import_gives_every_prime_below_a_thousand_and_nothing
 
     by_trial_division = tuple(q for q in range(2, 1000) if all(q % f for f in range(2, int(q**0.5) + 1)))
     assert _SMALL_PRIMES == by_trial_division
+
+
+def test_the_cache_hashes_as_hashlib_does() -> None:
+    import hashlib
+
+    from fracas.dsl.cache import sha256
+
+    text = "rules text \u00e9".encode()
+    assert sha256(text).hexdigest() == hashlib.sha256(text).hexdigest()
+    digest = sha256()
+    digest.update(text)
+    assert digest.digest() == hashlib.sha256(text).digest()
+
+
+DICE_RUN = """
+import sys
+from fracas import dsl
+from fracas.interpreter import Scenario, exact
+rules = 'rules "dice"\\noutcome total: int = 0\\naction throw() {\\n    total = keep_highest(4, 6, 3)\\n}\\n'
+odds = exact(dsl.loads(rules), Scenario("throw", {})).marginal("total")
+assert sum(odds.values()) == 1
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_an_exact_run_of_rules_from_the_cache_imports_no_module_it_does_not_use(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", DICE_RUN], env=env, check=True, capture_output=True)  # fills the cache
+    loaded = set(subprocess.run([sys.executable, "-c", DICE_RUN], env=env, check=True, capture_output=True,
+                                text=True).stdout.split())
+    # OpenSSL's hashes, sampling's generator, and what only a misspelt name or a bad scenario file needs.
+    assert loaded & {"hashlib", "random", "difflib", "fracas.dsl.check", "lark"} == set()

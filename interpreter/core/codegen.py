@@ -30,7 +30,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
-import hashlib
 import itertools
 import marshal
 import re
@@ -679,7 +678,7 @@ class Generator:
         name = None
         if keep:
             given = f"{sys.version}\0{marshal.version}\0{filename}\0{lines}\0{text}"
-            name = f"code-{hashlib.sha256(given.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.marshal"
+            name = f"code-{kept.sha256(given.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.marshal"
             code = _unmarshal(kept.load(name))
             if code is not None:
                 self._run(code)
