@@ -29,7 +29,6 @@ from fracas.interpreter.inputs import InputProblem, action_inputs, build_program
 from fracas.interpreter.plain import Unwritable, plain
 from fracas.interpreter.runtime.bodies import Pool, Volley
 from fracas.interpreter.runtime.keys import stable_key, stable_sorted
-from fracas.interpreter.toml_places import key_places
 
 if TYPE_CHECKING:
     import random
@@ -485,6 +484,9 @@ def scenario_diagnostic(rules: Ruleset, scenario: Scenario, problem: InputProble
 
 def _find_key(text: str, where: str) -> tuple[int, int, str]:
     """The line, column and text of a TOML key path, or of the nearest enclosing key written; zeros if none."""
+    # Here: only a scenario with a problem is searched for its keys, and a run without one need not import it.
+    from fracas.interpreter.toml_places import key_places
+
     places = key_places(text) if text else {}
     path = where
     while path:
