@@ -12,6 +12,7 @@ from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
 from fractions import Fraction
 from functools import cache
 from operator import attrgetter
+from types import CodeType, FunctionType
 from typing import Any, TypeVar
 
 N = TypeVar("N", bound=type)
@@ -56,7 +57,7 @@ def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return attrgetter(*names) if names else lambda node: ()
 
 
-_MADE: list[type] = []  # node classes waiting for their __init__, written for all of them at once (_finish)
+_MADE: list[type] = []  # node classes waiting for their __init__, written once they are all made (_finish)
 
 
 def _node(cls: N) -> N:
@@ -69,7 +70,7 @@ def _node(cls: N) -> N:
     the same class with equal compared fields, hashed as the tuple of those,
     shown by class name and the fields shown; changing a field raises
     FrozenInstanceError. The __init__ of every node class is written by
-    _finish, in one module.
+    _finish, once they are all made.
     """
     undocumented = not cls.__doc__
     if undocumented:  # else dataclass writes one from inspect.signature: a tenth of this module's import
@@ -84,22 +85,41 @@ def _node(cls: N) -> N:
 
 
 def _finish() -> None:
-    """The __init__ of every node class, as a frozen dataclass would write it, compiled together."""
-    source = []
-    for number, cls in enumerate(_MADE):
-        names = [f.name for f in fields(cls)]
-        source.append(f"def init{number}(self, {', '.join(names)}):")
-        source.extend(f"    _set(self, {name!r}, {name})" for name in names)
-    made: dict[str, Any] = {"_set": object.__setattr__}
-    exec("\n".join(source), made)
-    for number, cls in enumerate(_MADE):
-        init = made[f"init{number}"]
+    """The __init__ of every node class, as a frozen dataclass would write it.
+
+    Compiling is most of what writing them costs, and the __init__s of two
+    classes with as many fields differ only in their names: one is compiled
+    for each number of fields, and each class gets a copy of its code under
+    the class's own names.
+    """
+    compiled: dict[int, CodeType] = {}
+    for cls in _MADE:
+        names = tuple(f.name for f in fields(cls))
+        if len(names) not in compiled:
+            compiled[len(names)] = _init_code(len(names))
+        code = compiled[len(names)]
+        renamed = dict(zip(code.co_varnames[1:], names))  # a field's name is a local and a constant
+        consts = tuple(renamed.get(value, value) if isinstance(value, str) else value for value in code.co_consts)
+        code = code.replace(co_varnames=("self", *names), co_consts=consts, co_name="__init__",
+                            co_qualname=f"{cls.__qualname__}.__init__")
         defaults = tuple(f.default for f in fields(cls) if f.default is not MISSING)
-        init.__defaults__ = defaults or None
+        init = FunctionType(code, _INIT_GLOBALS, "__init__", defaults or None)
         init.__qualname__ = f"{cls.__qualname__}.__init__"
         init.__module__ = cls.__module__
         cls.__init__ = init
     _MADE.clear()
+
+
+_INIT_GLOBALS: dict[str, Any] = {"_set": object.__setattr__}
+
+
+def _init_code(count: int) -> CodeType:
+    """The code of an __init__ that sets `count` fields, named _0, _1... until a class's names replace them."""
+    names = [f"_{number}" for number in range(count)]
+    source = [f"def init(self, {', '.join(names)}):", *(f"    _set(self, {name!r}, {name})" for name in names)]
+    made: dict[str, Any] = {}
+    exec("\n".join(source), dict(_INIT_GLOBALS), made)
+    return made["init"].__code__
 
 
 @_node

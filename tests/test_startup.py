@@ -7,10 +7,17 @@ of speed here, not only of style.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import inspect
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from fracas.dsl import nodes as n
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("dsl", "interpreter")
@@ -88,3 +95,32 @@ def test_an_exact_run_of_rules_from_the_cache_imports_no_module_it_does_not_use(
     # OpenSSL's hashes, sampling's generator, and what only a misspelt name or a bad scenario file needs.
     unused = {"hashlib", "random", "difflib", "fracas.dsl.check", "lark", "fracas.interpreter.toml_places"}
     assert loaded & unused == set()
+
+
+def _frozen_twin(cls: type) -> type:
+    """What @dataclass(frozen=True, slots=True) makes of a node class's fields: the behaviour nodes keep."""
+    specs = [(f.name, f.type, dataclasses.field(default=f.default, compare=f.compare, repr=f.repr))
+             for f in dataclasses.fields(cls)]
+    return dataclasses.make_dataclass(cls.__name__, specs, frozen=True, slots=True)
+
+
+NODE_CLASSES = [cls for cls in vars(n).values() if isinstance(cls, type) and issubclass(cls, n.Node)]
+
+
+@pytest.mark.parametrize("cls", NODE_CLASSES, ids=lambda cls: cls.__name__)
+def test_a_node_class_is_made_as_a_frozen_dataclass_would_make_it(cls: type) -> None:
+    twin = _frozen_twin(cls)
+    def parameters(made: type) -> list[tuple[str, object, object]]:  # the annotations aside
+        return [(p.name, p.default, p.kind) for p in inspect.signature(made).parameters.values()]
+
+    assert parameters(cls) == parameters(twin)
+    names = [f.name for f in dataclasses.fields(cls)]
+    values = [n.Pos(number, 1, number, 2) for number in range(1, len(names) + 1)]
+    by_place, by_name = cls(*values), cls(**dict(zip(names, values)))
+    assert [getattr(by_name, name) for name in names] == values
+    assert by_place == by_name and hash(by_place) == hash(by_name)
+    assert repr(by_place) == repr(twin(*values))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(by_place, names[-1], None)
+    assert pickle.loads(pickle.dumps(by_place)) == by_place
+    assert getattr(dataclasses.replace(by_place, **{names[-1]: "changed"}), names[-1]) == "changed"
