@@ -63,7 +63,7 @@ def _front_end_digest() -> bytes:
 
 @functools.cache
 def _modules_digest() -> bytes:
-    digest = kept.sha256()
+    digest = kept.fingerprint()
     for module in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(module.name.encode())
         digest.update(module.read_bytes())

@@ -84,7 +84,7 @@ def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEF
 @functools.cache
 def code_digest() -> bytes:
     """What the trees depend on besides the text: the grammar, the code that builds nodes, Lark itself."""
-    digest = kept.sha256(grammar_text().encode())
+    digest = kept.fingerprint(grammar_text().encode())
     # A pickle names the module of each class: a tree kept under other names (dsl.nodes, before
     # fracas.dsl.nodes) would import a second copy of them, so the names are part of the key.
     digest.update(n.__name__.encode())

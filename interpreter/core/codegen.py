@@ -678,7 +678,7 @@ class Generator:
         name = None
         if keep:
             given = f"{sys.version}\0{marshal.version}\0{filename}\0{lines}\0{text}"
-            name = f"code-{kept.sha256(given.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.marshal"
+            name = f"code-{kept.fingerprint(given.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.marshal"
             code = _unmarshal(kept.load(name))
             if code is not None:
                 self._run(code)

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from fracas.dsl.cache import sha256
+from fracas.dsl.cache import fingerprint
 from fracas.dsl.checked import keep_with
 from fracas.dsl.ruleset import Ruleset
 
@@ -47,7 +47,7 @@ def code_digest() -> bytes:
     modules = [entry for folder in (core, os.path.join(os.path.dirname(core), "runtime"))
                for entry in os.scandir(folder) if entry.name.endswith(".py")]
     seen = sorted(f"{entry.path}\0{entry.stat().st_size}\0{entry.stat().st_mtime_ns}" for entry in modules)
-    return sha256("\0".join([sys.version, str(marshal.version), *seen]).encode()).digest()
+    return fingerprint("\0".join([sys.version, str(marshal.version), *seen]).encode()).digest()
 
 
 def kept_for(rules: Ruleset) -> KeptCode | None:
