@@ -7,12 +7,16 @@ RulesError, whose diagnostics are located and printable.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fracas.dsl.checked import load_checked
 from fracas.dsl.diagnostics import Diagnostic, RulesError
-from fracas.dsl.extend import OpenTexts, load_module, read_text
 from fracas.dsl.limits import DEFAULT, Limits
+from fracas.dsl.reading import read_text
 from fracas.dsl.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from fracas.dsl.extend import OpenTexts
 
 __all__ = ["Diagnostic", "Limits", "RulesError", "Ruleset", "load", "loads"]
 
@@ -37,8 +41,10 @@ def load(path: str | Path, limits: Limits = DEFAULT) -> Ruleset:
 
 
 def _checked(text: str, path: str, limits: Limits, from_file: bool, open_texts: OpenTexts | None) -> Ruleset:
-    # The checker is imported only when rules are not in the cache: most loads only unpickle.
+    # The checker, and the reading of what a file extends, are imported only when rules are not in
+    # the cache: most loads only unpickle.
     from fracas.dsl.check import check
+    from fracas.dsl.extend import load_module
 
     loaded = load_module(text, path, limits, from_file, open_texts)
     rules = check(loaded.module, loaded.sources[path], loaded.sources)

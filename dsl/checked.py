@@ -19,7 +19,7 @@ from pathlib import Path
 from fracas.dsl import cache as kept
 from fracas.dsl import parse as parsing
 from fracas.dsl.diagnostics import RulesError
-from fracas.dsl.extend import read_text
+from fracas.dsl.reading import read_text
 from fracas.dsl.limits import Limits
 from fracas.dsl.ruleset import Ruleset
 

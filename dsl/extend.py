@@ -20,7 +20,7 @@ from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_mean
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.parse import parse
-from fracas.dsl.reading import TooLarge, read_bytes
+from fracas.dsl.reading import read_text
 
 
 _KINDS_OF_DECL = {
@@ -53,28 +53,6 @@ class Loaded:
     module: n.Module  # the merged module: title and decls of the whole chain
     sources: dict[str, SourceFile] = field(default_factory=dict)
     base_paths: tuple[str, ...] = ()
-
-
-def read_text(path: Path, shown: str, at: Diagnostic | None = None, limits: Limits = DEFAULT) -> str:
-    def fail(message: str) -> RulesError:
-        if at is not None:
-            return RulesError([Diagnostic(at.path, at.line, at.column, f"{message}: {shown}", at.hint,
-                                          at.source_line, at.width)])
-        return RulesError([Diagnostic(shown, 0, 0, message)])
-
-    try:
-        text = read_bytes(path, limits).decode("utf-8-sig")  # an editor's byte-order mark is not text
-        return text.replace("\r\n", "\n").replace("\r", "\n")  # newlines as Python's text files read them
-    except TooLarge as error:
-        raise fail(str(error)) from None
-    except FileNotFoundError:
-        raise fail("no such file") from None
-    except IsADirectoryError:
-        raise fail("this is a folder, not a rules file") from None
-    except UnicodeDecodeError as error:
-        raise fail(f"not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except OSError as error:
-        raise fail(f"cannot read ({error.strerror})") from None
 
 
 # The text of a file as an editor holds it, unsaved, or None to read the file itself.

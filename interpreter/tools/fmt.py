@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fracas.dsl.diagnostics import Diagnostic, RulesError
-from fracas.dsl.extend import read_text
+from fracas.dsl.reading import read_text
 from fracas.dsl.format import format_text
 from fracas.dsl.limits import Limits
 from fracas.interpreter.tools.files import not_a_regular_file, write_text_atomically
