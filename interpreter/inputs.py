@@ -329,7 +329,8 @@ def _join(where: str, key: str) -> str:
 
 
 # Numbers given as text: whole, decimal, a fraction or a percentage. No exponent: "1e99999999" would take minutes to make exact.
-_EXACT_TEXT = re.compile(r"[+-]?(\d+/\d+|\d+\.?\d*|\.\d+)")
+# Compiled by re when first used, as only a scenario that gives a number as text needs it.
+_EXACT_TEXT = r"[+-]?(\d+/\d+|\d+\.?\d*|\.\d+)"
 
 
 def _number(value: Any, where: str) -> int | Fraction | None:
@@ -349,7 +350,7 @@ def _number(value: Any, where: str) -> int | Fraction | None:
     percent = text.endswith("%")  # "60%", as the rules write it
     if percent:
         text = text[:-1]
-    if text and _EXACT_TEXT.fullmatch(text) and not (percent and "/" in text):
+    if text and re.fullmatch(_EXACT_TEXT, text) and not (percent and "/" in text):
         try:
             number = Fraction(text)
         except (ValueError, ZeroDivisionError):  # a zero denominator, or past Python's limit of digits

@@ -186,7 +186,7 @@ def _joined(groups: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-_DICE_TEXT = re.compile(r"\s*([0-9]+)(?:d([0-9]+))?\s*")
+_DICE_TEXT = r"\s*([0-9]+)(?:d([0-9]+))?\s*"  # compiled by re when first used: only a scenario's dice text needs it
 
 
 def parse_dice(text: str) -> DiceValue | int | None:
@@ -195,7 +195,7 @@ def parse_dice(text: str) -> DiceValue | int | None:
     sign = 1
     rest = text
     while True:
-        found = _DICE_TEXT.match(rest)
+        found = re.match(_DICE_TEXT, rest)
         if found is None:
             return None
         count, sides = int(found.group(1)), found.group(2)
