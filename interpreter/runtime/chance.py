@@ -18,7 +18,6 @@ import math
 import random
 import re
 from collections.abc import Iterable, Iterator
-from itertools import compress
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -588,6 +587,7 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
     what = f"a volley of {len(damages)} shots at {len(pool)} bodies"
     variants: list[Body] = []
     number: dict[Body, int] = {}
+    living: list[bool] = []
 
     def variant(body: Body) -> int:
         found = number.get(body)
@@ -597,63 +597,66 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
             living.append(not body.lethal)
         return found
 
-    living: list[bool] = []
-    # A state is the number of bodies of each variant, by the variant's number: as many numbers as
-    # there are variants, the states widened when a shot makes new ones.
-    counts: list[int] = []
+    # A state is packed in one int, a field of `bits` bits per count: the living bodies in the lowest
+    # field, then the bodies of variant v in field v + 1. No count passes the pool's size, so no field
+    # overflows into the next: a shot moving a body is one addition, and the variants made for shots to
+    # come are fields still zero. An int hashes and compares far faster than a tuple of counts, twice a
+    # move, and the count of living bodies a shot splits by is read, not summed.
+    bits = len(pool).bit_length() or 1
+    field = (1 << bits) - 1
+    start = 0
     for body in pool.bodies:
         v = variant(body)
-        counts.extend([0] * (v + 1 - len(counts)))
-        counts[v] += 1
-    states: dict[tuple[int, ...], int] = {tuple(counts): 1}
-    width = len(counts)
-    # A shot's damage -> the (variant, the variant it makes of it) of each living variant met so far, and
-    # how many variants that covers.
-    moves_of: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}
+        start += (1 << (v + 1) * bits) + living[v]
+    states: dict[int, int] = {start: 1}
+    # A shot's damage -> (the field shift of each living variant met so far, and the addition that moves one
+    # of its bodies to the variant the shot makes of it); the shifts of those the shot leaves as they are
+    # (a body that cannot die, or a shot of no damage); and how many variants that covers.
+    moves_of: dict[int, tuple[list[tuple[int, int]], list[int], list[int]]] = {}
     for damage in damages:
-        moves, covered = moves_of.setdefault(damage, ([], [0]))
+        moves, stays, covered = moves_of.setdefault(damage, ([], [], [0]))
         if covered[0] < len(variants):  # variants made by earlier shots: their moves too
             known = len(variants)
             for v in range(covered[0], known):
                 if living[v]:
-                    moves.append((v, variant(variants[v].hit(damage))))
+                    w = variant(variants[v].hit(damage))
+                    here, there = (v + 1) * bits, (w + 1) * bits
+                    if w == v:
+                        stays.append(here)
+                    else:  # one body fewer here, one more there, and one fewer living if it dies
+                        moves.append((here, (1 << there) - (1 << here) - (not living[w])))
             covered[0] = known
-        if width < len(variants):
-            padding = (0,) * (len(variants) - width)
-            states = {state + padding: weight for state, weight in states.items()}
-            width = len(variants)
         # The weights grow long as the lcms pile up: every step of work is charged by their length,
         # once a shot (a shot's work is bounded by the states the last one held).
-        alive = [sum(compress(state, living)) for state in states]
-        step = math.lcm(*filter(None, alive))  # a state with none alive splits nothing
-        # A state is charged by the variants it holds up to its last, not by the width: the variants made
-        # for shots to come cost nothing yet.
-        held = [_held(state, width) for state in states]
-        budget.spend(sum(held) + len(states) * step_size(step.bit_length()), what)
-        spent = 0
-        following: dict[tuple[int, ...], int] = {}
-        get = following.get
+        step = math.lcm(*filter(None, {state & field for state in states}))  # a state with none alive splits nothing
         step_bits = step.bit_length()
-        for (state, weight), targets, size in zip(states.items(), alive, held):
+        # A state is charged by the variants it holds up to its last (the length of its fields past the
+        # living count, in fields), not by the width: the variants made for shots to come cost nothing yet.
+        held = [((state >> bits).bit_length() + bits - 1) // bits for state in states]
+        budget.spend(sum(held) + len(states) * step_size(step_bits), what)
+        spent = 0
+        following: dict[int, int] = {}
+        get = following.get
+        for (state, weight), size in zip(states.items(), held):
             cost = size + step_size(weight.bit_length() + step_bits)
-            spent += cost
+            targets = state & field
             if not targets:
                 following[state] = get(state, 0) + weight * step
+                spent += cost
                 continue
             share = weight * (step // targets)
-            for v, w in moves:
-                c = state[v]
-                if not c:
-                    continue
-                if w == v:  # a body that cannot die, or a shot of no damage
-                    following[state] = get(state, 0) + share * c
-                    continue
-                after = list(state)
-                after[v] = c - 1
-                after[w] += 1
-                key = tuple(after)
-                following[key] = get(key, 0) + share * c
-                spent += cost
+            if stays:
+                kept = sum(state >> shift & field for shift in stays)
+                if kept:
+                    following[state] = get(state, 0) + share * kept
+            moved = 1  # the state is charged once, and once more for each body it moves
+            for shift, move in moves:
+                c = state >> shift & field
+                if c:
+                    key = state + move
+                    following[key] = get(key, 0) + share * c
+                    moved += 1
+            spent += cost * moved
         budget.spend(spent, what)
         budget.hold(len(following), what)
         budget.spend(len(following) * step_size(max(following.values()).bit_length()), what)
@@ -664,20 +667,13 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
     order = sorted(range(len(variants)), key=keys.__getitem__)
     made = []
     for state, weight in states.items():
-        present = [v for v in order if state[v]]
-        key = tuple(keys[v] for v in present for _ in range(state[v]))
-        made_pool = Pool(tuple(variants[v] for v in present for _ in range(state[v])))
-        made_pool.census = tuple((variants[v], state[v]) for v in present)
+        census = [(v, c) for v in order if (c := state >> (v + 1) * bits & field)]
+        key = tuple(keys[v] for v, c in census for _ in range(c))
+        made_pool = Pool(tuple(variants[v] for v, c in census for _ in range(c)))
+        made_pool.census = tuple((variants[v], c) for v, c in census)
         made.append((key, made_pool, weight))
     made.sort(key=lambda entry: entry[0])
     return Weights.ordered(tuple(pool for _, pool, _ in made), tuple(weight for _, _, weight in made))
-
-
-def _held(state: tuple[int, ...], width: int) -> int:
-    """How many variants a state counts up to the last it holds."""
-    while width and not state[width - 1]:
-        width -= 1
-    return width
 
 
 def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
