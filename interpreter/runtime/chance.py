@@ -683,11 +683,8 @@ def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
     of the scale (except by chance), and a gcd with a short number is cheap,
     where the gcd of two long weights would cost the square of their length.
     """
-    g = scale
-    for weight in weights.values():
-        if g == 1:
-            return weights
-        g = math.gcd(g, weight)
+    # The scale first, so that every gcd is with a short number; math.gcd stops working once it is 1.
+    g = math.gcd(scale, *weights.values())
     return {key: weight // g for key, weight in weights.items()} if g > 1 else weights
 
 
