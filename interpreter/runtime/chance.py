@@ -609,22 +609,21 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         v = variant(body)
         start += (1 << (v + 1) * bits) + living[v]
     states: dict[int, int] = {start: 1}
-    # A shot's damage -> (the field shift of each living variant met so far, and the addition that moves one
-    # of its bodies to the variant the shot makes of it); the shifts of those the shot leaves as they are
-    # (a body that cannot die, or a shot of no damage); and how many variants that covers.
-    moves_of: dict[int, tuple[list[tuple[int, int]], list[int], list[int]]] = {}
+    # A shot's damage -> the moves of each living variant met so far, and how many variants that covers. A
+    # move is the field shift of the variant, the addition that moves one of its bodies to the variant the
+    # shot makes of it, and whether that charges work: not where the body stays as it was (a body that
+    # cannot die, or a shot of no damage), whose weight stays in its state.
+    moves_of: dict[int, tuple[list[tuple[int, int, bool]], list[int]]] = {}
     for damage in damages:
-        moves, stays, covered = moves_of.setdefault(damage, ([], [], [0]))
+        moves, covered = moves_of.setdefault(damage, ([], [0]))
         if covered[0] < len(variants):  # variants made by earlier shots: their moves too
             known = len(variants)
             for v in range(covered[0], known):
                 if living[v]:
                     w = variant(variants[v].hit(damage))
                     here, there = (v + 1) * bits, (w + 1) * bits
-                    if w == v:
-                        stays.append(here)
-                    else:  # one body fewer here, one more there, and one fewer living if it dies
-                        moves.append((here, (1 << there) - (1 << here) - (not living[w])))
+                    # One body fewer here, one more there, and one fewer living if it dies.
+                    moves.append((here, (1 << there) - (1 << here) - (not living[w]), w != v))
             covered[0] = known
         # The weights grow long as the lcms pile up: every step of work is charged by their length,
         # once a shot (a shot's work is bounded by the states the last one held).
@@ -645,17 +644,13 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
                 spent += cost
                 continue
             share = weight * (step // targets)
-            if stays:
-                kept = sum(state >> shift & field for shift in stays)
-                if kept:
-                    following[state] = get(state, 0) + share * kept
             moved = 1  # the state is charged once, and once more for each body it moves
-            for shift, move in moves:
+            for shift, move, charged in moves:
                 c = state >> shift & field
                 if c:
                     key = state + move
                     following[key] = get(key, 0) + share * c
-                    moved += 1
+                    moved += charged
             spent += cost * moved
         budget.spend(spent, what)
         budget.hold(len(following), what)
