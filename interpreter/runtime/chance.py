@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import chain, compress, repeat
+from operator import itemgetter
 from typing import Any
 
 from fracas.interpreter.runtime.allocation import RANDOM, focused
@@ -656,19 +658,37 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         budget.hold(len(following), what)
         budget.spend(len(following) * step_size(max(following.values()).bit_length()), what)
         states = _reduced(following, step)
-    # Pools in canonical order without a sort each: the variants once in pool order, each repeated. Distinct
-    # states are distinct pools, ordered by their bodies' keys, as Weights orders pools.
+    return _pools(states, variants, bits)
+
+
+def _pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
+    """The packed states of a volley's end as pools in canonical order, with their weights.
+
+    A pool is its variants in key order, each repeated by its count: canonical without a sort each.
+    Every pool holds as many bodies as the first, so comparing two by their bodies' keys one by one is
+    comparing how many bodies of each key they hold, in key order, the one with more first: the pools are
+    sorted by those counts, descending, not by tuples of a key per body.
+    """
+    field = (1 << bits) - 1
     keys = [body_key(body) for body in variants]
     order = sorted(range(len(variants)), key=keys.__getitem__)
-    made = []
-    for state, weight in states.items():
-        census = [(v, c) for v in order if (c := state >> (v + 1) * bits & field)]
-        key = tuple(keys[v] for v, c in census for _ in range(c))
-        made_pool = Pool(tuple(variants[v] for v, c in census for _ in range(c)))
-        made_pool.census = tuple((variants[v], c) for v, c in census)
-        made.append((key, made_pool, weight))
-    made.sort(key=lambda entry: entry[0])
-    return Weights.ordered(tuple(pool for _, pool, _ in made), tuple(weight for _, _, weight in made))
+    ranked = [variants[v] for v in order]
+    shifts = [(v + 1) * bits for v in order]
+    counted = [([state >> shift & field for shift in shifts], weight) for state, weight in states.items()]
+    # Variants of equal keys (owners unequal but keyed alike) count as one key: pools that their bodies' keys
+    # cannot tell apart keep the order they were met in, as a stable sort by the keys keeps them.
+    starts = [i for i in range(len(order)) if not i or keys[order[i]] != keys[order[i - 1]]]
+    if len(starts) == len(order):
+        counted.sort(key=itemgetter(0), reverse=True)  # a stable sort, reversed or not
+    else:
+        spans = list(zip(starts, starts[1:] + [len(order)]))
+        counted.sort(key=lambda entry: [sum(entry[0][a:b]) for a, b in spans], reverse=True)
+    pools = []
+    for counts, _ in counted:
+        pool = Pool(tuple(chain.from_iterable(map(repeat, ranked, counts))))
+        pool.census = tuple(compress(zip(ranked, counts), counts))
+        pools.append(pool)
+    return Weights.ordered(tuple(pools), tuple(weight for _, weight in counted))
 
 
 def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
