@@ -17,10 +17,11 @@ import functools
 import math
 import random
 import re
-from collections.abc import Iterable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import chain, compress, repeat
+from itertools import chain, compress, repeat, starmap
 from operator import itemgetter
 from typing import Any
 
@@ -603,8 +604,9 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
     # field, then the bodies of variant v in field v + 1. No count passes the pool's size, so no field
     # overflows into the next: a shot moving a body is one addition, and the variants made for shots to
     # come are fields still zero. An int hashes and compares far faster than a tuple of counts, twice a
-    # move, and the count of living bodies a shot splits by is read, not summed.
-    bits = len(pool).bit_length() or 1
+    # move, and the count of living bodies a shot splits by is read, not summed. Fields are whole bytes,
+    # 1, 2, 4 or 8 of them, so that the final states are read as arrays of counts (see _pools).
+    bits = 8 * _FIELD_BYTES[(len(pool).bit_length() + 7) // 8]
     field = (1 << bits) - 1
     start = 0
     for body in pool.bodies:
@@ -661,6 +663,11 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
     return _pools(states, variants, bits)
 
 
+# Bytes a field of a packed state takes, by the bytes its largest count needs; and each one's array code.
+_FIELD_BYTES = {0: 1, 1: 1, 2: 2, 3: 4, 4: 4, 5: 8, 6: 8, 7: 8, 8: 8}
+_FIELD_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
 def _pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
     """The packed states of a volley's end as pools in canonical order, with their weights.
 
@@ -669,12 +676,15 @@ def _pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
     comparing how many bodies of each key they hold, in key order, the one with more first: the pools are
     sorted by those counts, descending, not by tuples of a key per body.
     """
-    field = (1 << bits) - 1
     keys = [body_key(body) for body in variants]
     order = sorted(range(len(variants)), key=keys.__getitem__)
     ranked = [variants[v] for v in order]
-    shifts = [(v + 1) * bits for v in order]
-    counted = [([state >> shift & field for shift in shifts], weight) for state, weight in states.items()]
+    # Each state's fields read at once as an array of counts, and its variants' counts picked in key order:
+    # not a shift a field, where most fields of many variants are zero.
+    size, code = (len(variants) + 1) * bits // 8, _FIELD_CODES[bits // 8]
+    pick = _picker([v + 1 for v in order])
+    counted = [(pick(memoryview(state.to_bytes(size, sys.byteorder)).cast(code)), weight)
+               for state, weight in states.items()]
     # Variants of equal keys (owners unequal but keyed alike) count as one key: pools that their bodies' keys
     # cannot tell apart keep the order they were met in, as a stable sort by the keys keeps them.
     starts = [i for i in range(len(order)) if not i or keys[order[i]] != keys[order[i - 1]]]
@@ -685,10 +695,18 @@ def _pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
         counted.sort(key=lambda entry: [sum(entry[0][a:b]) for a, b in spans], reverse=True)
     pools = []
     for counts, _ in counted:
-        pool = Pool(tuple(chain.from_iterable(map(repeat, ranked, counts))))
-        pool.census = tuple(compress(zip(ranked, counts), counts))
+        census = tuple(compress(zip(ranked, counts), counts))
+        pool = Pool(tuple(chain.from_iterable(starmap(repeat, census))))
+        pool.census = census
         pools.append(pool)
     return Weights.ordered(tuple(pools), tuple(weight for _, weight in counted))
+
+
+def _picker(indices: list[int]) -> Callable[[Any], tuple[int, ...]]:
+    """The items at these indices, as a tuple however many (itemgetter gives a tuple only of two or more)."""
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    return lambda items: tuple(items[i] for i in indices)
 
 
 def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
