@@ -716,7 +716,7 @@ def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
     of the scale (except by chance), and a gcd with a short number is cheap,
     where the gcd of two long weights would cost the square of their length.
     """
-    # The scale first, so that every gcd is with a short number; math.gcd stops working once it is 1.
+    # The scale first, so that every gcd is with a short number; once the gcd is 1, math.gcd does no more work.
     g = math.gcd(scale, *weights.values())
     return {key: weight // g for key, weight in weights.items()} if g > 1 else weights
 
