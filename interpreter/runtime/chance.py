@@ -16,10 +16,12 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterable, Iterator
-from itertools import compress
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import chain, compress, repeat, starmap
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from fracas.interpreter.runtime.allocation import RANDOM, focused
@@ -592,6 +594,7 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
     what = f"a volley of {len(damages)} shots at {len(pool)} bodies"
     variants: list[Body] = []
     number: dict[Body, int] = {}
+    living: list[bool] = []
 
     def variant(body: Body) -> int:
         found = number.get(body)
@@ -601,87 +604,113 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
             living.append(not body.lethal)
         return found
 
-    living: list[bool] = []
-    # A state is the number of bodies of each variant, by the variant's number: as many numbers as
-    # there are variants, the states widened when a shot makes new ones.
-    counts: list[int] = []
+    # A state is packed in one int, a field of `bits` bits per count: the living bodies in the lowest
+    # field, then the bodies of variant v in field v + 1. No count passes the pool's size, so no field
+    # overflows into the next: a shot moving a body is one addition, and the variants made for shots to
+    # come are fields still zero. An int hashes and compares far faster than a tuple of counts, twice a
+    # move, and the count of living bodies a shot splits by is read, not summed. Fields are whole bytes,
+    # 1, 2, 4 or 8 of them, so that the final states are read as arrays of counts (see _pools).
+    bits = 8 * _FIELD_BYTES[(len(pool).bit_length() + 7) // 8]
+    field = (1 << bits) - 1
+    start = 0
     for body in pool.bodies:
         v = variant(body)
-        counts.extend([0] * (v + 1 - len(counts)))
-        counts[v] += 1
-    states: dict[tuple[int, ...], int] = {tuple(counts): 1}
-    width = len(counts)
-    # A shot's damage -> the (variant, the variant it makes of it) of each living variant met so far, and
-    # how many variants that covers.
-    moves_of: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}
+        start += (1 << (v + 1) * bits) + living[v]
+    states: dict[int, int] = {start: 1}
+    # A shot's damage -> the moves of each living variant met so far, and how many variants that covers. A
+    # move is the field shift of the variant, the addition that moves one of its bodies to the variant the
+    # shot makes of it, and whether that charges work: not where the body stays as it was (a body that
+    # cannot die, or a shot of no damage), whose weight stays in its state.
+    moves_of: dict[int, tuple[list[tuple[int, int, bool]], list[int]]] = {}
     for damage in damages:
         moves, covered = moves_of.setdefault(damage, ([], [0]))
         if covered[0] < len(variants):  # variants made by earlier shots: their moves too
             known = len(variants)
             for v in range(covered[0], known):
                 if living[v]:
-                    moves.append((v, variant(variants[v].hit(damage))))
+                    w = variant(variants[v].hit(damage))
+                    here, there = (v + 1) * bits, (w + 1) * bits
+                    # One body fewer here, one more there, and one fewer living if it dies.
+                    moves.append((here, (1 << there) - (1 << here) - (not living[w]), w != v))
             covered[0] = known
-        if width < len(variants):
-            padding = (0,) * (len(variants) - width)
-            states = {state + padding: weight for state, weight in states.items()}
-            width = len(variants)
         # The weights grow long as the lcms pile up: every step of work is charged by their length,
         # once a shot (a shot's work is bounded by the states the last one held).
-        alive = [sum(compress(state, living)) for state in states]
-        step = math.lcm(*filter(None, alive))  # a state with none alive splits nothing
-        # A state is charged by the variants it holds up to its last, not by the width: the variants made
-        # for shots to come cost nothing yet.
-        held = [_held(state, width) for state in states]
-        budget.spend(sum(held) + len(states) * step_size(step.bit_length()), what)
-        spent = 0
-        following: dict[tuple[int, ...], int] = {}
-        get = following.get
+        step = math.lcm(*filter(None, {state & field for state in states}))  # a state with none alive splits nothing
         step_bits = step.bit_length()
-        for (state, weight), targets, size in zip(states.items(), alive, held):
+        # A state is charged by the variants it holds up to its last (the length of its fields past the
+        # living count, in fields), not by the width: the variants made for shots to come cost nothing yet.
+        held = [((state >> bits).bit_length() + bits - 1) // bits for state in states]
+        budget.spend(sum(held) + len(states) * step_size(step_bits), what)
+        spent = 0
+        following: dict[int, int] = {}
+        get = following.get
+        for (state, weight), size in zip(states.items(), held):
             cost = size + step_size(weight.bit_length() + step_bits)
-            spent += cost
+            targets = state & field
             if not targets:
                 following[state] = get(state, 0) + weight * step
+                spent += cost
                 continue
             share = weight * (step // targets)
-            for v, w in moves:
-                c = state[v]
-                if not c:
-                    continue
-                if w == v:  # a body that cannot die, or a shot of no damage
-                    following[state] = get(state, 0) + share * c
-                    continue
-                after = list(state)
-                after[v] = c - 1
-                after[w] += 1
-                key = tuple(after)
-                following[key] = get(key, 0) + share * c
-                spent += cost
+            moved = 1  # the state is charged once, and once more for each body it moves
+            for shift, move, charged in moves:
+                c = state >> shift & field
+                if c:
+                    key = state + move
+                    following[key] = get(key, 0) + share * c
+                    moved += charged
+            spent += cost * moved
         budget.spend(spent, what)
         budget.hold(len(following), what)
         budget.spend(len(following) * step_size(max(following.values()).bit_length()), what)
         states = _reduced(following, step)
-    # Pools in canonical order without a sort each: the variants once in pool order, each repeated. Distinct
-    # states are distinct pools, ordered by their bodies' keys, as Weights orders pools.
+    return _pools(states, variants, bits)
+
+
+# Bytes a field of a packed state takes, by the bytes its largest count needs; and each one's array code.
+_FIELD_BYTES = {0: 1, 1: 1, 2: 2, 3: 4, 4: 4, 5: 8, 6: 8, 7: 8, 8: 8}
+_FIELD_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
+def _pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
+    """The packed states of a volley's end as pools in canonical order, with their weights.
+
+    A pool is its variants in key order, each repeated by its count: canonical without a sort each.
+    Every pool holds as many bodies as the first, so comparing two by their bodies' keys one by one is
+    comparing how many bodies of each key they hold, in key order, the one with more first: the pools are
+    sorted by those counts, descending, not by tuples of a key per body.
+    """
     keys = [body_key(body) for body in variants]
     order = sorted(range(len(variants)), key=keys.__getitem__)
-    made = []
-    for state, weight in states.items():
-        present = [v for v in order if state[v]]
-        key = tuple(keys[v] for v in present for _ in range(state[v]))
-        made_pool = Pool(tuple(variants[v] for v in present for _ in range(state[v])))
-        made_pool.census = tuple((variants[v], state[v]) for v in present)
-        made.append((key, made_pool, weight))
-    made.sort(key=lambda entry: entry[0])
-    return Weights.ordered(tuple(pool for _, pool, _ in made), tuple(weight for _, _, weight in made))
+    ranked = [variants[v] for v in order]
+    # Each state's fields read at once as an array of counts, and its variants' counts picked in key order:
+    # not a shift a field, where most fields of many variants are zero.
+    size, code = (len(variants) + 1) * bits // 8, _FIELD_CODES[bits // 8]
+    pick = _picker([v + 1 for v in order])
+    counted = [(pick(memoryview(state.to_bytes(size, sys.byteorder)).cast(code)), weight)
+               for state, weight in states.items()]
+    # Variants of equal keys (owners unequal but keyed alike) count as one key: pools that their bodies' keys
+    # cannot tell apart keep the order they were met in, as a stable sort by the keys keeps them.
+    starts = [i for i in range(len(order)) if not i or keys[order[i]] != keys[order[i - 1]]]
+    if len(starts) == len(order):
+        counted.sort(key=itemgetter(0), reverse=True)  # a stable sort, reversed or not
+    else:
+        spans = list(zip(starts, starts[1:] + [len(order)]))
+        counted.sort(key=lambda entry: [sum(entry[0][a:b]) for a, b in spans], reverse=True)
+    pools = []
+    for counts, _ in counted:
+        census = tuple(compress(zip(ranked, counts), counts))
+        pool = Pool(tuple(chain.from_iterable(starmap(repeat, census))))
+        pool.census = census
+        pools.append(pool)
+    return Weights.ordered(tuple(pools), tuple(weight for _, weight in counted))
 
 
-def _held(state: tuple[int, ...], width: int) -> int:
-    """How many variants a state counts up to the last it holds."""
-    while width and not state[width - 1]:
-        width -= 1
-    return width
+def _picker(indices: list[int]) -> Callable[[Any], tuple[int, ...]]:
+    """The items at these indices, as a tuple however many (itemgetter gives a tuple only of two or more)."""
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    return lambda items: tuple(items[i] for i in indices)
 
 
 def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
@@ -691,11 +720,8 @@ def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
     of the scale (except by chance), and a gcd with a short number is cheap,
     where the gcd of two long weights would cost the square of their length.
     """
-    g = scale
-    for weight in weights.values():
-        if g == 1:
-            return weights
-        g = math.gcd(g, weight)
+    # The scale first, so that every gcd is with a short number; once the gcd is 1, math.gcd does no more work.
+    g = math.gcd(scale, *weights.values())
     return {key: weight // g for key, weight in weights.items()} if g > 1 else weights
 
 
