@@ -18,21 +18,30 @@ _ROOT = Path(__file__).resolve().parent.parent
 def _installed_dir(package: str, suffix: str) -> Path | None:
     """The directory of data package `package` that holds `*suffix` files, or None.
 
-    importlib.resources comes first. Its files() raises NotADirectoryError on
-    Python 3.11 for a namespace package of an editable install (setuptools puts
-    a sentinel that is not a path in `__path__`), so the spec's real
-    directories are the second choice.
+    The package's spec names its real directories: an installed package's
+    folder, or an editable install's mapped one. importlib.resources, which
+    imports tempfile and random (about 5 ms of every run), is asked only when
+    none of them holds such a file (a package inside an archive, say); its
+    files() raises NotADirectoryError on Python 3.11 for a namespace package
+    of an editable install (setuptools puts a sentinel that is not a path in
+    `__path__`), which the spec has answered by then.
     """
-    from importlib import resources  # slow to import, and a checkout never asks
+    try:
+        spec = importlib.util.find_spec(package)
+    except ModuleNotFoundError:
+        return None
+    if spec is None:
+        return None
+    for location in spec.submodule_search_locations or []:
+        folder = Path(location)
+        if folder.is_dir() and any(entry.name.endswith(suffix) and entry.is_file() for entry in folder.iterdir()):
+            return folder
+    from importlib import resources  # slow to import, and only a package not in folders needs it
 
     try:
         entries = list(resources.files(package).iterdir())
-    except ModuleNotFoundError:
+    except (ModuleNotFoundError, NotADirectoryError):
         return None
-    except NotADirectoryError:
-        spec = importlib.util.find_spec(package)
-        locations = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
-        entries = [entry for folder in locations if folder.is_dir() for entry in folder.iterdir()]
     for entry in entries:
         if isinstance(entry, Path) and entry.name.endswith(suffix) and entry.is_file():
             return entry.parent

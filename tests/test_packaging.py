@@ -129,6 +129,18 @@ def test_a_wheel_carries_the_grammar_and_rules(installed: Installed, outside: Pa
     assert tested.stdout.splitlines()[-1].endswith(" passed, 0 failed"), tested.stdout
 
 
+def test_an_installed_wheel_finds_its_grammar_without_importlib_resources(installed: Installed, outside: Path) -> None:
+    # importlib.resources imports tempfile and random: about 5 ms of every run, where the package's
+    # folder names the grammar already.
+    shown = run([installed.venv / "bin" / "python", "-c",
+                 "import sys\n"
+                 "from fracas.dsl.resources import grammar_text, shipped_rules_dir\n"
+                 "assert grammar_text().strip() and (shipped_rules_dir() / 'epicinium.rules').is_file()\n"
+                 "print('importlib.resources' in sys.modules)"],
+                cwd=outside).stdout.strip()
+    assert shown == "False"
+
+
 def test_the_wheel_holds_every_file_of_rules_and_grammars(installed: Installed) -> None:
     names = set(zipfile.ZipFile(installed.wheel).namelist())
     missing = []
