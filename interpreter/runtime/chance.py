@@ -686,7 +686,7 @@ def _pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
     # Each state's fields read at once as an array of counts, and its variants' counts picked in key order:
     # not a shift a field, where most fields of many variants are zero.
     size, code = (len(variants) + 1) * bits // 8, _FIELD_CODES[bits // 8]
-    pick = _picker([v + 1 for v in order])
+    pick = _picker(_field_places([v + 1 for v in order], len(variants) + 1, sys.byteorder))
     counted = [(pick(memoryview(state.to_bytes(size, sys.byteorder)).cast(code)), weight)
                for state, weight in states.items()]
     # Variants of equal keys (owners unequal but keyed alike) count as one key: pools that their bodies' keys
@@ -704,6 +704,12 @@ def _pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
         pool.census = census
         pools.append(pool)
     return Weights.ordered(tuple(pools), tuple(weight for _, weight in counted))
+
+
+def _field_places(fields: list[int], count: int, byteorder: str) -> list[int]:
+    """Where each of these fields of a packed state is in the array of its `count` fields that its bytes in
+    this byte order make: field 0, the lowest, comes first in little-endian bytes and last in big-endian."""
+    return fields if byteorder == "little" else [count - 1 - field for field in fields]
 
 
 def _picker(indices: list[int]) -> Callable[[Any], tuple[int, ...]]:
