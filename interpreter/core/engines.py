@@ -28,11 +28,11 @@ from fracas.interpreter.core.errors import RunError
 from fracas.dsl.limits import DEFAULT
 from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
 from fracas.interpreter.runtime.weights import Allowance, LimitError
+from fracas.interpreter.core.state import Frozen
+from fracas.interpreter.core.values import show
 
 if TYPE_CHECKING:
     import random
-from fracas.interpreter.core.state import Frozen
-from fracas.interpreter.core.values import show
 
 # A state as the exact engine keeps it: (frame, world, outcomes, stopped, callers' frames, depth). Between
 # run_all's entry and its end, the world and the outcomes are held as their numbers in `Interned`.
