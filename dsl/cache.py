@@ -14,8 +14,11 @@ from typing import TypeVar
 # OpenSSL, BLAKE2b hashes the front end's sources (every run does) three times as fast as SHA-256.
 try:
     from _blake2 import blake2b as fingerprint
-except ImportError:
-    from hashlib import blake2b as fingerprint
+except ImportError:  # a Python built without it (some FIPS builds): hashlib's, or else SHA-256, which every build has
+    try:
+        from hashlib import blake2b as fingerprint
+    except ImportError:
+        from hashlib import sha256 as fingerprint
 
 T = TypeVar("T")
 

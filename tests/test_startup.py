@@ -76,6 +76,27 @@ def test_the_cache_hashes_as_hashlib_does() -> None:
     assert digest.digest() == hashlib.blake2b(text).digest()
 
 
+WITHOUT_BLAKE2 = """
+import sys
+sys.modules["_blake2"] = None  # a Python built without BLAKE2 (some FIPS builds)
+import hashlib
+if hasattr(hashlib, "blake2b"):  # OpenSSL's, where hashlib found one
+    del hashlib.blake2b
+from fracas.dsl import cache
+from fracas.interpreter import Scenario, exact
+from fracas import dsl
+rules = 'rules "dice"\\noutcome total: int = 0\\naction throw() {\\n    total = keep_highest(4, 6, 3)\\n}\\n'
+assert sum(exact(dsl.loads(rules), Scenario("throw", {})).marginal("total").values()) == 1
+print(cache.fingerprint(b"x").hexdigest() == hashlib.sha256(b"x").hexdigest())
+"""
+
+
+def test_a_python_without_blake2_keys_its_cache_by_sha256(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", WITHOUT_BLAKE2], env=env, check=True, capture_output=True, text=True)
+    assert done.stdout.strip() == "True"
+
+
 DICE_RUN = """
 import sys
 from fracas import dsl
