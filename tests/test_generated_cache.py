@@ -167,3 +167,13 @@ def test_code_read_back_but_not_needed_is_kept_for_a_later_run(tmp_path, cache_f
     made = len(compiles)
     assert odds(dsl.load(path)) == first
     assert len(compiles) == made
+
+
+def test_what_a_later_run_works_out_of_the_flow_is_kept_too(tmp_path, cache_folder):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    odds(dsl.load(path))  # the code kept, with what a run that reads whole states works out
+    exact(dsl.load(path), SCENARIO, outcomes_only=True).joint()  # the code read back: only the outcomes' flow is new
+    kept = generator_for(dsl.load(path)).routine("strike").projections
+    assert any(not observe_all for observe_all, _ in kept)
+    assert all(projection.carried is not False for projection in kept.values())

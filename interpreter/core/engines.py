@@ -290,12 +290,18 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     if R.interned is None:
         R.interned = Interned()
     intern, values = R.interned.id, R.interned.values
+    fresh = (observe_all, fields) not in routine.projections
     projection = projection_of(routine, observe_all, fields)
+    analysed = projection.carried is not False
     pending: dict[int, dict[Key, Any]] = {0: {}}
     for (frame, world, outcomes, *rest), p in start.items():
         key = (projection.keep(0, list(frame)), intern(projection.world(0, world)), intern(outcomes), *rest)
         pending[0][key] = pending[0].get(key, 0) + p  # type: ignore[index]
     finals = _flow(routine, pending, engine, R, projection).get(END, {})
+    if fresh or (not analysed and projection.carried is not False):
+        # Facts about the flow worked out after the code was kept (by a run that read other things of its
+        # end): kept with it too, so that the next process reads them back rather than working them out.
+        R.gen.grown = True
     if numbered:
         return finals
     return {(frame, values[world], values[outcomes], *rest): p  # type: ignore[misc]
