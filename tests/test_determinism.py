@@ -68,3 +68,16 @@ def test_whole_numbers_and_tuples_of_them_sort_as_their_stable_keys_do():
                  [rng.choice([1, True, "a", (1, "b"), None]) for _ in range(40)]):
         pairs = [(key, index) for index, key in enumerate(dict.fromkeys(keys))]
         assert stable_sorted(pairs) == sorted(pairs, key=lambda pair: stable_key(pair[0]))
+
+
+def test_tuples_of_one_kind_of_value_in_each_place_sort_as_their_stable_keys_do():
+    # A joint distribution's keys: a whole number, a truth value and a text in every key, say; and keys
+    # whose places mix kinds (1 and True), which must sort by their stable keys, not as they are.
+    rng = random.Random(5)
+    columns = [lambda: rng.randint(-3, 3), lambda: rng.random() < 0.5, lambda: rng.choice(["", "a", "b"])]
+    mixed = [lambda: rng.choice([0, 1, True, False]), lambda: rng.choice(["a", None])]
+    for places in ([0, 1, 2], [1, 2, 0, 1], [2, 2], [0, 3], [4, 0], [1, 3]):
+        make = [(columns + mixed)[place] for place in places]
+        keys = [tuple(value() for value in make) for _ in range(60)]
+        pairs = [(key, index) for index, key in enumerate(dict.fromkeys(keys))]
+        assert stable_sorted(pairs) == sorted(pairs, key=lambda pair: stable_key(pair[0]))

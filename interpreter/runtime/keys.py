@@ -38,10 +38,23 @@ def stable_key(value: object) -> tuple:
 
 
 def plain_order(keys: list[Any]) -> bool:
-    """Whether the keys are all whole numbers, or all tuples of them: these compare as their stable keys
-    do, so they are sorted as they are, without a key made for each (a joint distribution has thousands)."""
+    """Whether the keys compare as their stable keys do, so that they are sorted as they are, without a
+    key made for each (a joint distribution has thousands): all whole numbers, all tuples of them, or
+    tuples of one length whose every place holds one kind of value throughout, whole numbers, truth
+    values or texts (a joint distribution's values of typed outcomes, and why a run stopped)."""
     kinds = set(map(type, keys))
-    return kinds <= {int} or (kinds == {tuple} and set(map(type, chain.from_iterable(keys))) <= {int})
+    if kinds <= {int}:
+        return True
+    if kinds != {tuple}:
+        return False
+    if set(map(type, chain.from_iterable(keys))) <= {int}:
+        return True
+    if len(set(map(len, keys))) != 1:
+        return False
+    return all(len(found := set(map(type, place))) == 1 and found <= _PLAIN_PLACES for place in zip(*keys))
+
+
+_PLAIN_PLACES = {int, bool, str}  # each ordered within its own kind as its stable keys order it
 
 
 def stable_sorted(pairs: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
