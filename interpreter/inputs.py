@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import re
 from collections.abc import Callable
 from fractions import Fraction
@@ -22,7 +21,7 @@ from fracas.dsl.checked import keep_with
 from fracas.dsl.diagnostics import did_you_mean
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type, type_from
-from fracas.interpreter.core.kept_code import code_digest
+from fracas.interpreter.core.kept_code import code_digest, stamp
 from fracas.interpreter.core.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
                                                  records_in, where_written)
 from fracas.interpreter.core.program import Program
@@ -102,15 +101,10 @@ def _keep_default(program: Program) -> None:
     keep_with(program.rules, _DEFAULT_PROGRAM, (digest, dict(program.shapes), dict(program.params), dict(program.rows)))
 
 
+@functools.cache
 def _program_digest() -> bytes:
     """What a program is made by besides its rules: the engine core (whose values it holds) and this module."""
-    return code_digest() + _this_module()
-
-
-@functools.cache
-def _this_module() -> bytes:
-    stat = os.stat(__file__)
-    return f"{__file__}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()
+    return code_digest() + stamp(__file__).encode()
 
 
 def action_inputs(program: Program, action: n.StepDecl, given: dict[str, Any]) -> State:

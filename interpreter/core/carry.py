@@ -20,9 +20,10 @@ from fractions import Fraction
 from typing import Any
 
 from fracas.interpreter.core.dist import Scaled
-from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, Projection, slot_facts, tuple_getter
+from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, Projection, slot_facts
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import Record
+from fracas.interpreter.runtime.getters import tuple_getter
 
 # What a state may carry: an entity's field (entity, field name), an outcome (OUTCOME, name), or a
 # slot of the frame (SLOT, its index).

@@ -44,10 +44,16 @@ def code_digest() -> bytes:
     rest of what it reads back.
     """
     core = os.path.dirname(os.path.abspath(__file__))
-    modules = [entry for folder in (core, os.path.join(os.path.dirname(core), "runtime"))
+    modules = [entry.path for folder in (core, os.path.join(os.path.dirname(core), "runtime"))
                for entry in os.scandir(folder) if entry.name.endswith(".py")]
-    seen = sorted(f"{entry.path}\0{entry.stat().st_size}\0{entry.stat().st_mtime_ns}" for entry in modules)
+    seen = sorted(map(stamp, modules))
     return fingerprint("\0".join([sys.version, str(marshal.version), *seen]).encode()).digest()
+
+
+def stamp(path: str) -> str:
+    """A module as a digest knows it: its path, size and time of change."""
+    found = os.stat(path)
+    return f"{path}\0{found.st_size}\0{found.st_mtime_ns}"
 
 
 def kept_for(rules: Ruleset) -> KeptCode | None:

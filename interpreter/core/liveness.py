@@ -23,6 +23,7 @@ from typing import Any
 
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import Record
+from fracas.interpreter.runtime.getters import tuple_getter
 
 ANY = None  # an entity not known statically
 EVERY_FIELD = "*"  # a field name not known statically (a function that calls itself)
@@ -157,16 +158,6 @@ class Projection:
             return ()
         getter = operator.itemgetter(*dead) if len(dead) > 1 else (lambda values, i=dead[0]: values[i])
         return getter, (None,) * len(dead) if len(dead) > 1 else None, dead
-
-
-def tuple_getter(indices: tuple[int, ...]) -> Any:
-    """values -> the tuple of those at `indices`, in C where it can."""
-    if not indices:
-        return lambda frame: ()
-    if len(indices) == 1:
-        index = indices[0]
-        return lambda frame: (frame[index],)
-    return operator.itemgetter(*indices)
 
 
 def _expander(kept: tuple[int, ...], slots: int) -> Callable[[tuple[Any, ...]], list[Any]]:

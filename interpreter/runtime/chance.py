@@ -17,7 +17,7 @@ import functools
 import math
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import chain, compress, repeat, starmap
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from fracas.interpreter.runtime.allocation import RANDOM, focused
 from fracas.interpreter.runtime.bodies import Body, Hit, Pool, Volley, body_key
+from fracas.interpreter.runtime.getters import tuple_getter
 from fracas.interpreter.runtime.keys import stable_key
 from fracas.interpreter.runtime.weights import (
     DEFAULT_STATES,
@@ -686,7 +687,7 @@ def _pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
     # Each state's fields read at once as an array of counts, and its variants' counts picked in key order:
     # not a shift a field, where most fields of many variants are zero.
     size, code = (len(variants) + 1) * bits // 8, _FIELD_CODES[bits // 8]
-    pick = _picker(_field_places([v + 1 for v in order], len(variants) + 1, sys.byteorder))
+    pick = tuple_getter(_field_places([v + 1 for v in order], len(variants) + 1, sys.byteorder))
     counted = [(pick(memoryview(state.to_bytes(size, sys.byteorder)).cast(code)), weight)
                for state, weight in states.items()]
     # Variants of equal keys (owners unequal but keyed alike) count as one key: pools that their bodies' keys
@@ -710,13 +711,6 @@ def _field_places(fields: list[int], count: int, byteorder: str) -> list[int]:
     """Where each of these fields of a packed state is in the array of its `count` fields that its bytes in
     this byte order make: field 0, the lowest, comes first in little-endian bytes and last in big-endian."""
     return fields if byteorder == "little" else [count - 1 - field for field in fields]
-
-
-def _picker(indices: list[int]) -> Callable[[Any], tuple[int, ...]]:
-    """The items at these indices, as a tuple however many (itemgetter gives a tuple only of two or more)."""
-    if len(indices) > 1:
-        return itemgetter(*indices)
-    return lambda items: tuple(items[i] for i in indices)
 
 
 def _reduced(weights: dict[Any, int], scale: int) -> dict[Any, int]:
