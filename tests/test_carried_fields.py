@@ -10,7 +10,7 @@ import pytest
 
 from fracas import dsl
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
-from fracas.interpreter.core import carry, engines
+from fracas.interpreter.core import carry, engines, loops
 from fracas.interpreter.core.codegen import generator_for
 from fracas.interpreter.core.dist import Scaled
 
@@ -96,6 +96,29 @@ def test_the_carried_values_shared_by_the_states_of_one_draw_are_split_once(monk
     exact(rules_for(path), load_scenario(path), outcomes_only=True)
     assert parts_split and len(parts_split) == len(set(parts_split))
 
+
+
+def test_the_blocks_of_a_for_loops_passes_carry_the_same_values(monkeypatch):
+    """A value carried by some blocks of a loop and not by others would be put back and taken out on every pass:
+    the miniatures' loop of damage carries the outcomes it leaves alone, in each of its blocks."""
+    path = ROOT / "rules" / "scenarios" / "miniatures-guns-at-brutes.toml"
+    found = []
+    carried_at = carry.carried_at
+
+    def watched(routine, projection):
+        carried = carried_at(routine, projection)
+        found.append((routine, carried))
+        return carried
+
+    monkeypatch.setattr(carry, "carried_at", watched)
+    exact(dsl.load(ROOT / "rules" / "miniatures.rules"), load_scenario(path), outcomes_only=True)
+    routine, carried = found[0]
+    flow = {pc: [nxt for nxt in following if nxt >= 0] for pc, following in enumerate(routine.successors)}
+    cycles = [group for group in loops.groups_in_flow_order(list(flow), flow) if len(group) > 1]
+    assert cycles
+    for group in cycles:
+        assert len({carried[pc] for pc in group}) == 1
+    assert any((carry.OUTCOME, "hits") in carried[pc] for group in cycles for pc in group)
 
 WAITING = '''rules "A roll that waits while others are made"
 kind thing {

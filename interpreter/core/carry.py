@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
 
+from fracas.interpreter.core import loops
 from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, Projection, slot_facts
 from fracas.interpreter.core.state import Frozen
@@ -230,10 +231,11 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
              for f in candidates[pc] if _followed(candidates, routine.successors, pc, f, BLOCKS_AFTER_A_DRAW)]
     ahead = _spread(candidates, predecessors, seeds)  # blocks from which a seed lies ahead
     behind = _spread(candidates, routine.successors, seeds)  # blocks that a seed lies behind
+    chosen = _alike_in_cycles([ahead[pc] | behind[pc] for pc in range(len(blocks))], routine.successors)
     same: dict[tuple[Field, ...], tuple[Field, ...]] = {NONE: NONE}
     carried = []
-    for pc, fields in enumerate(candidates):
-        kept = tuple(sorted(ahead[pc] | behind[pc], key=repr))
+    for pc in range(len(blocks)):
+        kept = tuple(sorted(chosen[pc], key=repr))
         carried.append(same.setdefault(kept, kept))
     result = carried if any(carried) else None
     projection.carried = result
@@ -245,6 +247,20 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
 # states and putting it back costs a pass over every state's carried values, which the blocks run once
 # instead of once for each value must repay.
 BLOCKS_AFTER_A_DRAW = 2
+
+
+def _alike_in_cycles(chosen: list[set[Field]], successors: list[list[int]]) -> list[set[Field]]:
+    """The values each block carries, where the blocks of a cycle (a for loop's passes) carry only those
+    that all of them do. A value carried by some blocks of a cycle and not by others would be put back
+    and taken out again on every pass, each time splitting the states that carrying it had merged (a third
+    of the time of the miniatures' loop of damage)."""
+    flow = {pc: [nxt for nxt in following if nxt >= 0] for pc, following in enumerate(successors)}
+    for group in loops.groups_in_flow_order(list(flow), flow):
+        if len(group) > 1:
+            common = set.intersection(*(chosen[pc] for pc in group))
+            for pc in group:
+                chosen[pc] = common
+    return chosen
 
 
 def _followed(candidates: list[set[Field]], successors: list[list[int]], pc: int, f: Field, blocks: int) -> bool:

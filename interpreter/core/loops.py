@@ -86,7 +86,7 @@ def solve(states: Sequence[Hashable], again: Mapping[Hashable, Mapping[Hashable,
     """
     mass: dict[Hashable, Any] = {state: start.get(state, 0) for state in states}
     times: dict[Hashable, Any] = {}
-    for group in _groups_in_flow_order(states, again):
+    for group in groups_in_flow_order(states, again):
         members = set(group)
         entering = [mass[state] for state in group]
         if not any(entering):
@@ -134,7 +134,7 @@ def _eliminate(group: list[Hashable], again: Mapping[Hashable, Mapping[Hashable,
     return [rows[j][size] for j in range(size)]
 
 
-def _groups_in_flow_order(states: Sequence[Hashable],
+def groups_in_flow_order(states: Sequence[Hashable],
                           again: Mapping[Hashable, Mapping[Hashable, Any]]) -> list[list[Hashable]]:
     """The strongly connected groups of states, each before every group it leads to (Tarjan, without recursion)."""
     index: dict[Hashable, int] = {}
