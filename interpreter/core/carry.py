@@ -355,8 +355,10 @@ class Regroup:
         self.restore = frozenset(value for value in before if value not in after and still_read(value))
         self.taken = tuple(value for value in after if value not in before)
         self.interned = interned
-        self._restored: dict[tuple[Any, ...], Any] = {}
-        self._taken: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+        self._restored: dict[tuple[Any, ...], int] = {}  # (world, values put back) -> the world with them
+        self._restored_outcomes: dict[tuple[Any, ...], int] = {}  # the same, for outcomes
+        self._taken: dict[int, tuple[int, tuple[Any, ...]]] = {}  # world -> it without the values taken, and those
+        self._taken_outcomes: dict[int, tuple[int, tuple[Any, ...]]] = {}  # the same, for outcomes
         self._plans: dict[tuple[Field, ...], tuple[Any, Any, tuple[Field, ...], tuple[Field, ...]]] = {}
         # (shared parts, by identity; their names) -> the parts, kept alive, and their split (see _split)
         self._splits: dict[tuple[int, tuple[Field, ...]], tuple[dict[Any, Any], dict[Any, Any]]] = {}
@@ -411,30 +413,11 @@ class Regroup:
     def _restore(self, key: tuple[Any, ...], put: tuple[tuple[Field, Any], ...]) -> tuple[Any, ...]:
         """The state with the values put back (each (value, what it is))."""
         frame, world, outcomes = key[0], key[1], key[2]
-        found = self._restored.get((world, outcomes, put))
-        if found is None:
-            values = self.interned.values
-            changed_world: dict[Any, Any] | None = None
-            changed_outcomes: dict[Any, Any] | None = None
-            slots = []
-            for (kind, name), value in put:
-                if value is ABSENT:
-                    continue
-                if kind == SLOT:
-                    slots.append((self.place[name], value))
-                elif kind == OUTCOME:
-                    if changed_outcomes is None:
-                        changed_outcomes = dict(values[outcomes])
-                    changed_outcomes[name] = value
-                else:
-                    if changed_world is None:
-                        changed_world = dict(values[world])
-                    changed_world[kind] = changed_world[kind].replace(name, value)
-            # A part with nothing put back keeps its number: no copy to make and hash.
-            found = self._restored[(world, outcomes, put)] = (
-                world if changed_world is None else self.interned.id(Frozen(changed_world)),
-                outcomes if changed_outcomes is None else self.interned.id(Frozen(changed_outcomes)), tuple(slots))
-        world, outcomes, slots = found
+        into_world, into_outcomes, slots = self._sorted(put)
+        if into_world:
+            world = self._world_with(world, into_world)
+        if into_outcomes:
+            outcomes = self._outcomes_with(outcomes, into_outcomes)
         if slots:
             values = list(frame)
             for at, value in slots:
@@ -442,48 +425,107 @@ class Regroup:
             frame = tuple(values)
         return (frame, world, outcomes, *key[3:])
 
+    def _sorted(self, put: tuple[tuple[Field, Any], ...]) -> tuple[tuple[tuple[Field, Any], ...],
+                                                                    tuple[tuple[Field, Any], ...],
+                                                                    tuple[tuple[int, Any], ...]]:
+        """The values put back into the world, into the outcomes, and into the frame (by place); an absent
+        value goes nowhere."""
+        world, outcomes, slots = [], [], []
+        for value in put:
+            (kind, name), was = value
+            if was is ABSENT:
+                continue
+            if kind == SLOT:
+                slots.append((self.place[name], was))
+            elif kind == OUTCOME:
+                outcomes.append(value)
+            else:
+                world.append(value)
+        return tuple(world), tuple(outcomes), tuple(slots)
+
+    # The world and the outcomes are remembered apart: states that differ in one often share the other
+    # (the outcomes that an attack's states put a value back into are a few dozen, their worlds thousands).
+
+    def _world_with(self, world: int, put: tuple[tuple[Field, Any], ...]) -> int:
+        found = self._restored.get((world, put))
+        if found is None:
+            changed = dict(self.interned.values[world])
+            for (entity, name), value in put:
+                changed[entity] = changed[entity].replace(name, value)
+            found = self._restored[(world, put)] = self.interned.id(Frozen(changed))
+        return found  # type: ignore[no-any-return]
+
+    def _outcomes_with(self, outcomes: int, put: tuple[tuple[Field, Any], ...]) -> int:
+        found = self._restored_outcomes.get((outcomes, put))
+        if found is None:
+            changed = dict(self.interned.values[outcomes])
+            for (_, name), value in put:
+                changed[name] = value
+            found = self._restored_outcomes[(outcomes, put)] = self.interned.id(Frozen(changed))
+        return found  # type: ignore[no-any-return]
+
     def _take(self, key: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         """The state with the values carried from now on taken out (none in their place), and those values."""
-        if not self.taken:
+        taken_here = self.taken
+        if not taken_here:
             return key, ()
         frame, world, outcomes = key[0], key[1], key[2]
-        found = self._taken.get((world, outcomes))
-        if found is None:
-            values = self.interned.values
-            changed_world: dict[Any, Any] | None = None
-            changed_outcomes: dict[Any, Any] | None = None
-            taken: list[Any] = []
-            for kind, name in self.taken:
-                if kind == SLOT:
-                    taken.append(None)  # filled from the frame below
-                elif kind == OUTCOME:
-                    if changed_outcomes is None:
-                        changed_outcomes = dict(values[outcomes])
-                    taken.append(changed_outcomes.get(name, ABSENT))
-                    if name in changed_outcomes:
-                        changed_outcomes[name] = None
-                else:
-                    if changed_world is None:
-                        changed_world = dict(values[world])
-                    record: Record | None = changed_world.get(kind)
-                    if record is None or not record.has(name):
-                        taken.append(ABSENT)
-                        continue
-                    taken.append(record.get(name))
-                    changed_world[kind] = record.replace(name, None)
-            found = self._taken[(world, outcomes)] = (
-                (world if changed_world is None else self.interned.id(Frozen(changed_world)),
-                 outcomes if changed_outcomes is None else self.interned.id(Frozen(changed_outcomes))), tuple(taken))
-        (world, outcomes), taken = found
-        if any(kind == SLOT for kind, _ in self.taken):
-            values, taken_list = list(frame), list(taken)
-            for at, (kind, name) in enumerate(self.taken):
-                if kind == SLOT:
-                    place = self.place[name]
-                    taken_list[at] = values[place]
-                    values[place] = None
-            frame, taken = tuple(values), tuple(taken_list)
-        return (frame, world, outcomes, *key[3:]), taken
+        from_world = self._taken.get(world)
+        if from_world is None:
+            from_world = self._taken[world] = self._taken_from_world(world)
+        from_outcomes = self._taken_outcomes.get(outcomes)
+        if from_outcomes is None:
+            from_outcomes = self._taken_outcomes[outcomes] = self._taken_from_outcomes(outcomes)
+        world, world_values = from_world
+        outcomes, outcome_values = from_outcomes
+        taken: list[Any] = []
+        frame_values: list[Any] | None = None
+        in_world, in_outcomes = iter(world_values), iter(outcome_values)
+        for kind, name in taken_here:
+            if kind == SLOT:
+                if frame_values is None:
+                    frame_values = list(frame)
+                place = self.place[name]
+                taken.append(frame_values[place])
+                frame_values[place] = None
+            elif kind == OUTCOME:
+                taken.append(next(in_outcomes))
+            else:
+                taken.append(next(in_world))
+        if frame_values is not None:
+            frame = tuple(frame_values)
+        return (frame, world, outcomes, *key[3:]), tuple(taken)
+
+    def _taken_from_world(self, world: int) -> tuple[int, tuple[Any, ...]]:
+        """The world (by number) without the entity fields carried from now on, and their values, in order."""
+        changed: dict[Any, Any] | None = None
+        taken: list[Any] = []
+        for kind, name in self.taken:
+            if kind == SLOT or kind == OUTCOME:
+                continue
+            if changed is None:
+                changed = dict(self.interned.values[world])
+            record: Record | None = changed.get(kind)
+            if record is None or not record.has(name):
+                taken.append(ABSENT)
+                continue
+            taken.append(record.get(name))
+            changed[kind] = record.replace(name, None)
+        return (world if changed is None else self.interned.id(Frozen(changed))), tuple(taken)
+
+    def _taken_from_outcomes(self, outcomes: int) -> tuple[int, tuple[Any, ...]]:
+        """The outcomes (by number) without those carried from now on, and their values, in order."""
+        changed: dict[Any, Any] | None = None
+        taken: list[Any] = []
+        for kind, name in self.taken:
+            if kind != OUTCOME:
+                continue
+            if changed is None:
+                changed = dict(self.interned.values[outcomes])
+            taken.append(changed.get(name, ABSENT))
+            if name in changed:
+                changed[name] = None
+        return (outcomes if changed is None else self.interned.id(Frozen(changed))), tuple(taken)
 
 
 def _split(parts: dict[tuple[Any, ...], Scaled], plan: tuple[Any, Any, Any, Any],
