@@ -99,12 +99,11 @@ class Pool:
     census: tuple[tuple[Body, int], ...] = field(init=False, repr=False, compare=False)
 
     def __hash__(self) -> int:
-        try:
-            return self._hash
-        except AttributeError:
-            found = hash((self.bodies,))
-            self._hash = found
-            return found
+        # Most pools are hashed when just made: a default read, not an AttributeError caught (see Frozen).
+        found = getattr(self, "_hash", None)
+        if found is None:
+            found = self._hash = hash((self.bodies,))
+        return found
 
     def __reduce__(self) -> tuple:
         return (Pool, (self.bodies,))  # without the cached hash, good only in this process
@@ -144,9 +143,8 @@ class Pool:
     def lethal_count(self, owner: object = ANY, tag: object = ANY) -> int:
         # One pass, without a call per body: the queries of a damage step are most of a sampled run's reads.
         found = 0
-        try:
-            census = self.census
-        except AttributeError:
+        census = getattr(self, "census", None)  # a sampled run's pools have none: no AttributeError caught each query
+        if census is None:
             census = zip(self.bodies, _ONES)
         for b, number in census:
             if ((owner is ANY or b.owner is owner or b.owner == owner) and (tag is ANY or b.tag == tag)
