@@ -140,7 +140,7 @@ class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
     __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws",
-                 "passes", "solved", "interned")
+                 "passes", "solved", "interned", "replaced")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -157,6 +157,9 @@ class Run:
         self.passes: dict[tuple[int, int], int] | None = {}
         self.solved: dict[Any, Any] = {}  # the exact engine's passes of a loop from each state met at its start
         self.interned: Interned | None = None  # the exact engine's worlds and outcomes, by number
+        # The exact engine's records changed in one field, by (record, field, value): the states of a block
+        # make the same changes to the same records again and again (see rt.set_field).
+        self.replaced: dict[tuple[Any, ...], Any] | None = None
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params
@@ -286,6 +289,8 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     are left as their numbers in R.interned, for a caller that merges them first.
     """
     R.chooser = D.Chooser(engine)  # an expression's draw gives the whole distribution
+    if R.replaced is None:
+        R.replaced = {}
     R.passes = None
     if R.interned is None:
         R.interned = Interned()

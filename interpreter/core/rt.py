@@ -220,7 +220,17 @@ def set_field(S: Working, R: Any, owner: Any, path: tuple[str, ...], name: str, 
     new = combine(op, old, value, R, pos)
     if R.trace is not None:
         log_change(R.trace, stmt, f"{owner.id}.{name}", old, new)
-    S.W[owner.id] = entity.replace(name, new)
+    replaced = R.replaced
+    if replaced is None:
+        S.W[owner.id] = entity.replace(name, new)
+        return
+    # The same record made again is the same object: its hash is known, and worlds that hold it compare
+    # by identity when interned. A field holds values of one type, so equal keys are the same change.
+    key = (entity, name, new)
+    made = replaced.get(key)
+    if made is None:
+        made = replaced[key] = entity.replace(name, new)
+    S.W[owner.id] = made
 
 
 def set_outcome(S: Working, R: Any, name: str, op: str, value: Any, stmt: n.Assign) -> None:
