@@ -451,7 +451,7 @@ class Regroup:
         if found is None:
             changed = dict(self.interned.values[world])
             for (entity, name), value in put:
-                changed[entity] = changed[entity].replace(name, value)
+                changed[entity] = self.interned.changed(changed[entity], name, value)
             found = self._restored[(world, put)] = self.interned.id(Frozen(changed))
         return found  # type: ignore[no-any-return]
 
@@ -510,7 +510,7 @@ class Regroup:
                 taken.append(ABSENT)
                 continue
             taken.append(record.get(name))
-            changed[kind] = record.replace(name, None)
+            changed[kind] = self.interned.changed(record, name, None)
         return (world if changed is None else self.interned.id(Frozen(changed))), tuple(taken)
 
     def _taken_from_outcomes(self, outcomes: int) -> tuple[int, tuple[Any, ...]]:

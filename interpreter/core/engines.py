@@ -29,7 +29,7 @@ from fracas.dsl.limits import DEFAULT
 from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
 from fracas.interpreter.runtime.weights import Allowance, LimitError
 from fracas.interpreter.core.state import Frozen
-from fracas.interpreter.core.values import show
+from fracas.interpreter.core.values import Record, show
 
 if TYPE_CHECKING:
     import random
@@ -140,7 +140,7 @@ class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
     __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws",
-                 "passes", "solved", "interned", "replaced")
+                 "passes", "solved", "interned")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -157,9 +157,6 @@ class Run:
         self.passes: dict[tuple[int, int], int] | None = {}
         self.solved: dict[Any, Any] = {}  # the exact engine's passes of a loop from each state met at its start
         self.interned: Interned | None = None  # the exact engine's worlds and outcomes, by number
-        # The exact engine's records changed in one field, by (record, field, value): the states of a block
-        # make the same changes to the same records again and again (see rt.set_field).
-        self.replaced: dict[tuple[Any, ...], Any] | None = None
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params
@@ -261,19 +258,31 @@ class Interned:
     without hashing it, and what a block forgets of a world is remembered by number.
     """
 
-    __slots__ = ("values", "ids", "forgotten")
+    __slots__ = ("values", "ids", "forgotten", "records")
 
     def __init__(self) -> None:
         self.values: list[Frozen] = []
         self.ids: dict[Frozen, int] = {}
         # (projection, region, entry, block) -> what a world (by number) keeps on its way to the block
         self.forgotten: dict[tuple[Any, ...], dict[int, int]] = {}
+        self.records: dict[tuple[Any, ...], Record] = {}  # see changed
 
     def id(self, frozen: Frozen) -> int:
         found = self.ids.get(frozen)
         if found is None:
             found = self.ids[frozen] = len(self.values)
             self.values.append(frozen)
+        return found
+
+    def changed(self, record: Record, name: str, value: Any) -> Record:
+        """The record with one field changed, made once a run: the states of a block make the same changes
+        to the same records again and again, and the same record met again is the same object, whose hash
+        is known and whose worlds compare by identity. (A field holds values of one type: equal keys are
+        the same change.)"""
+        key = (record, name, value)
+        found = self.records.get(key)
+        if found is None:
+            found = self.records[key] = record.replace(name, value)
         return found
 
 
@@ -289,8 +298,6 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     are left as their numbers in R.interned, for a caller that merges them first.
     """
     R.chooser = D.Chooser(engine)  # an expression's draw gives the whole distribution
-    if R.replaced is None:
-        R.replaced = {}
     R.passes = None
     if R.interned is None:
         R.interned = Interned()

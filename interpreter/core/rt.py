@@ -220,17 +220,8 @@ def set_field(S: Working, R: Any, owner: Any, path: tuple[str, ...], name: str, 
     new = combine(op, old, value, R, pos)
     if R.trace is not None:
         log_change(R.trace, stmt, f"{owner.id}.{name}", old, new)
-    replaced = R.replaced
-    if replaced is None:
-        S.W[owner.id] = entity.replace(name, new)
-        return
-    # The same record made again is the same object: its hash is known, and worlds that hold it compare
-    # by identity when interned. A field holds values of one type, so equal keys are the same change.
-    key = (entity, name, new)
-    made = replaced.get(key)
-    if made is None:
-        made = replaced[key] = entity.replace(name, new)
-    S.W[owner.id] = made
+    interned = R.interned  # the exact engine's
+    S.W[owner.id] = entity.replace(name, new) if interned is None else interned.changed(entity, name, new)
 
 
 def set_outcome(S: Working, R: Any, name: str, op: str, value: Any, stmt: n.Assign) -> None:
