@@ -106,6 +106,9 @@ class Carried:
             yield values, Scaled(p.n * top, p.d * bottom)
 
     def total(self) -> Scaled:
+        if len(self.parts) == 1:  # no value varies: the one part, scaled
+            [part] = self.parts.values()
+            return part if self.top == self.bottom else Scaled(part.n * self.top, part.d * self.bottom)
         total: Any = 0
         for _, p in self.items():
             total = p if total == 0 else total + p
@@ -360,6 +363,9 @@ class Regroup:
         self._taken: dict[int, tuple[int, tuple[Any, ...]]] = {}  # world -> it without the values taken, and those
         self._taken_outcomes: dict[int, tuple[int, tuple[Any, ...]]] = {}  # the same, for outcomes
         self._plans: dict[tuple[Field, ...], tuple[Any, Any, tuple[Field, ...], tuple[Field, ...]]] = {}
+        # The states' fixed values met, set apart (_set_apart); their varying ones, whether all stay carried.
+        self._apart: dict[tuple[tuple[Field, Any], ...], tuple[Any, tuple[tuple[Field, Any], ...]]] = {}
+        self._stay: dict[tuple[Field, ...], bool] = {}
         # (shared parts, by identity; their names) -> the parts, kept alive, and their split (see _split)
         self._splits: dict[tuple[int, tuple[Field, ...]], tuple[dict[Any, Any], dict[Any, Any]]] = {}
 
@@ -368,13 +374,18 @@ class Regroup:
             stripped, taken = self._take(key)
             yield stripped, Carried((), {(): _scaled(p)}, tuple(zip(self.taken, taken)), owned=True)
             return
-        after, restore = self.after, self.restore
-        back = tuple((value, was) for value, was in p.fixed if value in restore)
-        fixed = tuple((value, was) for value, was in p.fixed if value in after)
-        if back:
-            key = self._restore(key, back)
+        after = self.after
+        apart = self._apart.get(p.fixed)
+        if apart is None:
+            apart = self._apart[p.fixed] = self._set_apart(p.fixed)
+        back, fixed = apart
+        if back is not None:
+            key = self._put(key, back)
         names = p.names
-        if all(value in after for value in names):  # the varying values stay carried: their parts are shared
+        stay = self._stay.get(names)
+        if stay is None:
+            stay = self._stay[names] = all(value in after for value in names)
+        if stay:  # the varying values stay carried: their parts are shared
             if not after:
                 yield key, p.total()
                 return
@@ -410,10 +421,20 @@ class Regroup:
         back = tuple(at for at, value in enumerate(names) if value in self.restore)
         return tuple_getter(kept), tuple_getter(back), tuple(names[at] for at in kept), tuple(names[at] for at in back)
 
+    def _set_apart(self, fixed: tuple[tuple[Field, Any], ...]) -> tuple[Any, tuple[tuple[Field, Any], ...]]:
+        """A state's fixed values set apart: those put back (sorted as _put takes them; None if none), and
+        those still carried."""
+        back = tuple((value, was) for value, was in fixed if value in self.restore)
+        return (self._sorted(back) if back else None), tuple((value, was) for value, was in fixed if value in self.after)
+
     def _restore(self, key: tuple[Any, ...], put: tuple[tuple[Field, Any], ...]) -> tuple[Any, ...]:
         """The state with the values put back (each (value, what it is))."""
+        return self._put(key, self._sorted(put))
+
+    def _put(self, key: tuple[Any, ...], put: tuple[Any, Any, Any]) -> tuple[Any, ...]:
+        """The state with the values put back, sorted by _sorted."""
         frame, world, outcomes = key[0], key[1], key[2]
-        into_world, into_outcomes, slots = self._sorted(put)
+        into_world, into_outcomes, slots = put
         if into_world:
             world = self._world_with(world, into_world)
         if into_outcomes:
