@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import functools
+from operator import itemgetter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -18,7 +19,7 @@ from fracas.dsl import nodes as n
 from fracas.dsl.reads import free_names
 from fracas.dsl.diagnostics import Diagnostic, did_you_mean
 from fracas.dsl.ruleset import Ruleset
-from fracas.interpreter.core import resolve
+from fracas.interpreter.core import collector, resolve
 from fracas.interpreter.core.constraints import check_after, constrained_fields
 from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
 from fracas.interpreter.core.errors import RunError, ScenarioError
@@ -198,14 +199,18 @@ class Distribution:
         return out
 
     def joint(self) -> list[tuple[dict[str, Any], Fraction]]:
+        with collector.paused():  # a container or two for each state, none in a cycle
+            return self._joint()
+
+    def _joint(self) -> list[tuple[dict[str, Any], Fraction]]:
         merged: dict[tuple[Any, ...], Fraction] = {}
         names = self.outcome_names
         # The key as values() gives it ("stopped" comes last, when it is there), without a dictionary a state.
         outcomes = names[:len(self.prepared.program.rules.outcomes)]
         stopped = len(outcomes) < len(names)
+        values_of = itemgetter(*outcomes) if len(outcomes) > 1 else lambda found: tuple([found[k] for k in outcomes])
         for state, p in self.states.items():
-            found = state.outcomes
-            key = tuple([found[k] for k in outcomes])
+            key = values_of(state.outcomes)
             if stopped:
                 key += (state.stopped or "",)
             before = merged.get(key)

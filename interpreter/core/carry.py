@@ -256,7 +256,7 @@ def _alike_in_cycles(chosen: list[set[Field]], successors: list[list[int]]) -> l
     """The values each block carries, where the blocks of a cycle (a for loop's passes) carry only those
     that all of them do. A value carried by some blocks of a cycle and not by others would be put back
     and taken out again on every pass, each time splitting the states that carrying it had merged (a third
-    of the time of the miniatures' loop of damage)."""
+    of the time of a loop that fires one shot a pass)."""
     flow = {pc: [nxt for nxt in following if nxt >= 0] for pc, following in enumerate(successors)}
     for group in loops.groups_in_flow_order(list(flow), flow):
         if len(group) > 1:

@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
+from fracas.interpreter.core import collector
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
@@ -271,8 +272,15 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
     observe_all: the final states keep the action's names and the world; else
     only the outcomes (and why it stopped), so that far fewer states remain.
     check: shown every final state before that, with the world's
-    `checked_fields` at least (the fields that constraints read).
+    `checked_fields` at least (the fields that constraints read). Python's cyclic garbage collector is
+    paused meanwhile (see collector.py).
     """
+    with collector.paused():
+        return _resolved(program, action, start, engine, observe_all, check, checked_fields)
+
+
+def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngine, observe_all: bool,
+              check: Callable[[Any], None] | None, checked_fields: frozenset[str]) -> dict[State, Any]:
     routine = routine_of(program, action)
     key: Key = (tuple(_start(routine, start)), start.world, start.outcomes, None, (), 0)
     gen = generator_for(program.rules)
