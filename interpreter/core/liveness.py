@@ -153,7 +153,7 @@ class Projection:
         none, their places; () for none."""
         touched = self.touched[pc]
         dead = tuple(i for i, name in enumerate(record.shape.names)
-                     if not live.field_live(id, name) and (touched is None or name in touched))
+                     if (touched is None or name in touched) and not live.field_live(id, name))
         if not dead:
             return ()
         getter = operator.itemgetter(*dead) if len(dead) > 1 else (lambda values, i=dead[0]: values[i])
