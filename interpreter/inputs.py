@@ -47,11 +47,10 @@ def build_program(rules: Ruleset, overrides: dict[str, Any] | None = None,
                   choices: dict[str, Any] | None = None) -> Program:
     """The program of `rules` with these parameter and choice values, every constant checked."""
     overrides, choices = overrides or {}, choices or {}
-    default = not overrides and not choices
-    if default:
-        found = _kept_default(rules)
-        if found is not None:
-            return found
+    key = _program_key(overrides, choices)
+    found = _kept_program(rules, key)
+    if found is not None:
+        return found
     params: dict[str, Any] = {}
     rows: dict[str, Record] = {}
     program = Program(rules, params, rows)
@@ -66,20 +65,30 @@ def build_program(rules: Ruleset, overrides: dict[str, Any] | None = None,
     for name, decl in rules.rows.items():
         rows[name] = given.record(decl.kind, {f.name: f.value for f in decl.fields}, name, {}, constant=True)
     given.check_constants(overrides, choices)
-    if default:
-        _keep_default(program)
+    _keep_program(program, key)
     return program
 
 
-# The program of the rules as written (no parameter set, no choice made) is the same in every run:
-# kept with the checked rules, as their generated code is, a first call in a fresh process reads its
-# constants back instead of evaluating and checking every row again. Only a program that built and
-# passed its checks is kept.
+# A program is the same in every run of the same rules with the same parameters set and choices made: kept
+# with the checked rules, as their generated code is, a first call in a fresh process reads its constants
+# back instead of evaluating and checking every row again. The rules as written keep theirs; of the
+# programs with parameters set or choices made, the first few met are kept, so that a scenario run again
+# reads its program back while a sweep over a parameter does not write the cache for every value. Only a
+# program that built and passed its checks is kept.
 _DEFAULT_PROGRAM = "default program"
+_SET_PROGRAMS = "programs with parameters set or choices made"
+_MOST_SET_PROGRAMS = 4
 
 
-def _kept_default(rules: Ruleset) -> Program | None:
-    found = rules.kept.get(_DEFAULT_PROGRAM)
+def _program_key(overrides: dict[str, Any], choices: dict[str, Any]) -> str | None:
+    """The parameters set and choices made, as the key of their program (None: the rules as written)."""
+    if not overrides and not choices:
+        return None
+    return repr((sorted(overrides.items()), sorted(choices.items())))
+
+
+def _kept_program(rules: Ruleset, key: str | None) -> Program | None:
+    found = rules.kept.get(_DEFAULT_PROGRAM) if key is None else _set_programs(rules).get(key)
     try:
         if not isinstance(found, tuple) or found[0] != _program_digest():
             return None
@@ -91,14 +100,29 @@ def _kept_default(rules: Ruleset) -> Program | None:
     return program
 
 
-def _keep_default(program: Program) -> None:
-    if program.rules.cache_name is None:  # rules given as text keep nothing a run derives (see keep_if_grown)
+def _set_programs(rules: Ruleset) -> dict[str, Any]:
+    found = rules.kept.get(_SET_PROGRAMS)
+    return found if isinstance(found, dict) else {}
+
+
+def _keep_program(program: Program, key: str | None) -> None:
+    rules = program.rules
+    if rules.cache_name is None:  # rules given as text keep nothing a run derives (see keep_if_grown)
         return
     try:
         digest = _program_digest()
     except OSError:
         return
-    keep_with(program.rules, _DEFAULT_PROGRAM, (digest, dict(program.shapes), dict(program.params), dict(program.rows)))
+    made = (digest, dict(program.shapes), dict(program.params), dict(program.rows))
+    if key is None:
+        keep_with(rules, _DEFAULT_PROGRAM, made)
+        return
+    kept = {other: found for other, found in _set_programs(rules).items()
+            if isinstance(found, tuple) and found[0] == digest}  # those of another version are no use
+    if len(kept) >= _MOST_SET_PROGRAMS:
+        return
+    kept[key] = made
+    keep_with(rules, _SET_PROGRAMS, kept)
 
 
 @functools.cache

@@ -1,4 +1,5 @@
-"""The program of the rules as written is kept with them between runs, and never trusted past a change."""
+"""The program of the rules as written, and those of the first few parameters set, are kept with them between runs,
+and never trusted past a change."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def test_a_program_read_back_holds_rows_of_its_own_shapes(tmp_path, cache_folder
     assert again.rows["champion"].shape is again.shapes["Fighter"]
 
 
-def test_parameters_set_or_choices_made_build_the_program_afresh(tmp_path, cache_folder, evaluations):
+def test_parameters_set_or_choices_made_build_a_program_of_their_own(tmp_path, cache_folder, evaluations):
     inputs.build_program(rules_file(tmp_path))
     evaluations.clear()
     changed = inputs.build_program(rules_file(tmp_path), {"bonus": 2})
@@ -77,12 +78,45 @@ def test_parameters_set_or_choices_made_build_the_program_afresh(tmp_path, cache
     assert evaluations and chosen.params["careful"] is True
 
 
+def test_a_program_with_parameters_set_is_read_back_by_the_next_run(tmp_path, cache_folder, evaluations):
+    inputs.build_program(rules_file(tmp_path), {"bonus": 2}, {"careful": True})
+    evaluations.clear()
+    again = inputs.build_program(rules_file(tmp_path), {"bonus": 2}, {"careful": True})
+    assert evaluations == []
+    assert again.rows["sword"].get("damage") == 6 and again.params["careful"] is True
+
+
+def test_a_program_kept_for_other_parameters_is_not_read_back(tmp_path, cache_folder, evaluations):
+    inputs.build_program(rules_file(tmp_path), {"bonus": 2})
+    evaluations.clear()
+    other = inputs.build_program(rules_file(tmp_path), {"bonus": 3})
+    assert evaluations and other.rows["sword"].get("damage") == 9
+    evaluations.clear()
+    chosen = inputs.build_program(rules_file(tmp_path), {"bonus": 2}, {"careful": True})
+    assert evaluations and chosen.params["careful"] is True
+
+
+def test_a_sweep_keeps_only_the_first_few_programs_of_its_values(tmp_path, cache_folder, evaluations):
+    for bonus in range(2, 12):
+        inputs.build_program(rules_file(tmp_path), {"bonus": bonus})
+    kept = rules_file(tmp_path).kept[inputs._SET_PROGRAMS]
+    assert len(kept) == inputs._MOST_SET_PROGRAMS
+    evaluations.clear()
+    inputs.build_program(rules_file(tmp_path), {"bonus": 2})
+    assert evaluations == []
+    inputs.build_program(rules_file(tmp_path), {"bonus": 11})
+    assert evaluations
+
+
 def test_a_program_that_breaks_a_constraint_is_not_kept(tmp_path, cache_folder):
     broken = RULES.replace("param bonus: int = 2 - 1", "param bonus: int = 0 - 1")
     for _ in range(2):
         with pytest.raises(inputs.InputProblem):
             inputs.build_program(rules_file(tmp_path, broken))
+        with pytest.raises(inputs.InputProblem):
+            inputs.build_program(rules_file(tmp_path, broken), {"bonus": -2})
     assert "default program" not in rules_file(tmp_path, broken).kept
+    assert inputs._SET_PROGRAMS not in rules_file(tmp_path, broken).kept
 
 
 def test_a_program_kept_by_another_version_of_fracas_is_built_again(tmp_path, cache_folder, evaluations, monkeypatch):
@@ -96,4 +130,5 @@ def test_a_program_kept_by_another_version_of_fracas_is_built_again(tmp_path, ca
 def test_rules_given_as_text_keep_no_program(cache_folder):
     rules = dsl.loads(RULES, "strike.rules")
     inputs.build_program(rules)
-    assert "default program" not in rules.kept
+    inputs.build_program(rules, {"bonus": 2})
+    assert "default program" not in rules.kept and inputs._SET_PROGRAMS not in rules.kept
