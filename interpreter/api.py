@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import functools
-from operator import itemgetter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -29,6 +28,7 @@ from fracas.interpreter.core.values import show
 from fracas.interpreter.inputs import InputProblem, action_inputs, build_program
 from fracas.interpreter.plain import Unwritable, plain
 from fracas.interpreter.runtime.bodies import Pool, Volley
+from fracas.interpreter.runtime.getters import tuple_getter
 from fracas.interpreter.runtime.keys import stable_key, stable_sorted
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ class Distribution:
         # The key as values() gives it ("stopped" comes last, when it is there), without a dictionary a state.
         outcomes = names[:len(self.prepared.program.rules.outcomes)]
         stopped = len(outcomes) < len(names)
-        values_of = itemgetter(*outcomes) if len(outcomes) > 1 else lambda found: tuple([found[k] for k in outcomes])
+        values_of = tuple_getter(outcomes)
         for state, p in self.states.items():
             key = values_of(state.outcomes)
             if stopped:

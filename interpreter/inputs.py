@@ -48,7 +48,7 @@ def build_program(rules: Ruleset, overrides: dict[str, Any] | None = None,
     """The program of `rules` with these parameter and choice values, every constant checked."""
     overrides, choices = overrides or {}, choices or {}
     key = _program_key(overrides, choices)
-    found = _kept_program(rules, key)
+    found = _kept_program(rules, key) if key is not None else None
     if found is not None:
         return found
     params: dict[str, Any] = {}
@@ -65,30 +65,44 @@ def build_program(rules: Ruleset, overrides: dict[str, Any] | None = None,
     for name, decl in rules.rows.items():
         rows[name] = given.record(decl.kind, {f.name: f.value for f in decl.fields}, name, {}, constant=True)
     given.check_constants(overrides, choices)
-    _keep_program(program, key)
+    if key is not None:
+        _keep_program(program, key)
     return program
 
 
 # A program is the same in every run of the same rules with the same parameters set and choices made: kept
 # with the checked rules, as their generated code is, a first call in a fresh process reads its constants
 # back instead of evaluating and checking every row again. The rules as written keep theirs; of the
-# programs with parameters set or choices made, the first few met are kept, so that a scenario run again
-# reads its program back while a sweep over a parameter does not write the cache for every value. Only a
-# program that built and passed its checks is kept.
-_DEFAULT_PROGRAM = "default program"
+# programs with parameters set or choices made, the first few met are kept and none after them (until
+# fracas changes), so that a scenario run again reads its program back while a sweep over a parameter
+# does not write the cache, some milliseconds, for every value. A scenario first met after a sweep may
+# find no room: its program is built each time, as every program was before. Only a program that built
+# and passed its checks is kept.
+_DEFAULT_PROGRAM = "default program"  # where the program of the rules as written is kept
+_AS_WRITTEN = ""  # its key
 _SET_PROGRAMS = "programs with parameters set or choices made"
 _MOST_SET_PROGRAMS = 4
 
 
 def _program_key(overrides: dict[str, Any], choices: dict[str, Any]) -> str | None:
-    """The parameters set and choices made, as the key of their program (None: the rules as written)."""
+    """The parameters set and choices made, as the key of their program; None if a value is not written the way
+    a scenario file or the rules write one (a runtime value from the API), whose text may not tell it apart."""
     if not overrides and not choices:
+        return _AS_WRITTEN
+    if not all(map(_written, overrides.values())) or not all(map(_written, choices.values())):
         return None
     return repr((sorted(overrides.items()), sorted(choices.items())))
 
 
-def _kept_program(rules: Ruleset, key: str | None) -> Program | None:
-    found = rules.kept.get(_DEFAULT_PROGRAM) if key is None else _set_programs(rules).get(key)
+def _written(value: Any) -> bool:
+    """Whether a value is data as a scenario file gives it, or an expression of the rules (an example's `set`)."""
+    if isinstance(value, (dict, list, tuple)):
+        return all(map(_written, value.values() if isinstance(value, dict) else value))
+    return value is None or isinstance(value, (str, int, float, Fraction, n.Node))
+
+
+def _kept_program(rules: Ruleset, key: str) -> Program | None:
+    found = rules.kept.get(_DEFAULT_PROGRAM) if key == _AS_WRITTEN else _set_programs(rules).get(key)
     try:
         if not isinstance(found, tuple) or found[0] != _program_digest():
             return None
@@ -105,7 +119,7 @@ def _set_programs(rules: Ruleset) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _keep_program(program: Program, key: str | None) -> None:
+def _keep_program(program: Program, key: str) -> None:
     rules = program.rules
     if rules.cache_name is None:  # rules given as text keep nothing a run derives (see keep_if_grown)
         return
@@ -114,7 +128,7 @@ def _keep_program(program: Program, key: str | None) -> None:
     except OSError:
         return
     made = (digest, dict(program.shapes), dict(program.params), dict(program.rows))
-    if key is None:
+    if key == _AS_WRITTEN:
         keep_with(rules, _DEFAULT_PROGRAM, made)
         return
     kept = {other: found for other, found in _set_programs(rules).items()

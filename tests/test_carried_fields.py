@@ -97,7 +97,6 @@ def test_the_carried_values_shared_by_the_states_of_one_draw_are_split_once(monk
     assert parts_split and len(parts_split) == len(set(parts_split))
 
 
-
 def test_the_blocks_of_a_for_loops_passes_carry_the_same_values(monkeypatch):
     """A value carried by some blocks of a loop and not by others would be put back and taken out on every pass:
     the miniatures' loop of damage carries the outcomes it leaves alone, in each of its blocks."""
@@ -119,6 +118,7 @@ def test_the_blocks_of_a_for_loops_passes_carry_the_same_values(monkeypatch):
     for group in cycles:
         assert len({carried[pc] for pc in group}) == 1
     assert any((carry.OUTCOME, "hits") in carried[pc] for group in cycles for pc in group)
+
 
 WAITING = '''rules "A roll that waits while others are made"
 kind thing {

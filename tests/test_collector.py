@@ -9,7 +9,7 @@ import pytest
 from fracas import dsl
 from fracas.dsl.limits import Limits
 from fracas.interpreter import Scenario, ScenarioError, exact
-from fracas.interpreter.core import engines
+from fracas.interpreter.core import collector, engines
 
 RULES = 'rules "Two dice"\noutcome total: int = 0\naction throw() {\n    total = roll(1, 6) + roll(1, 6)\n}\n'
 
@@ -53,3 +53,13 @@ def test_a_collector_the_caller_paused_stays_paused(monkeypatch):
     finally:
         gc.enable()
     assert seen == [False]
+
+
+def test_pauses_that_overlap_turn_the_collector_on_again_only_when_the_last_ends():
+    first, second = collector.paused(), collector.paused()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert not gc.isenabled()
+    second.__exit__(None, None, None)
+    assert gc.isenabled()

@@ -108,6 +108,14 @@ def test_a_sweep_keeps_only_the_first_few_programs_of_its_values(tmp_path, cache
     assert evaluations
 
 
+def test_only_values_written_as_a_scenario_or_the_rules_write_them_key_a_kept_program():
+    """A runtime value's text may not tell it apart from another's: its program is not looked up nor kept."""
+    assert inputs._program_key({"bonus": 2}, {"careful": True}) == inputs._program_key({"bonus": 2}, {"careful": True})
+    assert inputs._program_key({"bonus": 2}, {}) != inputs._program_key({"bonus": "2"}, {})
+    assert inputs._program_key({"bonus": [1, {"a": 2.5}]}, {}) is not None
+    assert inputs._program_key({"bonus": object()}, {}) is None
+
+
 def test_a_program_that_breaks_a_constraint_is_not_kept(tmp_path, cache_folder):
     broken = RULES.replace("param bonus: int = 2 - 1", "param bonus: int = 0 - 1")
     for _ in range(2):

@@ -21,6 +21,7 @@ from typing import Any
 
 from fracas.interpreter.core import loops
 from fracas.interpreter.core.dist import Scaled
+from fracas.interpreter.core.interned import Interned
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, Projection, slot_facts
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import Record
@@ -32,6 +33,8 @@ Field = tuple[str, Any]
 OUTCOME = "#outcome"
 SLOT = "#slot"
 NONE: tuple[Field, ...] = ()
+# Values put back, sorted by where they go: into the world, into the outcomes, into the frame (at a place).
+Sorted = tuple[tuple[tuple[Field, Any], ...], tuple[tuple[Field, Any], ...], tuple[tuple[int, Any], ...]]
 
 
 class _Absent:
@@ -106,7 +109,7 @@ class Carried:
             yield values, Scaled(p.n * top, p.d * bottom)
 
     def total(self) -> Scaled:
-        if len(self.parts) == 1:  # no value varies: the one part, scaled
+        if len(self.parts) == 1:  # the common case where states leave a stretch: no carried value varies
             [part] = self.parts.values()
             return part if self.top == self.bottom else Scaled(part.n * self.top, part.d * self.bottom)
         total: Any = 0
@@ -256,7 +259,8 @@ def _alike_in_cycles(chosen: list[set[Field]], successors: list[list[int]]) -> l
     """The values each block carries, where the blocks of a cycle (a for loop's passes) carry only those
     that all of them do. A value carried by some blocks of a cycle and not by others would be put back
     and taken out again on every pass, each time splitting the states that carrying it had merged (a third
-    of the time of a loop that fires one shot a pass)."""
+    of the time of a loop that fires one shot a pass). A loop with a block that can carry nothing (a call
+    site, say) carries nothing in any of its blocks."""
     flow = {pc: [nxt for nxt in following if nxt >= 0] for pc, following in enumerate(successors)}
     for group in loops.groups_in_flow_order(list(flow), flow):
         if len(group) > 1:
@@ -343,7 +347,7 @@ class Regroup:
     """
 
     def __init__(self, before: tuple[Field, ...], after: tuple[Field, ...], projection: Projection, pc: int,
-                 interned: Any):
+                 interned: Interned):
         live = projection.live[pc] if pc >= 0 else None
         layout = projection.kept[pc] if pc >= 0 else projection.end
         self.place = {slot: at for at, slot in enumerate(layout)}  # where each slot is in a kept frame
@@ -358,13 +362,13 @@ class Regroup:
         self.restore = frozenset(value for value in before if value not in after and still_read(value))
         self.taken = tuple(value for value in after if value not in before)
         self.interned = interned
-        self._restored: dict[tuple[Any, ...], int] = {}  # (world, values put back) -> the world with them
-        self._restored_outcomes: dict[tuple[Any, ...], int] = {}  # the same, for outcomes
-        self._taken: dict[int, tuple[int, tuple[Any, ...]]] = {}  # world -> it without the values taken, and those
-        self._taken_outcomes: dict[int, tuple[int, tuple[Any, ...]]] = {}  # the same, for outcomes
+        self._put_worlds: dict[tuple[Any, ...], int] = {}  # (world, values put back) -> the world with them
+        self._put_outcomes: dict[tuple[Any, ...], int] = {}  # the same, for outcomes
+        self._worlds_without: dict[int, tuple[int, tuple[Any, ...]]] = {}  # world -> it without the values
+        self._outcomes_without: dict[int, tuple[int, tuple[Any, ...]]] = {}  # taken, and those; for outcomes
         self._plans: dict[tuple[Field, ...], tuple[Any, Any, tuple[Field, ...], tuple[Field, ...]]] = {}
         # The states' fixed values met, set apart (_set_apart); their varying ones, whether all stay carried.
-        self._apart: dict[tuple[tuple[Field, Any], ...], tuple[Any, tuple[tuple[Field, Any], ...]]] = {}
+        self._apart: dict[tuple[tuple[Field, Any], ...], tuple[Sorted | None, tuple[tuple[Field, Any], ...]]] = {}
         self._stay: dict[tuple[Field, ...], bool] = {}
         # (shared parts, by identity; their names) -> the parts, kept alive, and their split (see _split)
         self._splits: dict[tuple[int, tuple[Field, ...]], tuple[dict[Any, Any], dict[Any, Any]]] = {}
@@ -421,7 +425,7 @@ class Regroup:
         back = tuple(at for at, value in enumerate(names) if value in self.restore)
         return tuple_getter(kept), tuple_getter(back), tuple(names[at] for at in kept), tuple(names[at] for at in back)
 
-    def _set_apart(self, fixed: tuple[tuple[Field, Any], ...]) -> tuple[Any, tuple[tuple[Field, Any], ...]]:
+    def _set_apart(self, fixed: tuple[tuple[Field, Any], ...]) -> tuple[Sorted | None, tuple[tuple[Field, Any], ...]]:
         """A state's fixed values set apart: those put back (sorted as _put takes them; None if none), and
         those still carried."""
         back = tuple((value, was) for value, was in fixed if value in self.restore)
@@ -431,7 +435,7 @@ class Regroup:
         """The state with the values put back (each (value, what it is))."""
         return self._put(key, self._sorted(put))
 
-    def _put(self, key: tuple[Any, ...], put: tuple[Any, Any, Any]) -> tuple[Any, ...]:
+    def _put(self, key: tuple[Any, ...], put: Sorted) -> tuple[Any, ...]:
         """The state with the values put back, sorted by _sorted."""
         frame, world, outcomes = key[0], key[1], key[2]
         into_world, into_outcomes, slots = put
@@ -446,9 +450,7 @@ class Regroup:
             frame = tuple(values)
         return (frame, world, outcomes, *key[3:])
 
-    def _sorted(self, put: tuple[tuple[Field, Any], ...]) -> tuple[tuple[tuple[Field, Any], ...],
-                                                                    tuple[tuple[Field, Any], ...],
-                                                                    tuple[tuple[int, Any], ...]]:
+    def _sorted(self, put: tuple[tuple[Field, Any], ...]) -> Sorted:
         """The values put back into the world, into the outcomes, and into the frame (by place); an absent
         value goes nowhere."""
         world, outcomes, slots = [], [], []
@@ -468,22 +470,22 @@ class Regroup:
     # (the outcomes that an attack's states put a value back into are a few dozen, their worlds thousands).
 
     def _world_with(self, world: int, put: tuple[tuple[Field, Any], ...]) -> int:
-        found = self._restored.get((world, put))
+        found = self._put_worlds.get((world, put))
         if found is None:
             changed = dict(self.interned.values[world])
             for (entity, name), value in put:
                 changed[entity] = self.interned.changed(changed[entity], name, value)
-            found = self._restored[(world, put)] = self.interned.id(Frozen(changed))
-        return found  # type: ignore[no-any-return]
+            found = self._put_worlds[(world, put)] = self.interned.id(Frozen(changed))
+        return found
 
     def _outcomes_with(self, outcomes: int, put: tuple[tuple[Field, Any], ...]) -> int:
-        found = self._restored_outcomes.get((outcomes, put))
+        found = self._put_outcomes.get((outcomes, put))
         if found is None:
             changed = dict(self.interned.values[outcomes])
             for (_, name), value in put:
                 changed[name] = value
-            found = self._restored_outcomes[(outcomes, put)] = self.interned.id(Frozen(changed))
-        return found  # type: ignore[no-any-return]
+            found = self._put_outcomes[(outcomes, put)] = self.interned.id(Frozen(changed))
+        return found
 
     def _take(self, key: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         """The state with the values carried from now on taken out (none in their place), and those values."""
@@ -491,12 +493,12 @@ class Regroup:
         if not taken_here:
             return key, ()
         frame, world, outcomes = key[0], key[1], key[2]
-        from_world = self._taken.get(world)
+        from_world = self._worlds_without.get(world)
         if from_world is None:
-            from_world = self._taken[world] = self._taken_from_world(world)
-        from_outcomes = self._taken_outcomes.get(outcomes)
+            from_world = self._worlds_without[world] = self._taken_from_world(world)
+        from_outcomes = self._outcomes_without.get(outcomes)
         if from_outcomes is None:
-            from_outcomes = self._taken_outcomes[outcomes] = self._taken_from_outcomes(outcomes)
+            from_outcomes = self._outcomes_without[outcomes] = self._taken_from_outcomes(outcomes)
         world, world_values = from_world
         outcomes, outcome_values = from_outcomes
         taken: list[Any] = []

@@ -10,19 +10,31 @@ program's closures) is collected once the collector runs again.
 
 from __future__ import annotations
 
+import _thread
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+# Pauses may overlap (threads resolving at once): the first turns the collector off, if it was on, and the
+# last to end turns it on again.
+_lock = _thread.allocate_lock()
+_pauses = 0
+_turned_off = False
+
 
 @contextmanager
 def paused() -> Iterator[None]:
-    """The collector paused for the block, then running again if it was (a pause within a pause leaves it paused)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
+    """The collector paused for the block; running again after it if it was running before it."""
+    global _pauses, _turned_off
+    with _lock:
+        if not _pauses:
+            _turned_off = gc.isenabled()
+            gc.disable()
+        _pauses += 1
     try:
         yield
     finally:
-        gc.enable()
+        with _lock:
+            _pauses -= 1
+            if not _pauses and _turned_off:
+                gc.enable()

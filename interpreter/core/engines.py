@@ -28,8 +28,9 @@ from fracas.interpreter.core.errors import RunError
 from fracas.dsl.limits import DEFAULT
 from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
 from fracas.interpreter.runtime.weights import Allowance, LimitError
+from fracas.interpreter.core.interned import Interned
 from fracas.interpreter.core.state import Frozen
-from fracas.interpreter.core.values import Record, show
+from fracas.interpreter.core.values import show
 
 if TYPE_CHECKING:
     import random
@@ -248,42 +249,6 @@ def _check_depth(depth: int, site: CallSite, R: Run) -> None:
 
 
 # ---- every state at once --------------------------------------------------------------------------
-
-
-class Interned:
-    """Worlds and outcomes as numbers while the exact engine runs.
-
-    A state's key then hashes in C (a world is a dictionary of records, whose
-    hash is Python code), a block that leaves the world alone keeps its number
-    without hashing it, and what a block forgets of a world is remembered by number.
-    """
-
-    __slots__ = ("values", "ids", "forgotten", "records")
-
-    def __init__(self) -> None:
-        self.values: list[Frozen] = []
-        self.ids: dict[Frozen, int] = {}
-        # (projection, region, entry, block) -> what a world (by number) keeps on its way to the block
-        self.forgotten: dict[tuple[Any, ...], dict[int, int]] = {}
-        self.records: dict[tuple[Any, ...], Record] = {}  # see changed
-
-    def id(self, frozen: Frozen) -> int:
-        found = self.ids.get(frozen)
-        if found is None:
-            found = self.ids[frozen] = len(self.values)
-            self.values.append(frozen)
-        return found
-
-    def changed(self, record: Record, name: str, value: Any) -> Record:
-        """The record with one field changed, made once a run: the states of a block make the same changes
-        to the same records again and again, and the same record met again is the same object, whose hash
-        is known and whose worlds compare by identity. (A field holds values of one type: equal keys are
-        the same change.)"""
-        key = (record, name, value)
-        found = self.records.get(key)
-        if found is None:
-            found = self.records[key] = record.replace(name, value)
-        return found
 
 
 def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run,

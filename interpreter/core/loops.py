@@ -15,7 +15,7 @@ its probability rather than answered wrongly.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -135,7 +135,7 @@ def _eliminate(group: list[Hashable], again: Mapping[Hashable, Mapping[Hashable,
 
 
 def groups_in_flow_order(states: Sequence[Hashable],
-                          again: Mapping[Hashable, Mapping[Hashable, Any]]) -> list[list[Hashable]]:
+                         again: Mapping[Hashable, Iterable[Hashable]]) -> list[list[Hashable]]:
     """The strongly connected groups of states, each before every group it leads to (Tarjan, without recursion)."""
     index: dict[Hashable, int] = {}
     low: dict[Hashable, int] = {}

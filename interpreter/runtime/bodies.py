@@ -44,7 +44,7 @@ class Body:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __hash__(self) -> int:
-        try:
+        try:  # a body is hashed again and again once made (unlike a pool): the read of its hash comes first
             return self._hash
         except AttributeError:
             found = hash((self.hitpoints, self.damage, self.owner, self.tag, self.group))

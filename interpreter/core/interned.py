@@ -1,0 +1,44 @@
+"""Worlds and outcomes as numbers while the exact engine runs, and the records it changes made once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fracas.interpreter.core.state import Frozen
+from fracas.interpreter.core.values import Record
+
+
+class Interned:
+    """Worlds and outcomes as numbers while the exact engine runs.
+
+    A state's key then hashes in C (a world is a dictionary of records, whose
+    hash is Python code), a block that leaves the world alone keeps its number
+    without hashing it, and what a block forgets of a world is remembered by number.
+    """
+
+    __slots__ = ("values", "ids", "forgotten", "records")
+
+    def __init__(self) -> None:
+        self.values: list[Frozen] = []
+        self.ids: dict[Frozen, int] = {}
+        # (projection, region, entry, block) -> what a world (by number) keeps on its way to the block
+        self.forgotten: dict[tuple[Any, ...], dict[int, int]] = {}
+        self.records: dict[tuple[Any, ...], Record] = {}  # see changed
+
+    def id(self, frozen: Frozen) -> int:
+        found = self.ids.get(frozen)
+        if found is None:
+            found = self.ids[frozen] = len(self.values)
+            self.values.append(frozen)
+        return found
+
+    def changed(self, record: Record, name: str, value: Any) -> Record:
+        """The record with one field changed, made once a run: the states of a block make the same changes
+        to the same records again and again, and the same record met again is the same object, whose hash
+        is known and whose worlds compare by identity. Equal keys are the same change: numbers are kept
+        normalized, and worlds that are equal were one interned world already."""
+        key = (record, name, value)
+        found = self.records.get(key)
+        if found is None:
+            found = self.records[key] = record.replace(name, value)
+        return found
