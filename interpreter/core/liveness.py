@@ -151,9 +151,13 @@ class Projection:
     def _dead(self, pc: int, live: Live, id: str, record: Record) -> tuple[Any, Any, tuple[int, ...]] | tuple[()]:
         """The fields of an entity forgotten at a block: a getter of their values, what it gives when all are
         none, their places; () for none."""
+        if (ANY, EVERY_FIELD) in live.fields:
+            return ()
+        # The entity's live fields as one set (as field_live reads them): a record has dozens of fields.
+        alive = {name for entity, name in live.fields if entity is ANY or entity == id}
         touched = self.touched[pc]
         dead = tuple(i for i, name in enumerate(record.shape.names)
-                     if (touched is None or name in touched) and not live.field_live(id, name))
+                     if name not in alive and (touched is None or name in touched))
         if not dead:
             return ()
         getter = operator.itemgetter(*dead) if len(dead) > 1 else (lambda values, i=dead[0]: values[i])
