@@ -25,10 +25,10 @@ from fracas.interpreter.core import carry, liveness, loops, rt
 from fracas.interpreter.core.carry import Carried
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.interned import Interned
 from fracas.dsl.limits import DEFAULT
 from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
 from fracas.interpreter.runtime.weights import Allowance, LimitError
-from fracas.interpreter.core.interned import Interned
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import show
 
