@@ -48,9 +48,28 @@ def build_program(rules: Ruleset, overrides: dict[str, Any] | None = None,
     """The program of `rules` with these parameter and choice values, every constant checked."""
     overrides, choices = overrides or {}, choices or {}
     key = _program_key(overrides, choices)
-    found = _kept_program(rules, key) if key is not None else None
-    if found is not None:
-        return found
+    if key is None:
+        return _built_program(rules, overrides, choices)
+    # A program never changes once built: the calls of one process share it, and with it its memos (the
+    # constraints' quick test, the states checked, where sampled runs stand at their first chance).
+    made = rules.runtime_cache.setdefault("programs", {})
+    found = made.get(key)
+    if found is None:
+        found = _kept_program(rules, key)
+        if found is None:
+            found = _built_program(rules, overrides, choices)
+            _keep_program(found, key)
+        if len(made) >= _MOST_PROGRAMS_MADE:
+            del made[next(iter(made))]
+        made[key] = found
+    return found
+
+
+_MOST_PROGRAMS_MADE = 16  # a sweep's values, each a program: the last ones met stay
+
+
+def _built_program(rules: Ruleset, overrides: dict[str, Any], choices: dict[str, Any]) -> Program:
+    """The program made afresh: every parameter, choice and row evaluated and checked."""
     params: dict[str, Any] = {}
     rows: dict[str, Record] = {}
     program = Program(rules, params, rows)
@@ -65,8 +84,6 @@ def build_program(rules: Ruleset, overrides: dict[str, Any] | None = None,
     for name, decl in rules.rows.items():
         rows[name] = given.record(decl.kind, {f.name: f.value for f in decl.fields}, name, {}, constant=True)
     given.check_constants(overrides, choices)
-    if key is not None:
-        _keep_program(program, key)
     return program
 
 

@@ -1,5 +1,5 @@
 """The program of the rules as written, and those of the first few parameters set, are kept with them between runs,
-and never trusted past a change."""
+never trusted past a change, and shared by the calls of one process."""
 
 from __future__ import annotations
 
@@ -140,3 +140,20 @@ def test_rules_given_as_text_keep_no_program(cache_folder):
     inputs.build_program(rules)
     inputs.build_program(rules, {"bonus": 2})
     assert "default program" not in rules.kept and inputs._SET_PROGRAMS not in rules.kept
+
+
+def test_the_calls_of_one_process_share_the_program_of_the_same_parameters(tmp_path, cache_folder):
+    rules = rules_file(tmp_path)
+    first = inputs.build_program(rules, {"bonus": 2}, {"careful": True})
+    assert inputs.build_program(rules, {"bonus": 2}, {"careful": True}) is first
+    assert inputs.build_program(rules, {"bonus": 3}, {"careful": True}) is not first
+    assert inputs.build_program(rules) is inputs.build_program(rules)
+
+
+def test_a_process_keeps_the_last_programs_it_made_and_lets_older_ones_go(tmp_path, cache_folder):
+    rules = rules_file(tmp_path)
+    first = inputs.build_program(rules, {"bonus": 2})
+    for bonus in range(3, 3 + inputs._MOST_PROGRAMS_MADE):
+        inputs.build_program(rules, {"bonus": bonus})
+    assert len(rules.runtime_cache["programs"]) == inputs._MOST_PROGRAMS_MADE
+    assert inputs.build_program(rules, {"bonus": 2}) is not first
