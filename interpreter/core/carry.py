@@ -361,6 +361,9 @@ class Regroup:
         self.before, self.after = before, after
         self.restore = frozenset(value for value in before if value not in after and still_read(value))
         self.taken = tuple(value for value in after if value not in before)
+        kinds = {kind for kind, _ in self.taken}
+        # Whether some of them are entity fields, and some outcomes: a state's world or outcomes is looked at only then.
+        self._takes_fields, self._takes_outcomes = bool(kinds - {SLOT, OUTCOME}), OUTCOME in kinds
         self.interned = interned
         self._put_worlds: dict[tuple[Any, ...], int] = {}  # (world, values put back) -> the world with them
         self._put_outcomes: dict[tuple[Any, ...], int] = {}  # the same, for outcomes
@@ -493,14 +496,18 @@ class Regroup:
         if not taken_here:
             return key, ()
         frame, world, outcomes = key[0], key[1], key[2]
-        from_world = self._worlds_without.get(world)
-        if from_world is None:
-            from_world = self._worlds_without[world] = self._taken_from_world(world)
-        from_outcomes = self._outcomes_without.get(outcomes)
-        if from_outcomes is None:
-            from_outcomes = self._outcomes_without[outcomes] = self._taken_from_outcomes(outcomes)
-        world, world_values = from_world
-        outcomes, outcome_values = from_outcomes
+        world_values: tuple[Any, ...] = ()
+        outcome_values: tuple[Any, ...] = ()
+        if self._takes_fields:
+            from_world = self._worlds_without.get(world)
+            if from_world is None:
+                from_world = self._worlds_without[world] = self._taken_from_world(world)
+            world, world_values = from_world
+        if self._takes_outcomes:
+            from_outcomes = self._outcomes_without.get(outcomes)
+            if from_outcomes is None:
+                from_outcomes = self._outcomes_without[outcomes] = self._taken_from_outcomes(outcomes)
+            outcomes, outcome_values = from_outcomes
         taken: list[Any] = []
         frame_values: list[Any] | None = None
         in_world, in_outcomes = iter(world_values), iter(outcome_values)
