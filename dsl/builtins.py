@@ -8,14 +8,14 @@ exactly. Aggregates read a whole distribution and exist only in `expect`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
+from fracas.dsl.records import record
 from fracas.dsl.types import ANY, BOOL, DICE, INT, NUMBER, POOL, TEXT, VOLLEY, Type, list_of
 
 ReturnRule = Type | Callable[[list[Type]], Type]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Signature:
     """How a builtin is called and what it gives: the checker's whole knowledge of it."""
 

@@ -17,6 +17,7 @@ from fracas.dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, word
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
+from fracas.dsl.records import record
 from fracas.dsl.rewrite import Learnt, complete_rules
 from fracas.dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
 from fracas.dsl.statements import calls, children, expressions, step_value
@@ -42,7 +43,7 @@ from fracas.dsl.types import (
 EXAMPLE_NAMES = {"stopped": TEXT}  # extra names an `expect` may read
 
 
-@dataclasses.dataclass
+@record
 class Body:
     """The fn, step or action whose statements are being checked."""
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from fracas.dsl.nodes import Pos
+from fracas.dsl.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Diagnostic:
     """One problem found in a file, located so that a terminal or an editor can point at it."""
 
@@ -112,7 +112,7 @@ class RulesError(Exception):
         return "\n".join(d.format() for d in self.diagnostics)
 
 
-@dataclass(frozen=True)  # no slots: the split lines are cached on the instance
+@record(frozen=True)  # no slots: the split lines are cached on the instance
 class SourceFile:
     """The text of one input, so a position can be shown with its line."""
 

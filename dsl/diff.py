@@ -9,17 +9,17 @@ file has no name: it is known by its condition.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.extend import describe
+from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.types import type_from
 from fracas.dsl.walk import descendants
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Change:
     """One declaration added, removed or changed between two versions of the rules: one line of `fracas diff`."""
 

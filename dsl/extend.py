@@ -13,7 +13,7 @@ rules tree (the folder of the file first loaded); cycles are reported.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path, PurePosixPath
 
 from fracas.dsl import nodes as n
@@ -21,6 +21,7 @@ from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_m
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.parse import parse
 from fracas.dsl.reading import read_text
+from fracas.dsl.records import record
 
 
 _KINDS_OF_DECL = {
@@ -46,7 +47,7 @@ def _key(decl: n.Decl) -> tuple[str, str]:
     return ("kind" if isinstance(decl, n.KindDecl) else "value", decl.name)
 
 
-@dataclass
+@record
 class Loaded:
     """A file merged with the files it extends: what the checker checks, and the texts it was made of."""
 

@@ -32,13 +32,14 @@ import functools
 import hashlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from fracas.dsl.cache import cache_folder
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.parse import parse
 from fracas.dsl.pieces import Memo, Piece, split
+from fracas.dsl.records import record
 from fracas.dsl.resources import grammar_text
 
 INDENT = 4
@@ -49,7 +50,7 @@ BLOCKS = frozenset({"kind_decl", "enum_decl", "table_decl", "row_decl", "modifie
 RECORDS = frozenset({"record"})
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Tok:
     """One token of the text as the formatter places it: where it was, and the grammar around it."""
 
@@ -76,7 +77,7 @@ class Tok:
         return self.rule in RECORDS and self.text in "{}"
 
 
-@dataclass
+@record
 class Comment:
     """A comment of the text, kept by the formatter with whether it stood alone and after a blank line."""
 
@@ -85,7 +86,7 @@ class Comment:
     blank_before: bool
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Line:
     """One output line of the formatter: its tokens, comment and indent, then its code once rendered."""
 
@@ -361,7 +362,7 @@ def _join(tokens: list[Tok]) -> str:
     return out
 
 
-@dataclass
+@record
 class _Open:
     """A bracket still open while lines render: where its contents line up."""
 
@@ -492,7 +493,7 @@ def _with_comments(lines: list[Line]) -> str:
 # ---- rows and tables ----------------------------------------------------------------
 
 
-@dataclass
+@record
 class _Row:
     """A row written alone on its line, whose fields line up with those of the rows around it."""
 

@@ -7,7 +7,9 @@ and every stop is a located error that names its limit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
+
+from fracas.dsl.records import record
 
 
 # Past these, Python's own recursion limit would stop a run before ours could say why.
@@ -16,7 +18,7 @@ from dataclasses import dataclass, fields
 CEILINGS = {"nesting": 300, "digits": 4000, "call_depth": 100}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     """How far an untrusted file may make each thing grow before fracas stops it with a located error."""
 

@@ -9,10 +9,10 @@ entry about `return` is about where the keyword cannot stand: outside a step.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from fracas.dsl.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Missing:
     """What to tell a newcomer who wrote a construct fracas lacks: why it fails, and what to write instead."""
 

@@ -11,10 +11,10 @@ A place is a path: a name and the fields read from it, `("target", "upgrade")`.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
 
 from fracas.dsl import nodes as n
 from fracas.dsl.reads import Path, path_of
+from fracas.dsl.records import record
 from fracas.dsl.statements import statements, step_value
 
 
@@ -37,7 +37,7 @@ def proven(condition: n.Expr, holds: bool) -> frozenset[Path]:
     return frozenset()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Changes:
     """What a block may change: places it assigns, and whether it calls a step (which may change any field)."""
 

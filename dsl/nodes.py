@@ -7,30 +7,13 @@ dictionary key by the engines.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
+from dataclasses import field
 from fractions import Fraction
-from functools import cache
-from operator import attrgetter
-from types import CodeType, FunctionType
-from typing import Any, TypeVar
 
-N = TypeVar("N", bound=type)
+from fracas.dsl.records import record
 
 
-@cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
-
-
-def _reduce(node: object) -> tuple[type, tuple[object, ...]]:
-    # Rebuilt through __init__ when unpickled: pickle's generic way with slotted
-    # objects sets each slot with setattr, which a node refuses, and the parse
-    # cache reads tens of thousands of nodes per load.
-    return type(node), tuple(getattr(node, name) for name in _field_names(type(node)))
-
-
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Pos:
     """Where a node was written, from its first character to its last, so that errors can point there."""
 
@@ -40,111 +23,20 @@ class Pos:
     end_column: int
     path: str = ""
 
-    __reduce__ = _reduce
-
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}"
 
 
 NOWHERE = Pos(0, 0, 0, 0)
 
-
-def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """The tuple of these attributes of a node, as a dataclass's __eq__ and __hash__ build it."""
-    if len(names) == 1:
-        one = attrgetter(names[0])  # gives the bare value, not a tuple of one
-        return lambda node: (one(node),)
-    return attrgetter(*names) if names else lambda node: ()
-
-
-_MADE: list[type] = []  # node classes waiting for their __init__, written once they are all made (_finish)
-
-
-def _node(cls: N) -> N:
-    """A slotted dataclass, frozen, whose __eq__, __hash__ and __repr__ are Node's.
-
-    Python 3.11 compiles each method a dataclass makes on its own, and the
-    methods of a frozen dataclass (__init__, __setattr__, __delattr__, and
-    equality, hash and repr) were most of the time importing this module took.
-    Node's are the ones a dataclass would make, written once: equal when of
-    the same class with equal compared fields, hashed as the tuple of those,
-    shown by class name and the fields shown; changing a field raises
-    FrozenInstanceError. The __init__ of every node class is written by
-    _finish, once they are all made.
-    """
-    undocumented = not cls.__doc__
-    if undocumented:  # else dataclass writes one from inspect.signature: a tenth of this module's import
-        cls.__doc__ = cls.__name__
-    made = dataclass(slots=True, eq=False, repr=False, init=False)(cls)
-    if undocumented:
-        made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in fields(made))})"
-    made._compared = staticmethod(_values_of(tuple(f.name for f in fields(made) if f.compare)))
-    made._shown = tuple(f.name for f in fields(made) if f.repr)
-    _MADE.append(made)
-    return made
-
-
-def _finish() -> None:
-    """The __init__ of every node class, as a frozen dataclass would write it.
-
-    Compiling is most of what writing them costs, and the __init__s of two
-    classes with as many fields differ only in their names: one is compiled
-    for each number of fields, and each class gets a copy of its code under
-    the class's own names.
-    """
-    compiled: dict[int, CodeType] = {}
-    for cls in _MADE:
-        names = tuple(f.name for f in fields(cls))
-        if len(names) not in compiled:
-            compiled[len(names)] = _init_code(len(names))
-        code = compiled[len(names)]
-        renamed = dict(zip(code.co_varnames[1:], names))  # a field's name is a local and a constant
-        consts = tuple(renamed.get(value, value) if isinstance(value, str) else value for value in code.co_consts)
-        code = code.replace(co_varnames=("self", *names), co_consts=consts, co_name="__init__",
-                            co_qualname=f"{cls.__qualname__}.__init__")
-        defaults = tuple(f.default for f in fields(cls) if f.default is not MISSING)
-        init = FunctionType(code, _INIT_GLOBALS, "__init__", defaults or None)
-        init.__qualname__ = f"{cls.__qualname__}.__init__"
-        init.__module__ = cls.__module__
-        cls.__init__ = init
-    _MADE.clear()
-
-
-_INIT_GLOBALS: dict[str, Any] = {"_set": object.__setattr__}
-
-
-def _init_code(count: int) -> CodeType:
-    """The code of an __init__ that sets `count` fields, named _0, _1... until a class's names replace them."""
-    names = [f"_{number}" for number in range(count)]
-    source = [f"def init(self, {', '.join(names)}):", *(f"    _set(self, {name!r}, {name})" for name in names)]
-    made: dict[str, Any] = {}
-    exec("\n".join(source), dict(_INIT_GLOBALS), made)
-    return made["init"].__code__
+# Slotted and frozen: equal when of the same class with equal fields but for the position, hashed as
+# those, rebuilt through __init__ when unpickled (the parse cache reads tens of thousands of nodes a load).
+_node = record(frozen=True, slots=True)
 
 
 @_node
 class Node:
     pos: Pos = field(compare=False, repr=False)
-
-    __reduce__ = _reduce
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._compared(self) == self._compared(other)
-
-    def __hash__(self) -> int:
-        return hash(self._compared(self))
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._shown)
-        return f"{self.__class__.__qualname__}({shown})"
 
 
 # ---- types ------------------------------------------------------------------
@@ -510,5 +402,3 @@ class Module(Node):
     extends: tuple[Extends, ...] = ()
     decls: tuple[Decl, ...] = ()
 
-
-_finish()

@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
+
+from fracas.dsl.records import record
 
 # The words that begin a top-level item, and a row (`KIND NAME {`); `rules` and `extends` are
 # left out on purpose: they belong to the first piece.
@@ -31,7 +32,7 @@ _STARTS = re.compile(r"(?:kind|enum|table|param|choice|outcome|modifier|fn|step|
 _QUOTED_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#.*')  # an unclosed quote runs to the line's end
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Piece:
     """One top-level declaration's text and where it lies: the part an edit makes the server parse again."""
 

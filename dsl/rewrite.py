@@ -14,15 +14,16 @@ one is rebuilt too.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl import walk
+from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 
 
-@dataclass
+@record
 class Learnt:
     """What the checker learnt of some nodes, each named by where it is written (no two are written at one place)."""
 

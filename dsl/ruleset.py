@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import Diagnostic, SourceFile
 from fracas.dsl.limits import DEFAULT, Limits
+from fracas.dsl.records import record
 from fracas.dsl.types import Type, type_from
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FieldInfo:
     """One field of a kind, with its type resolved: what a record of the kind holds there."""
 
@@ -21,7 +22,7 @@ class FieldInfo:
     decl: n.FieldDecl
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Constraint:
     """A condition a valid value meets: a `require`, or a field's, parameter's or input's bounds.
 
@@ -37,7 +38,7 @@ class Constraint:
     reads: tuple[tuple[str, ...], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class KindInfo:
     """A kind's fields and constraints, resolved once so that runtimes need not read its declaration."""
 
@@ -57,7 +58,7 @@ class KindInfo:
         return tuple(f.name for f in self.fields)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Typed:
     """A parameter or an outcome: a name with a type and a value expression."""
 
@@ -67,7 +68,7 @@ class Typed:
     decl: n.Decl
 
 
-@dataclass
+@record
 class Ruleset:
     """What the checker makes of a rules file: its declarations by name, typed, for a runtime to run."""
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
+
+from fracas.dsl.records import record
 
 BASIC_TYPES = ("int", "number", "bool", "text", "dice", "pool", "volley")
 NUMERIC = ("int", "number")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Type:
     """The type of a value as the checker knows it: a basic type, a kind, or a list, perhaps optional."""
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fracas.dsl import nodes as n
 from fracas.dsl.reads import free_names
 from fracas.dsl.diagnostics import Diagnostic, did_you_mean
+from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.core import collector, resolve
 from fracas.interpreter.core.constraints import check_after, constrained_fields
@@ -46,7 +47,7 @@ __all__ = [
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Scenario:
     """What to resolve: an action, its inputs, and parameter overrides (plain data or expressions)."""
 
@@ -62,7 +63,7 @@ class Scenario:
     flags: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
+@record
 class Prepared:
     """A scenario built against its rules once: the program, the action and the state it starts from."""
 
@@ -133,7 +134,7 @@ def final_value(expr: n.Expr, prepared: Prepared, state: State, once: bool = Fal
 # ---- results --------------------------------------------------------------------
 
 
-@dataclass(eq=False)  # compared by identity, so its cached marginals belong to it alone
+@record(eq=False)  # compared by identity, so its cached marginals belong to it alone
 class Distribution:
     """Final states with their probabilities (exact), or frequencies (estimated)."""
 
@@ -247,7 +248,7 @@ def show_plain(value: Any) -> str:
     return text[1:-1] if isinstance(value, str) else text
 
 
-@dataclass
+@record
 class Run:
     """One sampled (or forced) resolution."""
 

@@ -3,7 +3,8 @@
 Everything installs under `fracas`: dsl/ is fracas.dsl (the front end),
 interpreter/ fracas.interpreter. Inside it, from the bottom up:
 
-    runtime/       bodies, pools, chance, dice, weights: stands alone
+    dsl/records.py the records every layer's classes are made as: imports nothing of fracas
+    runtime/       bodies, pools, chance, dice, weights: stands alone (but for the records)
     core/          the program's tables, code generation, engines, states, values, constraints
     api.py         the application layer, with inputs.py, plain.py and toml_places.py:
                    structures scenarios, resolves them, writes states back
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"dsl": "fracas.dsl", "interpreter": "fracas.interpreter"}
 APPLICATION = {f"fracas.interpreter.{name}" for name in ("api", "inputs", "plain", "toml_places")}
 PACKAGE_ROOT = "fracas.interpreter"  # the public face: the API's names and the scenario file readers
+FOUNDATION = "fracas.dsl.records"  # beneath every layer
 
 
 def module_name(path: Path) -> str:
@@ -66,6 +68,8 @@ def imports_of(name: str) -> list[tuple[str, int]]:
 
 
 def layer_of(name: str) -> str:
+    if name == FOUNDATION:
+        return "foundation"
     if name == "fracas.dsl" or name.startswith("fracas.dsl."):
         return "dsl"
     if name == PACKAGE_ROOT:
@@ -81,11 +85,12 @@ def layer_of(name: str) -> str:
 
 # What each layer may import of fracas (besides itself).
 ALLOWED = {
-    "dsl": {"dsl"},
-    "runtime": {"runtime"},
-    "core": {"dsl", "runtime", "core"},
-    "application": {"dsl", "runtime", "core", "application"},
-    "tools": {"dsl", "tools"},  # and fracas.interpreter.api, below
+    "foundation": set(),
+    "dsl": {"foundation", "dsl"},
+    "runtime": {"foundation", "runtime"},
+    "core": {"foundation", "dsl", "runtime", "core"},
+    "application": {"foundation", "dsl", "runtime", "core", "application"},
+    "tools": {"foundation", "dsl", "tools"},  # and fracas.interpreter.api, below
     "package": {"application", "tools"},
 }
 

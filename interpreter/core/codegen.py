@@ -36,13 +36,14 @@ import re
 import sys
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import cache as kept
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.statements import map_children, statements, step_value
 from fracas.interpreter.core.analysis import ChanceAnalysis
@@ -69,7 +70,7 @@ _LEAVES = (n.Number, n.Text, n.Bool, n.NoneLit, n.Name, n.Dice)
 Scope = dict[str, str]  # a name -> the Python expression that holds it
 
 
-@dataclass
+@record
 class Block:
     """Generated lines that end in a jump: what the exact engine runs states through, merging them after."""
 
@@ -92,7 +93,7 @@ class Block:
     draw_outcomes: bool = False
 
 
-@dataclass
+@record
 class CallSite:
     """A block that runs another routine (a step that calls itself) and comes back."""
 
@@ -103,7 +104,7 @@ class CallSite:
     result: int | None = None  # the caller's slot that takes the value the step gives, if it gives one
 
 
-@dataclass
+@record
 class Routine:
     """One action, or one step that calls itself: its blocks and its frame."""
 
@@ -1377,7 +1378,7 @@ def generator_for(rules: Ruleset) -> Generator:
     return gen
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Primitive:
     """A built-in function's implementation bound as a constant, kept by its name (a lambda does not pickle)."""
 

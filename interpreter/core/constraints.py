@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.reads import path_of, paths_read
+from fracas.dsl.records import record
 from fracas.dsl.statements import children
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type
@@ -142,7 +142,7 @@ def where_written(constraint: Constraint) -> str:
 # ---- after an action ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Breach:
     """A constraint a record of a final state fails, with the values it read there: what the error says."""
 

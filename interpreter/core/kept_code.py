@@ -15,17 +15,17 @@ import functools
 import marshal
 import os
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 from fracas.dsl.cache import fingerprint
 from fracas.dsl.checked import keep_with
+from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 
 KEY = "generated code"
 
 
-@dataclass
+@record
 class KeptCode:
     """What a generator made, as plain data; only codegen.Generator reads and writes its parts."""
 

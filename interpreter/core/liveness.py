@@ -18,9 +18,10 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from fracas.dsl.records import record
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import Record
 from fracas.interpreter.runtime.getters import tuple_getter
@@ -32,7 +33,7 @@ _SLOT = re.compile(r"F\[(\d+)\]")
 _TARGETS = re.compile(r"^((?:F\[\d+\](?:, | = |,))+)\s*=?\s*(.*)$")
 
 
-@dataclass
+@record
 class LineFacts:
     """What one generated line reads and changes, beyond its slots."""
 
@@ -67,7 +68,7 @@ def slot_facts(line: str) -> tuple[set[int], set[int], bool]:
     return reads, writes, False
 
 
-@dataclass
+@record
 class Live:
     """What a later block may still read: the slots and entity fields a state must keep."""
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from fracas.dsl.records import record
 from fracas.interpreter.runtime.keys import stable_key
 
 
@@ -28,7 +29,7 @@ class _Any:
 ANY: object = _Any()
 
 
-@dataclass(slots=True)  # hashed by its own __hash__ below: never changed once made
+@record(slots=True)  # hashed by its own __hash__ below: never changed once made
 class Body:
     """One thing that takes damage and may die: the member a pool counts."""
 
@@ -77,7 +78,7 @@ _ONES = itertools.repeat(1)
 body_key = functools.lru_cache(maxsize=4096)(Body.sort_key)
 
 
-@dataclass(slots=True)  # hashed by its own __hash__ below: never changed once made
+@record(slots=True)  # hashed by its own __hash__ below: never changed once made
 class Pool:
     """Bodies in canonical order, so pools that differ only in order are equal.
 
@@ -168,7 +169,7 @@ class Pool:
         return Pool.of(self.bodies[:index] + (body,) + self.bodies[index + 1 :])
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(slots=True, unsafe_hash=True)
 class Shot:
     """One hit of a volley: its damage and where it came from, for allocation to read."""
 
@@ -176,7 +177,7 @@ class Shot:
     source: object = None
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(slots=True, unsafe_hash=True)
 class Volley:
     """Shots in the order they fire."""
 
@@ -199,7 +200,7 @@ class Volley:
         return tuple((s.damage, stable_key(s.source)) for s in self.shots)
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@record(slots=True, unsafe_hash=True)
 class Hit:
     """One shot of a volley reaching a body, for the event log."""
 

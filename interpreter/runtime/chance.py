@@ -18,12 +18,12 @@ import math
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 from itertools import chain, compress, repeat, starmap
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from fracas.dsl.records import record
 from fracas.interpreter.runtime.allocation import RANDOM, focused
 from fracas.interpreter.runtime.bodies import Body, Hit, Pool, Volley, body_key
 from fracas.interpreter.runtime.getters import tuple_getter
@@ -101,7 +101,7 @@ def _probabilities(primitive: Chance, max_states: int) -> tuple[tuple[Any, Fract
     return tuple(primitive.weights(Allowance(states=max_states)).probabilities().items())
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Dice(Chance):
     """The sum of `count` dice of `sides` faces."""
 
@@ -121,7 +121,7 @@ class Dice(Chance):
         return f"{self.count}d{self.sides}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DiceValue:
     """A value of the type `dice`: groups of dice and a number added, described and rolled later.
 
@@ -229,7 +229,7 @@ def _dice_value_distribution(groups: tuple[tuple[int, int], ...], plus: int) -> 
     return merge(weights.items())
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Bernoulli(Chance):
     """A yes-or-no event: true with probability p."""
 
@@ -250,7 +250,7 @@ class Bernoulli(Chance):
         return f"chance {self.p}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Binomial(Chance):
     """Successes among n independent trials at p: one binomial, not 2**n paths."""
 
@@ -281,7 +281,7 @@ class Binomial(Chance):
         return f"{self.n} trials at {self.p}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Uniform(Chance):
     """One of the items, each equally likely."""
 
@@ -316,7 +316,7 @@ def one_die(sides: int, reroll: tuple[int, ...] = (), once: bool = True) -> Weig
     return Weights.of((face, again + (0 if face in reroll else sides)) for face in range(1, sides + 1))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SuccessPool(Chance):
     """Successes of a pool of dice: faces at or above `at_least` succeed, at or above `double_at` twice.
 
@@ -361,7 +361,7 @@ class SuccessPool(Chance):
         return f"{self.count}d{self.sides} counting {self.at_least}+{doubles}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Tally(Chance):
     """How many dice of a pool show a face of each group: one multinomial, not sides**count paths.
 
@@ -429,7 +429,7 @@ def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
             yield (first, *rest)
 
 
-@dataclass(slots=True, unsafe_hash=True)  # not frozen: one is made per volley sampled (see bodies.py)
+@record(slots=True, unsafe_hash=True)  # not frozen: one is made per volley sampled (see bodies.py)
 class Fire(Chance):
     """The pool after every shot of the volley, in order, hits a body the allocation names.
 

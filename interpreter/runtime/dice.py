@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from fracas.dsl.records import record
 from fracas.interpreter.runtime.chance import Chance, one_die, scripted
 from fracas.interpreter.runtime.weights import (
     Budget,
@@ -39,7 +39,7 @@ def _faces(faces: tuple[int, ...]) -> str:
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Keep(Chance):
     """The sum of the `keep` highest (or lowest) of `count` dice of `sides` faces.
 
@@ -143,7 +143,7 @@ def _at_most_below(count: int, most: int, f: int) -> Iterator[int]:
         binomial = binomial * (rest - 1 - most) // (rest - 1) if rest > 1 else 0
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DiceSum(Chance):
     """The sum of `count` independent dice of one kind: exploding, rerolled, or of custom faces."""
 
@@ -168,7 +168,7 @@ class DiceSum(Chance):
         return self.die.describe(self.count)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Exploding:
     """A die of `sides` faces rolled again, and added, while it shows its highest face: at most `depth` times."""
 
@@ -206,7 +206,7 @@ class Exploding:
         return f"{count}d{self.sides} exploding at most {self.depth} time{'s' if self.depth != 1 else ''}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Rerolled:
     """A die of `sides` faces rolled again when it shows one of `faces`: once (the new face
     stands), or as long as it shows one of them."""
@@ -240,7 +240,7 @@ class Rerolled:
         return f"{count}d{self.sides} rerolling {_faces(self.faces)} {how}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Faces:
     """A die whose faces are the given numbers, each equally likely (a repeated number weighs more)."""
 

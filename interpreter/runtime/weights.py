@@ -16,10 +16,10 @@ import operator
 from itertools import accumulate, chain
 from operator import sub
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
+from fracas.dsl.records import record
 from fracas.interpreter.runtime.keys import plain_order, stable_key
 
 DEFAULT_STATES = 1_000_000  # outcomes one computation may hold when no budget is given
@@ -104,7 +104,7 @@ def _is_int(value: object) -> bool:
     return type(value) is int  # not bool: true and false are not numbers to add up
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Weights:
     """Outcomes in canonical order, each with a positive whole-number weight.
 

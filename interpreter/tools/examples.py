@@ -9,12 +9,12 @@ in every outcome.
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import Diagnostic
+from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.tools.aggregates import substitute_aggregates
 from fracas.interpreter.api import (Prepared, RunError, Scenario, ScenarioError, State, exact, final_value, forced, prepare,
@@ -22,7 +22,7 @@ from fracas.interpreter.api import (Prepared, RunError, Scenario, ScenarioError,
 from fracas.interpreter.tools.failures import explain, shown_value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ExampleResult:
     """How one rulebook example fared, shown as one line of `fracas test`."""
 

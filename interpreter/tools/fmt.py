@@ -10,19 +10,20 @@ from __future__ import annotations
 import difflib
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from fracas.dsl.diagnostics import Diagnostic, RulesError
 from fracas.dsl.reading import read_text
 from fracas.dsl.format import format_text
 from fracas.dsl.limits import Limits
+from fracas.dsl.records import record
 from fracas.interpreter.tools.files import not_a_regular_file, write_text_atomically
 
 STDIN = "-"
 
 
-@dataclass
+@record
 class Outcome:
     """What `fracas fmt` did to each file it was given, and the problems of those it could not format."""
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from fracas.dsl.records import record
 from fracas.dsl.types import NUMERIC
 
 from fracas.interpreter.api import Distribution, Pool, Run, Volley, show_plain, stable_key
@@ -136,7 +136,7 @@ def comparable(dists: list[Distribution], outcome: str) -> bool:
     return all(c.declared for c in columns) and len({c.category for c in columns}) == 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Column:
     """One outcome in one distribution: its declared type and its marginal, or not declared at all."""
 

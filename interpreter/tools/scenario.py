@@ -21,7 +21,7 @@ import math
 import re
 import sys
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,13 +30,14 @@ import tomli_w
 from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.reading import TooLarge, read_bytes
+from fracas.dsl.records import record
 from fracas.interpreter.api import Scenario, ScenarioError, Unwritable
 
 if TYPE_CHECKING:
     import cattrs
 
 
-@dataclass
+@record
 class Envelope:
     """The keys of a scenario file that are not inputs of the action."""
 

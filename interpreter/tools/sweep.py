@@ -15,7 +15,7 @@ import os
 import re
 import signal
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -27,6 +27,7 @@ from fracas.dsl.reads import free_names
 from fracas.dsl.diagnostics import RulesError, SourceFile
 from fracas.dsl.limits import Limits
 from fracas.dsl.parse import parse_expression
+from fracas.dsl.records import record
 from fracas.dsl.types import ANY, NUMERIC, Type
 from fracas.interpreter.tools.aggregates import (
     aggregate_calls,
@@ -48,7 +49,7 @@ class SweepError(ValueError):
     """A --vary or --metric that cannot be used, said plainly."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Vary:
     """One thing a sweep changes, and the values it takes."""
 
@@ -56,7 +57,7 @@ class Vary:
     values: tuple[Any, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Case:
     """One row of a sweep: the values it set, and the result (or the error) it got."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
@@ -20,6 +20,7 @@ from fracas.dsl.check import Checker, Scope
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from fracas.dsl.extend import OpenTexts, load_module
 from fracas.dsl.limits import Limits
+from fracas.dsl.records import record
 from fracas.dsl.reparse import Reparser
 from fracas.dsl.statements import blocks, children
 from fracas.dsl.ruleset import KindInfo, Ruleset
@@ -32,7 +33,7 @@ from fracas.dsl.types import Type, type_from
 Key = tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Place:
     """A stretch of one line of a file, as an editor asks about and underlines it."""
 
@@ -45,7 +46,7 @@ class Place:
         return self.line == line and self.column <= column <= self.end_column
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Occurrence:
     """Where a name is written, and what it names: for going to its definition and finding its uses."""
 
@@ -54,7 +55,7 @@ class Occurrence:
     definition: bool
 
 
-@dataclass
+@record
 class Local:
     """A parameter or local name, where it is bound and what it is."""
 
@@ -64,7 +65,7 @@ class Local:
     type_text: str = ""
 
 
-@dataclass
+@record
 class Analysis:
     """What the server knows of one version of an open file, worked out once for all the editor asks."""
 

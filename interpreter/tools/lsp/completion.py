@@ -10,11 +10,12 @@ declared in the chain, the locals in reach and the builtins.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.pieces import split
+from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.types import Type, type_from
 from fracas.interpreter.tools.lsp.analysis import Analysis
@@ -28,7 +29,7 @@ _TOKEN = re.compile(r'\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"?|[0-9]+d[0-9]+|[0-9]+(?:\.
                     r"|==|!=|<=|>=|\+=|-=|\*=|.", re.S)
 
 
-@dataclass
+@record
 class Item:
     """One completion offered to an editor."""
 
@@ -39,7 +40,7 @@ class Item:
     insert: str | None = None  # a snippet, when not the label
 
 
-@dataclass
+@record
 class _Frame:
     """A bracket open before the cursor: what may be written inside it."""
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES, Signature
 from fracas.dsl.extend import describe
+from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset, comment_start
 from fracas.dsl.types import Type
 from fracas.interpreter.tools.lsp.analysis import Analysis, Key, Place
@@ -255,7 +256,7 @@ def references(analysis: Analysis, related: list[Analysis], line: int, column: i
 # ---- the outline and the examples -------------------------------------------------------------------
 
 
-@dataclass
+@record
 class Symbol:
     """One declaration in an editor's outline of the file."""
 
@@ -325,7 +326,7 @@ def _detail(decl: n.Decl) -> str:
     return ""
 
 
-@dataclass
+@record
 class Lens:
     """The line an editor shows above an example: run it, or how it last fared."""
 

@@ -1,0 +1,193 @@
+"""Records: dataclasses whose methods are written once for every class of a shape.
+
+Python 3.11's dataclass compiles each method it writes for each class on its
+own (__init__, __repr__, __eq__, __hash__, and for a frozen class
+__setattr__ and __delattr__): 0.2-0.6 ms a class. With a hundred classes that
+was most of the time a fresh process took to import fracas, more than the
+exact odds of a dice pool took to compute.
+
+A record is made by dataclass all the same (its fields, its slots, its match
+arguments: all that dataclasses.fields, replace and asdict, cattrs and the
+tests read), and its methods are the ones dataclass would write, taken from
+here: equality, hash, repr and a frozen record's refusal of assignment are one
+function each for every record, and an __init__ is compiled once for every
+shape of fields (how many, which are parameters, which have defaults or
+default factories) and copied under each class's own names.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from collections.abc import Callable
+from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, fields
+from operator import attrgetter
+from types import CodeType, FunctionType
+from typing import Any, TypeVar, overload
+
+C = TypeVar("C", bound=type)
+
+
+@overload
+def record(cls: C, /) -> C: ...
+
+
+@overload
+def record(*, frozen: bool = ..., slots: bool = ..., eq: bool = ..., unsafe_hash: bool = ...) -> Callable[[C], C]: ...
+
+
+def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True,
+           unsafe_hash: bool = False) -> Any:
+    """A dataclass with these options, its methods shared with every other record (see the module's docstring).
+
+    Takes dataclass's options of the same names, with dataclass's meaning; a
+    record's fields may have defaults, default factories, and be left out of
+    __init__, of comparison, of the hash or of the repr, as a dataclass's may.
+    """
+
+    def make(cls: C) -> C:
+        return _make(cls, frozen, slots, eq, unsafe_hash)
+
+    return make if cls is None else make(cls)
+
+
+def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
+    own = dict(cls.__dict__)
+    undocumented = not cls.__doc__
+    if undocumented:  # else dataclass writes one from inspect.signature, slower than all the rest
+        cls.__doc__ = cls.__name__
+    made: Any = dataclass(slots=slots, init=False, repr=False, eq=False)(cls)
+    every = fields(made)
+    if len(every) != len(made.__dataclass_fields__):
+        raise TypeError(f"{cls.__name__}: a record takes no ClassVar or InitVar")
+    if undocumented:
+        made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in every if f.init)})"
+    if "__init__" not in own:
+        made.__init__ = _init(made, every, frozen)
+    if "__repr__" not in own:
+        made._record_shown = tuple(f.name for f in every if f.repr)
+        made.__repr__ = _repr
+    if eq and "__eq__" not in own:
+        made._record_compared = staticmethod(_values_of([f.name for f in every if f.compare]))
+        made.__eq__ = _eq
+    written_hash = own.get("__hash__", MISSING)  # None where the class wrote __eq__ and Python took its hash away
+    explicit_hash = not (written_hash is MISSING or (written_hash is None and "__eq__" in own))
+    if unsafe_hash or (eq and frozen and not explicit_hash):
+        if explicit_hash:
+            raise TypeError(f"{cls.__name__}: cannot overwrite attribute __hash__")
+        made._record_hashed = staticmethod(_values_of([f.name for f in every if (f.compare if f.hash is None
+                                                                                   else f.hash)]))
+        made.__hash__ = _hash
+    elif eq and not explicit_hash:
+        made.__hash__ = None  # equal by value but changeable: no hash, as dataclass does
+    if frozen:
+        if "__setattr__" in own or "__delattr__" in own:
+            raise TypeError(f"{cls.__name__}: a frozen record keeps its own __setattr__ and __delattr__")
+        made.__setattr__ = _refuse_assignment
+        made.__delattr__ = _refuse_deletion
+        if slots and "__reduce__" not in own:
+            # Pickle's own way with slots sets each with setattr, which a frozen record refuses.
+            if not all(f.init for f in every):
+                raise TypeError(f"{cls.__name__}: a frozen slotted record is rebuilt through __init__ when "
+                                "unpickled, so each of its fields must be a parameter of __init__")
+            made._record_arguments = staticmethod(_values_of([f.name for f in every]))
+            made.__reduce__ = _rebuilt
+    return made
+
+
+def _values_of(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
+    """The tuple of these attributes of a record, as a dataclass's __eq__ and __hash__ build it."""
+    if len(names) == 1:
+        one = attrgetter(names[0])  # gives the bare value, not a tuple of one
+        return lambda made: (one(made),)
+    return attrgetter(*names) if names else lambda made: ()
+
+
+def _eq(self: Any, other: object) -> bool:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return self._record_compared(self) == self._record_compared(other)
+
+
+def _hash(self: Any) -> int:
+    return hash(self._record_hashed(self))
+
+
+@reprlib.recursive_repr()
+def _repr(self: Any) -> str:
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._record_shown)
+    return f"{self.__class__.__qualname__}({shown})"
+
+
+def _refuse_assignment(self: Any, name: str, value: Any) -> None:
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _refuse_deletion(self: Any, name: str) -> None:
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _rebuilt(self: Any) -> tuple[type, tuple[Any, ...]]:
+    return self.__class__, self._record_arguments(self)
+
+
+# ---- __init__ ------------------------------------------------------------------
+
+_FACTORY = object()  # a parameter's default where its field's default comes from a factory, as dataclass's
+_SET = "_record_set"  # the globals an __init__ reads: names no field is likely to have
+_COMPILED: dict[str, CodeType] = {}  # an __init__'s source, written with stand-in names -> its code
+
+
+def _init(cls: type, every: tuple[Field, ...], frozen: bool) -> FunctionType:
+    """The __init__ dataclass would write for these fields: its code the one compiled for their shape."""
+    params: list[str] = []
+    defaults: list[Any] = []
+    lines: list[str] = []
+    names: dict[str, str] = {}  # stand-in -> a field's name
+    known: dict[str, Any] = {_SET: object.__setattr__, "_record_factory": _FACTORY}
+    for number, f in enumerate(every):
+        if f.name == "self":
+            raise TypeError(f"{cls.__name__}: a record's field may not be named 'self'")
+        attribute = f"_record_a{number}"
+        names[attribute] = f.name
+        if f.init:
+            param = f"_record_p{number}"
+            names[param] = f.name
+            params.append(param)
+            if f.default is not MISSING:
+                defaults.append(f.default)
+                value = param
+            elif f.default_factory is not MISSING:
+                defaults.append(_FACTORY)
+                known[f"_record_f{number}"] = f.default_factory
+                value = f"_record_f{number}() if {param} is _record_factory else {param}"
+            elif defaults:
+                raise TypeError(f"{cls.__name__}: the field {f.name!r} without a default follows one with a default")
+            else:
+                value = param
+        elif f.default is not MISSING:
+            known[f"_record_d{number}"] = f.default
+            value = f"_record_d{number}"
+        elif f.default_factory is not MISSING:
+            known[f"_record_f{number}"] = f.default_factory
+            value = f"_record_f{number}()"
+        else:
+            continue  # set later, if ever, as with dataclass
+        lines.append(f"    {_SET}(self, {attribute!r}, {value})" if frozen else f"    self.{attribute} = {value}")
+    if hasattr(cls, "__post_init__"):
+        lines.append("    self.__post_init__()")
+    source = "\n".join([f"def __init__(self, {', '.join(params)}):", *lines, "    pass"])
+    code = _COMPILED.get(source)
+    if code is None:
+        compiled: dict[str, Any] = {}
+        exec(source, {}, compiled)
+        code = _COMPILED[source] = compiled["__init__"].__code__
+    qualname = f"{cls.__qualname__}.__init__"
+    code = code.replace(co_varnames=tuple(names.get(name, name) for name in code.co_varnames),
+                        co_names=tuple(names.get(name, name) for name in code.co_names),
+                        co_consts=tuple(names.get(value, value) if isinstance(value, str) else value
+                                        for value in code.co_consts),
+                        co_qualname=qualname)
+    init = FunctionType(code, known, "__init__", tuple(defaults) or None)
+    init.__qualname__ = qualname
+    init.__module__ = cls.__module__
+    return init

@@ -1,0 +1,160 @@
+"""Records behave as the dataclasses they stand for: built, compared, hashed, shown, refused and pickled alike."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import pickle
+
+import pytest
+
+from fracas.dsl.records import record
+
+
+def _pair(**options):
+    """The same class body twice: once as a dataclass, once as a record with the same options."""
+
+    def body():
+        class Thing:
+            """A thing with a few kinds of field."""
+
+            name: str
+            size: int = 3
+            tags: list = dataclasses.field(default_factory=list)
+            note: str = dataclasses.field(default="", compare=False, repr=False)
+
+        return Thing
+
+    return dataclasses.dataclass(**options)(body()), record(**options)(body())
+
+
+OPTIONS = [{}, {"frozen": True}, {"frozen": True, "slots": True}, {"slots": True}, {"eq": False},
+           {"unsafe_hash": True}]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_a_record_is_built_shown_and_compared_as_its_dataclass_is(options):
+    theirs, mine = _pair(**options)
+    for args, kwargs in [(("a",), {}), (("a", 5), {"note": "x"}), ((), {"name": "b", "tags": [1]})]:
+        a, b = theirs(*args, **kwargs), mine(*args, **kwargs)
+        assert repr(a) == repr(b)
+        assert dataclasses.asdict(a) == dataclasses.asdict(b)
+        assert (a == theirs(*args, **kwargs)) == (b == mine(*args, **kwargs))
+    assert inspect.signature(theirs).parameters.keys() == inspect.signature(mine).parameters.keys()
+    assert (theirs.__hash__ is None) == (mine.__hash__ is None)
+
+
+def test_fields_left_out_of_comparison_do_not_make_records_unequal():
+    _, Thing = _pair(frozen=True)
+    assert Thing("a", tags=(), note="x") == Thing("a", tags=(), note="y")
+    assert hash(Thing("a", tags=(), note="x")) == hash(Thing("a", tags=(), note="y"))
+
+
+def test_a_frozen_record_hashes_as_its_dataclass_does():
+    theirs, mine = _pair(frozen=True, slots=True)
+    assert hash(theirs("a", 4, ())) == hash(mine("a", 4, ()))
+
+
+def test_a_default_factory_gives_each_record_its_own_value():
+    _, Thing = _pair()
+    first, second = Thing("a"), Thing("b")
+    first.tags.append(1)
+    assert second.tags == []
+
+
+def test_a_record_equal_by_value_and_changeable_has_no_hash():
+    _, Thing = _pair()
+    with pytest.raises(TypeError):
+        hash(Thing("a"))
+
+
+@pytest.mark.parametrize("slots", [False, True])
+def test_a_frozen_record_refuses_assignment_and_deletion(slots):
+    _, Thing = _pair(frozen=True, slots=slots)
+    thing = Thing("a")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        thing.size = 4
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del thing.size
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_a_record_survives_pickling_and_copying(options):
+    _, Thing = _pair(**options)
+    globals()["Thing"] = Thing  # pickle finds a class by its module and name
+    Thing.__qualname__ = "Thing"
+    thing = Thing("a", 5, [1], "x")
+    for again in (pickle.loads(pickle.dumps(thing)), copy.deepcopy(thing), dataclasses.replace(thing, size=6)):
+        assert (again.name, again.tags, again.note) == ("a", [1], "x")
+
+
+def test_post_init_runs_after_the_fields_are_set():
+    @record(frozen=True)
+    class Checked:
+        low: int
+        high: int
+
+        def __post_init__(self) -> None:
+            if self.low > self.high:
+                raise ValueError("low above high")
+
+    assert Checked(1, 2).high == 2
+    with pytest.raises(ValueError):
+        Checked(3, 2)
+
+
+def test_a_field_left_out_of_init_takes_its_default_or_stays_unset():
+    @record(slots=True)
+    class Counted:
+        name: str
+        seen: int = dataclasses.field(default=0, init=False)
+        cached: int = dataclasses.field(init=False)
+
+    made = Counted("a")
+    assert made.seen == 0 and not hasattr(made, "cached")
+    assert list(inspect.signature(Counted).parameters) == ["name"]
+
+
+def test_a_hash_the_class_wrote_itself_is_kept():
+    @record(slots=True)
+    class Named:
+        name: str
+
+        def __hash__(self) -> int:
+            return 7
+
+    assert hash(Named("a")) == 7 and Named("a") == Named("a")
+
+
+def test_records_of_the_same_shape_share_one_compiled_init_under_their_own_names():
+    @record
+    class Left:
+        a: int
+        b: int = 1
+
+    @record
+    class Right:
+        x: int
+        y: int = 1
+
+    assert Left.__init__.__code__.co_code == Right.__init__.__code__.co_code
+    assert Right(2).y == 1 and Right(x=3, y=4).x == 3
+    assert Right.__init__.__qualname__.endswith("Right.__init__")
+
+
+def test_a_field_without_a_default_after_one_with_a_default_is_refused():
+    with pytest.raises(TypeError):
+        @record
+        class Wrong:
+            a: int = 1
+            b: int
+
+
+def test_a_record_without_a_docstring_is_documented_by_its_fields():
+    @record
+    class Plain:
+        a: int
+        b: int = 1
+
+    assert Plain.__doc__ == "Plain(a, b)"
