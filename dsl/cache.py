@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import stat
 from pathlib import Path
 from typing import TypeVar
@@ -19,6 +18,15 @@ except ImportError:  # a Python built without it (some FIPS builds): hashlib's, 
         from hashlib import blake2b as fingerprint
     except ImportError:
         from hashlib import sha256 as fingerprint
+
+# The pickler in C, without the module pickle.py wraps it in: that module's pure-Python pickler,
+# which fracas never uses, is more than a millisecond of every process's start.
+try:
+    from _pickle import dumps, loads
+except ImportError:  # a Python without the accelerator
+    from pickle import dumps, loads
+
+PROTOCOL = 5  # pickle.HIGHEST_PROTOCOL from Python 3.8 on
 
 T = TypeVar("T")
 
@@ -77,6 +85,16 @@ def store(name: str, data: bytes) -> None:
             os.unlink(temporary)
 
 
+def stamp(path: str) -> str:
+    """A file as a digest of code knows it: its path, size and time of change.
+
+    Python knows its .pyc files are current this way: reading and hashing the
+    sources instead cost every process's first run more than all it reads back.
+    """
+    found = os.stat(path)
+    return f"{path}\0{found.st_size}\0{found.st_mtime_ns}"
+
+
 def name_for(kind: str, code: bytes, given: str) -> str:
     """The file name of what `given` makes with this code: any change to either is another name."""
     # surrogatepass: a file name or text that is not valid UTF-8 still makes a key.
@@ -90,7 +108,7 @@ def load_object(name: str, expected: type[T]) -> T | None:
     if data is None:
         return None
     try:
-        found = pickle.loads(data)
+        found = loads(data)
     except Exception:  # unreadable or from another version: made afresh instead
         return None
     return found if isinstance(found, expected) else None
@@ -98,7 +116,7 @@ def load_object(name: str, expected: type[T]) -> T | None:
 
 def store_object(name: str, value: object) -> None:
     try:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        data = dumps(value, protocol=PROTOCOL)
     except Exception:  # too deep to pickle: it is made again next time
         return
     store(name, data)

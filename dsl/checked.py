@@ -64,14 +64,9 @@ def _front_end_digest() -> bytes:
 
 @functools.cache
 def _modules_digest() -> bytes:
-    # Read with os, not pathlib's glob: every run reads them all, and this is a third faster.
     folder = os.path.dirname(os.path.abspath(__file__))
-    digest = kept.fingerprint()
-    for name in sorted(name for name in os.listdir(folder) if name.endswith(".py")):
-        digest.update(name.encode())
-        with open(os.path.join(folder, name), "rb") as module:
-            digest.update(module.read())
-    return digest.digest()
+    modules = sorted(entry.path for entry in os.scandir(folder) if entry.name.endswith(".py"))
+    return kept.fingerprint("\0".join(map(kept.stamp, modules)).encode()).digest()
 
 
 def _cache_name(text: str, path: str, limits: Limits) -> str | None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import os
 from pathlib import Path
 
 from fracas.dsl import cache as kept
 from fracas.dsl import nodes as n
 from fracas.dsl.limits import DEFAULT, Limits
-from fracas.dsl.resources import grammar_text
+from fracas.dsl.resources import grammar_path
 
 
 def parse(text: str, path: str = "<rules>", limits: Limits = DEFAULT, cache: bool = False) -> n.Module:
@@ -84,19 +85,16 @@ def parse_expression(text: str, path: str = "<expression>", limits: Limits = DEF
 @functools.cache
 def code_digest() -> bytes:
     """What the trees depend on besides the text: the grammar, the code that builds nodes, Lark itself."""
-    digest = kept.fingerprint(grammar_text().encode())
     # A pickle names the module of each class: a tree kept under other names (dsl.nodes, before
     # fracas.dsl.nodes) would import a second copy of them, so the names are part of the key.
-    digest.update(n.__name__.encode())
-    here = Path(__file__).parent
-    for module in ("syntax.py", "nodes.py"):
-        digest.update((here / module).read_bytes())
-    # Lark's version is in its __init__.py, read without importing Lark.
+    here = os.path.dirname(os.path.abspath(__file__))
+    # Lark's version is in its __init__.py, found without importing Lark.
     lark = importlib.util.find_spec("lark")
     if lark is None or lark.origin is None:
         raise OSError("Lark is not installed")
-    digest.update(Path(lark.origin).read_bytes())
-    return digest.digest()
+    files = [str(grammar_path()), os.path.join(here, "syntax.py"), os.path.join(here, "nodes.py"),
+             lark.origin]
+    return kept.fingerprint("\0".join([n.__name__, *map(kept.stamp, files)]).encode()).digest()
 
 
 def _cache_name(text: str, path: str, limits: Limits) -> str | None:

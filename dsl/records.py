@@ -55,14 +55,13 @@ def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
     undocumented = not cls.__doc__
     if undocumented:  # else dataclass writes one from inspect.signature, slower than all the rest
         cls.__doc__ = cls.__name__
-    made: Any = dataclass(slots=slots, init=False, repr=False, eq=False)(cls)
+    made: Any = _fields_made(cls, slots)
     every = fields(made)
-    if len(every) != len(made.__dataclass_fields__):
-        raise TypeError(f"{cls.__name__}: a record takes no ClassVar or InitVar")
     if undocumented:
         made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in every if f.init)})"
     if "__init__" not in own:
-        made.__init__ = _init(made, every, frozen)
+        _check_order(made, every)
+        made.__init__ = _FirstInit(made, every, frozen)
     if "__repr__" not in own:
         made._record_shown = tuple(f.name for f in every if f.repr)
         made.__repr__ = _repr
@@ -91,6 +90,35 @@ def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
                                 "unpickled, so each of its fields must be a parameter of __init__")
             made._record_arguments = staticmethod(_values_of([f.name for f in every]))
             made.__reduce__ = _rebuilt
+    return made
+
+
+_PSEUDO_FIELDS = ("ClassVar", "InitVar", "KW_ONLY")
+_UNREAD = object()  # an annotation as dataclass is shown it: neither ClassVar, InitVar nor KW_ONLY
+
+
+def _fields_made(cls: type, slots: bool) -> Any:
+    """What dataclass makes of cls with no methods of its own: its fields, and its slots if asked.
+
+    Dataclass reads an annotation only to find ClassVar, InitVar and KW_ONLY, and
+    a written one (a string, as every annotation is under `from __future__
+    import annotations`) through regular expressions, three per field: a third
+    of its time. A record has none of them, so dataclass is shown a plain object
+    for each, and each field gets its written annotation back after.
+    """
+    written = cls.__dict__.get("__annotations__", {})
+    for name, annotation in written.items():
+        if any(word in str(annotation) for word in _PSEUDO_FIELDS):
+            raise TypeError(f"{cls.__name__}.{name}: a record takes no ClassVar, InitVar or KW_ONLY")
+    kept = dict(written)
+    written.update(dict.fromkeys(kept, _UNREAD))  # in place: the slotted class dataclass makes shares the dict
+    try:
+        made = dataclass(slots=slots, init=False, repr=False, eq=False)(cls)
+    finally:
+        written.update(kept)
+    for f in made.__dataclass_fields__.values():
+        if f.name in kept:
+            f.type = kept[f.name]
     return made
 
 
@@ -132,6 +160,38 @@ def _rebuilt(self: Any) -> tuple[type, tuple[Any, ...]]:
 
 # ---- __init__ ------------------------------------------------------------------
 
+
+class _FirstInit:
+    """A record's __init__ until first wanted (to make a record, or to read its signature): made then.
+
+    Most records a process imports it never makes (the language server's in a
+    run of odds, most nodes in a small ruleset), and compiling is most of what
+    an __init__ costs.
+    """
+
+    __slots__ = ("cls", "every", "frozen")
+
+    def __init__(self, cls: type, every: tuple[Field, ...], frozen: bool) -> None:
+        self.cls, self.every, self.frozen = cls, every, frozen
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        init = _init(self.cls, self.every, self.frozen)
+        type.__setattr__(self.cls, "__init__", init)  # in its place: every later record goes straight to it
+        return init if instance is None else init.__get__(instance, owner)
+
+
+def _check_order(cls: type, every: tuple[Field, ...]) -> None:
+    defaulted = False
+    for f in every:
+        if f.name == "self":
+            raise TypeError(f"{cls.__name__}: a record's field may not be named 'self'")
+        if not f.init:
+            continue
+        if f.default is not MISSING or f.default_factory is not MISSING:
+            defaulted = True
+        elif defaulted:
+            raise TypeError(f"{cls.__name__}: the field {f.name!r} without a default follows one with a default")
+
 _FACTORY = object()  # a parameter's default where its field's default comes from a factory, as dataclass's
 _SET = "_record_set"  # the globals an __init__ reads: names no field is likely to have
 _COMPILED: dict[str, CodeType] = {}  # an __init__'s source, written with stand-in names -> its code
@@ -145,8 +205,6 @@ def _init(cls: type, every: tuple[Field, ...], frozen: bool) -> FunctionType:
     names: dict[str, str] = {}  # stand-in -> a field's name
     known: dict[str, Any] = {_SET: object.__setattr__, "_record_factory": _FACTORY}
     for number, f in enumerate(every):
-        if f.name == "self":
-            raise TypeError(f"{cls.__name__}: a record's field may not be named 'self'")
         attribute = f"_record_a{number}"
         names[attribute] = f.name
         if f.init:
@@ -160,8 +218,6 @@ def _init(cls: type, every: tuple[Field, ...], frozen: bool) -> FunctionType:
                 defaults.append(_FACTORY)
                 known[f"_record_f{number}"] = f.default_factory
                 value = f"_record_f{number}() if {param} is _record_factory else {param}"
-            elif defaults:
-                raise TypeError(f"{cls.__name__}: the field {f.name!r} without a default follows one with a default")
             else:
                 value = param
         elif f.default is not MISSING:

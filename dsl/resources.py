@@ -71,6 +71,11 @@ def shipped_rules_dir() -> Path:
     return _data_dir("fracas.rules", "rules", ".rules")
 
 
+def grammar_path(name: str = "fracas.lark") -> Path:
+    """Where grammar `name` is."""
+    return grammars_dir() / name
+
+
 def grammar_text(name: str = "fracas.lark") -> str:
     """The text of grammar `name`, read as UTF-8."""
-    return (grammars_dir() / name).read_text(encoding="utf-8")
+    return grammar_path(name).read_text(encoding="utf-8")

@@ -89,7 +89,7 @@ def test_a_tree_that_cannot_be_kept_still_loads(tmp_path, cache, monkeypatch):
     def too_deep(*args, **kwargs):
         raise RecursionError("maximum recursion depth exceeded while pickling an object")
 
-    monkeypatch.setattr(cache_folder_files.pickle, "dumps", too_deep)
+    monkeypatch.setattr(cache_folder_files, "dumps", too_deep)
     path = tmp_path / "game.rules"
     path.write_text(RULES)
     for _ in range(2):

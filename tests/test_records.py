@@ -6,6 +6,8 @@ import copy
 import dataclasses
 import inspect
 import pickle
+import types
+import typing
 
 import pytest
 
@@ -158,3 +160,30 @@ def test_a_record_without_a_docstring_is_documented_by_its_fields():
         b: int = 1
 
     assert Plain.__doc__ == "Plain(a, b)"
+
+
+def test_a_record_s_init_is_made_when_first_wanted_and_its_signature_is_readable_before():
+    @record(frozen=True)
+    class Late:
+        a: int
+        b: int = 2
+
+    assert not isinstance(vars(Late)["__init__"], types.FunctionType)
+    assert str(inspect.signature(Late)) == "(a, b=2)"
+    assert isinstance(vars(Late)["__init__"], types.FunctionType)
+    assert Late(1) == Late(1, 2)
+
+
+def test_a_record_s_fields_and_class_keep_their_written_annotations():
+    theirs, mine = _pair(frozen=True, slots=True)
+    assert [f.type for f in dataclasses.fields(mine)] == [f.type for f in dataclasses.fields(theirs)] == [
+        "str", "int", "list", "str"]
+    assert mine.__annotations__ == theirs.__annotations__
+    assert typing.get_type_hints(mine) == {"name": str, "size": int, "tags": list, "note": str}
+
+
+def test_a_class_variable_or_an_init_only_variable_is_refused():
+    with pytest.raises(TypeError, match="ClassVar"):
+        @record
+        class Counted:
+            total: typing.ClassVar[int] = 0

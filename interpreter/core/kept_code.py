@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-from fracas.dsl.cache import fingerprint
+from fracas.dsl.cache import fingerprint, stamp
 from fracas.dsl.checked import keep_with
 from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
@@ -39,21 +39,13 @@ def code_digest() -> bytes:
     """Python's version and the code of the interpreter's core and runtime: what generated code depends on
     beyond the ruleset (whose key covers the rules, the limits and the front end).
 
-    The modules are known by size and time of change, as Python knows its .pyc
-    files are current: reading them all would cost a first call more than the
-    rest of what it reads back.
+    The modules are known by their stamps (size and time of change).
     """
     core = os.path.dirname(os.path.abspath(__file__))
     modules = [entry.path for folder in (core, os.path.join(os.path.dirname(core), "runtime"))
                for entry in os.scandir(folder) if entry.name.endswith(".py")]
     seen = sorted(map(stamp, modules))
     return fingerprint("\0".join([sys.version, str(marshal.version), *seen]).encode()).digest()
-
-
-def stamp(path: str) -> str:
-    """A module as a digest knows it: its path, size and time of change."""
-    found = os.stat(path)
-    return f"{path}\0{found.st_size}\0{found.st_mtime_ns}"
 
 
 def kept_for(rules: Ruleset) -> KeptCode | None:
