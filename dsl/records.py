@@ -17,12 +17,17 @@ default factories) and copied under each class's own names.
 
 from __future__ import annotations
 
+import atexit
+import marshal
 import reprlib
+import sys
 from collections.abc import Callable
 from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, fields
 from operator import attrgetter
 from types import CodeType, FunctionType
 from typing import Any, TypeVar, overload
+
+from fracas.dsl import cache
 
 C = TypeVar("C", bound=type)
 
@@ -192,9 +197,9 @@ def _check_order(cls: type, every: tuple[Field, ...]) -> None:
         elif defaulted:
             raise TypeError(f"{cls.__name__}: the field {f.name!r} without a default follows one with a default")
 
+
 _FACTORY = object()  # a parameter's default where its field's default comes from a factory, as dataclass's
 _SET = "_record_set"  # the globals an __init__ reads: names no field is likely to have
-_COMPILED: dict[str, CodeType] = {}  # an __init__'s source, written with stand-in names -> its code
 
 
 def _init(cls: type, every: tuple[Field, ...], frozen: bool) -> FunctionType:
@@ -231,12 +236,7 @@ def _init(cls: type, every: tuple[Field, ...], frozen: bool) -> FunctionType:
         lines.append(f"    {_SET}(self, {attribute!r}, {value})" if frozen else f"    self.{attribute} = {value}")
     if hasattr(cls, "__post_init__"):
         lines.append("    self.__post_init__()")
-    source = "\n".join([f"def __init__(self, {', '.join(params)}):", *lines, "    pass"])
-    code = _COMPILED.get(source)
-    if code is None:
-        compiled: dict[str, Any] = {}
-        exec(source, {}, compiled)
-        code = _COMPILED[source] = compiled["__init__"].__code__
+    code = _code_for("\n".join([f"def __init__(self, {', '.join(params)}):", *lines, "    pass"]))
     qualname = f"{cls.__qualname__}.__init__"
     code = code.replace(co_varnames=tuple(names.get(name, name) for name in code.co_varnames),
                         co_names=tuple(names.get(name, name) for name in code.co_names),
@@ -247,3 +247,51 @@ def _init(cls: type, every: tuple[Field, ...], frozen: bool) -> FunctionType:
     init.__qualname__ = qualname
     init.__module__ = cls.__module__
     return init
+
+
+# ---- the code of each shape, kept -------------------------------------------------------
+
+# An __init__'s source, written with stand-in names -> its code: read from the cache when first
+# wanted, and kept there again at exit if this process compiled more. A process then compiles
+# none, as Python compiles no module whose .pyc is current.
+_compiled: dict[str, CodeType] | None = None
+compiled_here = 0  # shapes this process compiled itself
+
+
+def _code_for(source: str) -> CodeType:
+    global _compiled, compiled_here
+    if _compiled is None:
+        _compiled = _kept()
+    code = _compiled.get(source)
+    if code is None:
+        made: dict[str, Any] = {}
+        exec(source, {}, made)
+        code = _compiled[source] = made["__init__"].__code__
+        if not compiled_here:
+            atexit.register(_keep)
+        compiled_here += 1
+    return code
+
+
+def _kept_name() -> str:
+    # Code objects are good only for the Python that made them.
+    made_by = cache.fingerprint(f"{sys.version}\0{marshal.version}".encode()).hexdigest()[:32]
+    return f"records-{made_by}.marshal"
+
+
+def _kept() -> dict[str, CodeType]:
+    data = cache.load(_kept_name())
+    if data is None:
+        return {}
+    try:
+        found = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):  # damaged: compiled afresh
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {source: code for source, code in found.items() if isinstance(source, str) and isinstance(code, CodeType)}
+
+
+def _keep() -> None:
+    # What other processes kept meanwhile stays too.
+    cache.store(_kept_name(), marshal.dumps({**_kept(), **(_compiled or {})}))

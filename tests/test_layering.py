@@ -3,7 +3,8 @@
 Everything installs under `fracas`: dsl/ is fracas.dsl (the front end),
 interpreter/ fracas.interpreter. Inside it, from the bottom up:
 
-    dsl/records.py the records every layer's classes are made as: imports nothing of fracas
+    dsl/records.py the records every layer's classes are made as, and dsl/cache.py the user's
+                   cache folder: beneath every layer, importing nothing of fracas but each other
     runtime/       bodies, pools, chance, dice, weights: stands alone (but for the records)
     core/          the program's tables, code generation, engines, states, values, constraints
     api.py         the application layer, with inputs.py, plain.py and toml_places.py:
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"dsl": "fracas.dsl", "interpreter": "fracas.interpreter"}
 APPLICATION = {f"fracas.interpreter.{name}" for name in ("api", "inputs", "plain", "toml_places")}
 PACKAGE_ROOT = "fracas.interpreter"  # the public face: the API's names and the scenario file readers
-FOUNDATION = "fracas.dsl.records"  # beneath every layer
+FOUNDATION = {"fracas.dsl.records", "fracas.dsl.cache"}  # beneath every layer
 
 
 def module_name(path: Path) -> str:
@@ -68,7 +69,7 @@ def imports_of(name: str) -> list[tuple[str, int]]:
 
 
 def layer_of(name: str) -> str:
-    if name == FOUNDATION:
+    if name in FOUNDATION:
         return "foundation"
     if name == "fracas.dsl" or name.startswith("fracas.dsl."):
         return "dsl"
@@ -85,7 +86,7 @@ def layer_of(name: str) -> str:
 
 # What each layer may import of fracas (besides itself).
 ALLOWED = {
-    "foundation": set(),
+    "foundation": {"foundation"},
     "dsl": {"foundation", "dsl"},
     "runtime": {"foundation", "runtime"},
     "core": {"foundation", "dsl", "runtime", "core"},

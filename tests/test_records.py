@@ -5,7 +5,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
+import os
+import pathlib
 import pickle
+import subprocess
+import sys
 import types
 import typing
 
@@ -187,3 +191,51 @@ def test_a_class_variable_or_an_init_only_variable_is_refused():
         @record
         class Counted:
             total: typing.ClassVar[int] = 0
+
+
+MAKES_A_RECORD = """
+from fracas.dsl import records
+from fracas.dsl.records import record
+
+@record(frozen=True)
+class Odd:
+    a: int
+    b: int = 1
+    c: int = 2
+    d: int = 3
+    e: int = 4
+    f: int = 5
+    g: int = 6
+    h: int = 7
+    i: int = 8
+    j: int = 9
+    k: int = 10
+    l: int = 11
+    m: int = 12
+    n: int = 13
+    o: int = 14
+    p: int = 15
+    q: int = 16
+
+assert Odd(0).q == 16
+print(records.compiled_here)
+"""
+
+
+def _compiled_in_a_fresh_process(cache: pathlib.Path) -> int:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    done = subprocess.run([sys.executable, "-c", MAKES_A_RECORD], env=env, capture_output=True, text=True, check=True)
+    return int(done.stdout)
+
+
+def test_the_code_of_a_shape_compiled_in_one_process_is_kept_for_the_next(tmp_path):
+    assert _compiled_in_a_fresh_process(tmp_path) >= 1
+    assert _compiled_in_a_fresh_process(tmp_path) == 0
+
+
+def test_kept_code_that_cannot_be_read_is_compiled_afresh(tmp_path):
+    _compiled_in_a_fresh_process(tmp_path)
+    for kept in (tmp_path / "fracas").glob("records-*"):
+        kept.write_bytes(b"not marshalled code")
+    assert _compiled_in_a_fresh_process(tmp_path) >= 1
+    assert _compiled_in_a_fresh_process(tmp_path) == 0
