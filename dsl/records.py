@@ -18,6 +18,7 @@ default factories) and copied under each class's own names.
 from __future__ import annotations
 
 import atexit
+import functools
 import marshal
 import reprlib
 import sys
@@ -66,21 +67,19 @@ def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
         made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in every if f.init)})"
     if "__init__" not in own:
         _check_order(made, every)
-        made.__init__ = _FirstInit(made, every, frozen)
+        made.__init__ = _FirstUse(made, "__init__", functools.partial(_init, every=every, frozen=frozen))
     if "__repr__" not in own:
         made._record_shown = tuple(f.name for f in every if f.repr)
         made.__repr__ = _repr
     if eq and "__eq__" not in own:
-        made._record_compared = staticmethod(_values_of([f.name for f in every if f.compare]))
-        made.__eq__ = _eq
+        made.__eq__ = _FirstUse(made, "__eq__", functools.partial(_eq, names=[f.name for f in every if f.compare]))
     written_hash = own.get("__hash__", MISSING)  # None where the class wrote __eq__ and Python took its hash away
     explicit_hash = not (written_hash is MISSING or (written_hash is None and "__eq__" in own))
     if unsafe_hash or (eq and frozen and not explicit_hash):
         if explicit_hash:
             raise TypeError(f"{cls.__name__}: cannot overwrite attribute __hash__")
-        made._record_hashed = staticmethod(_values_of([f.name for f in every if (f.compare if f.hash is None
-                                                                                   else f.hash)]))
-        made.__hash__ = _hash
+        hashed = [f.name for f in every if (f.compare if f.hash is None else f.hash)]
+        made.__hash__ = _FirstUse(made, "__hash__", functools.partial(_hash, names=hashed))
     elif eq and not explicit_hash:
         made.__hash__ = None  # equal by value but changeable: no hash, as dataclass does
     if frozen:
@@ -135,16 +134,6 @@ def _values_of(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
     return attrgetter(*names) if names else lambda made: ()
 
 
-def _eq(self: Any, other: object) -> bool:
-    if other.__class__ is not self.__class__:
-        return NotImplemented
-    return self._record_compared(self) == self._record_compared(other)
-
-
-def _hash(self: Any) -> int:
-    return hash(self._record_hashed(self))
-
-
 @reprlib.recursive_repr()
 def _repr(self: Any) -> str:
     shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._record_shown)
@@ -163,26 +152,26 @@ def _rebuilt(self: Any) -> tuple[type, tuple[Any, ...]]:
     return self.__class__, self._record_arguments(self)
 
 
-# ---- __init__ ------------------------------------------------------------------
+# ---- methods compiled once for each shape ----------------------------------------------
 
 
-class _FirstInit:
-    """A record's __init__ until first wanted (to make a record, or to read its signature): made then.
+class _FirstUse:
+    """A record's __init__, __eq__ or __hash__ until first wanted (or its signature read): made then.
 
-    Most records a process imports it never makes (the language server's in a
-    run of odds, most nodes in a small ruleset), and compiling is most of what
-    an __init__ costs.
+    Most records a process imports it never makes or compares (the language
+    server's in a run of odds, most nodes in a small ruleset), and compiling
+    is most of what a method costs.
     """
 
-    __slots__ = ("cls", "every", "frozen")
+    __slots__ = ("cls", "name", "make")
 
-    def __init__(self, cls: type, every: tuple[Field, ...], frozen: bool) -> None:
-        self.cls, self.every, self.frozen = cls, every, frozen
+    def __init__(self, cls: type, name: str, make: Callable[[type], FunctionType]) -> None:
+        self.cls, self.name, self.make = cls, name, make
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:
-        init = _init(self.cls, self.every, self.frozen)
-        type.__setattr__(self.cls, "__init__", init)  # in its place: every later record goes straight to it
-        return init if instance is None else init.__get__(instance, owner)
+        method = self.make(self.cls)
+        type.__setattr__(self.cls, self.name, method)  # in its place: every later call goes straight to it
+        return method if instance is None else method.__get__(instance, owner)
 
 
 def _check_order(cls: type, every: tuple[Field, ...]) -> None:
@@ -236,17 +225,40 @@ def _init(cls: type, every: tuple[Field, ...], frozen: bool) -> FunctionType:
         lines.append(f"    {_SET}(self, {attribute!r}, {value})" if frozen else f"    self.{attribute} = {value}")
     if hasattr(cls, "__post_init__"):
         lines.append("    self.__post_init__()")
-    code = _code_for("\n".join([f"def __init__(self, {', '.join(params)}):", *lines, "    pass"]))
-    qualname = f"{cls.__qualname__}.__init__"
+    source = "\n".join([f"def __init__(self, {', '.join(params)}):", *lines, "    pass"])
+    return _method(cls, source, names, known, tuple(defaults))
+
+
+def _eq(cls: type, names: list[str]) -> FunctionType:
+    """The __eq__ dataclass would write: equal when of the same class, with equal fields compared."""
+    mine = "".join(f"self._record_a{number}, " for number in range(len(names)))
+    theirs = "".join(f"other._record_a{number}, " for number in range(len(names)))
+    source = (f"def __eq__(self, other):\n    if other.__class__ is self.__class__:\n"
+              f"        return ({mine}) == ({theirs})\n    return NotImplemented")
+    return _method(cls, source, {f"_record_a{number}": name for number, name in enumerate(names)})
+
+
+def _hash(cls: type, names: list[str]) -> FunctionType:
+    """The __hash__ dataclass would write: the hash of the tuple of the fields hashed."""
+    mine = "".join(f"self._record_a{number}, " for number in range(len(names)))
+    return _method(cls, f"def __hash__(self):\n    return hash(({mine}))",
+                   {f"_record_a{number}": name for number, name in enumerate(names)})
+
+
+def _method(cls: type, source: str, names: dict[str, str], known: dict[str, Any] | None = None,
+            defaults: tuple[Any, ...] = ()) -> FunctionType:
+    """The function this source defines, its stand-in names replaced by a record's own."""
+    code = _code_for(source)
+    qualname = f"{cls.__qualname__}.{code.co_name}"
     code = code.replace(co_varnames=tuple(names.get(name, name) for name in code.co_varnames),
                         co_names=tuple(names.get(name, name) for name in code.co_names),
                         co_consts=tuple(names.get(value, value) if isinstance(value, str) else value
                                         for value in code.co_consts),
                         co_qualname=qualname)
-    init = FunctionType(code, known, "__init__", tuple(defaults) or None)
-    init.__qualname__ = qualname
-    init.__module__ = cls.__module__
-    return init
+    method = FunctionType(code, known if known is not None else {}, code.co_name, defaults or None)
+    method.__qualname__ = qualname
+    method.__module__ = cls.__module__
+    return method
 
 
 # ---- the code of each shape, kept -------------------------------------------------------
@@ -266,7 +278,8 @@ def _code_for(source: str) -> CodeType:
     if code is None:
         made: dict[str, Any] = {}
         exec(source, {}, made)
-        code = _compiled[source] = made["__init__"].__code__
+        (function,) = made.values()
+        code = _compiled[source] = function.__code__
         if not compiled_here:
             atexit.register(_keep)
         compiled_here += 1

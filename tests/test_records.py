@@ -145,6 +145,7 @@ def test_records_of_the_same_shape_share_one_compiled_init_under_their_own_names
         y: int = 1
 
     assert Left.__init__.__code__.co_code == Right.__init__.__code__.co_code
+    assert Left.__eq__.__code__.co_code == Right.__eq__.__code__.co_code
     assert Right(2).y == 1 and Right(x=3, y=4).x == 3
     assert Right.__init__.__qualname__.endswith("Right.__init__")
 
