@@ -231,18 +231,30 @@ def _init(cls: type, every: tuple[Field, ...], frozen: bool) -> FunctionType:
 
 def _eq(cls: type, names: list[str]) -> FunctionType:
     """The __eq__ dataclass would write: equal when of the same class, with equal fields compared."""
-    mine = "".join(f"self._record_a{number}, " for number in range(len(names)))
-    theirs = "".join(f"other._record_a{number}, " for number in range(len(names)))
-    source = (f"def __eq__(self, other):\n    if other.__class__ is self.__class__:\n"
-              f"        return ({mine}) == ({theirs})\n    return NotImplemented")
-    return _method(cls, source, {f"_record_a{number}": name for number, name in enumerate(names)})
+    return _method(cls, _eq_source(len(names)), dict(zip(_attributes(len(names)), names)))
 
 
 def _hash(cls: type, names: list[str]) -> FunctionType:
     """The __hash__ dataclass would write: the hash of the tuple of the fields hashed."""
-    mine = "".join(f"self._record_a{number}, " for number in range(len(names)))
-    return _method(cls, f"def __hash__(self):\n    return hash(({mine}))",
-                   {f"_record_a{number}": name for number, name in enumerate(names)})
+    return _method(cls, _hash_source(len(names)), dict(zip(_attributes(len(names)), names)))
+
+
+@functools.cache
+def _attributes(count: int) -> tuple[str, ...]:
+    """Stand-ins for the names of this many fields, in order."""
+    return tuple(f"_record_a{number}" for number in range(count))
+
+
+@functools.cache
+def _eq_source(count: int) -> str:
+    mine, theirs = ("".join(f"{who}.{name}, " for name in _attributes(count)) for who in ("self", "other"))
+    return (f"def __eq__(self, other):\n    if other.__class__ is self.__class__:\n"
+            f"        return ({mine}) == ({theirs})\n    return NotImplemented")
+
+
+@functools.cache
+def _hash_source(count: int) -> str:
+    return f"def __hash__(self):\n    return hash(({''.join(f'self.{name}, ' for name in _attributes(count))}))"
 
 
 def _method(cls: type, source: str, names: dict[str, str], known: dict[str, Any] | None = None,
@@ -250,11 +262,10 @@ def _method(cls: type, source: str, names: dict[str, str], known: dict[str, Any]
     """The function this source defines, its stand-in names replaced by a record's own."""
     code = _code_for(source)
     qualname = f"{cls.__qualname__}.{code.co_name}"
-    code = code.replace(co_varnames=tuple(names.get(name, name) for name in code.co_varnames),
-                        co_names=tuple(names.get(name, name) for name in code.co_names),
-                        co_consts=tuple(names.get(value, value) if isinstance(value, str) else value
-                                        for value in code.co_consts),
-                        co_qualname=qualname)
+    rename = names.get  # a stand-in is a local, an attribute's name, or (set by object.__setattr__) a constant
+    code = code.replace(co_varnames=tuple(map(rename, code.co_varnames, code.co_varnames)),
+                        co_names=tuple(map(rename, code.co_names, code.co_names)),
+                        co_consts=tuple(map(rename, code.co_consts, code.co_consts)), co_qualname=qualname)
     method = FunctionType(code, known if known is not None else {}, code.co_name, defaults or None)
     method.__qualname__ = qualname
     method.__module__ = cls.__module__
