@@ -9,10 +9,12 @@ exact odds of a dice pool took to compute.
 A record is made by dataclass all the same (its fields, its slots, its match
 arguments: all that dataclasses.fields, replace and asdict, cattrs and the
 tests read), and its methods are the ones dataclass would write, taken from
-here: equality, hash, repr and a frozen record's refusal of assignment are one
-function each for every record, and an __init__ is compiled once for every
-shape of fields (how many, which are parameters, which have defaults or
-default factories) and copied under each class's own names.
+here. Its repr and a frozen record's refusal of assignment are one function
+each for every record. Its __init__, __eq__ and __hash__ are made when first
+used, from code compiled once for every shape (how many fields, which are
+parameters, which have defaults or default factories) and renamed to the
+class's own fields; the code of each shape is kept in the user's cache, as
+Python keeps a module's bytecode, so that a process compiles none.
 """
 
 from __future__ import annotations
@@ -159,8 +161,8 @@ class _FirstUse:
     """A record's __init__, __eq__ or __hash__ until first wanted (or its signature read): made then.
 
     Most records a process imports it never makes or compares (the language
-    server's in a run of odds, most nodes in a small ruleset), and compiling
-    is most of what a method costs.
+    server's in a run of odds, most nodes in a small ruleset): their methods
+    are never made.
     """
 
     __slots__ = ("cls", "name", "make")
@@ -274,9 +276,8 @@ def _method(cls: type, source: str, names: dict[str, str], known: dict[str, Any]
 
 # ---- the code of each shape, kept -------------------------------------------------------
 
-# An __init__'s source, written with stand-in names -> its code: read from the cache when first
-# wanted, and kept there again at exit if this process compiled more. A process then compiles
-# none, as Python compiles no module whose .pyc is current.
+# A method's source, written with stand-in names -> its code: read from the cache when first
+# wanted, and kept there again at exit if this process compiled more.
 _compiled: dict[str, CodeType] | None = None
 compiled_here = 0  # shapes this process compiled itself
 
