@@ -28,7 +28,8 @@ def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT, from_file:
     open_texts gives the unsaved text of a file that an editor holds, or None to read the file.
     Without open_texts, checked rules are kept in the cache as `load` keeps a file's (rules
     with an error are not). from_file says the text was read from a file: its syntax tree and
-    the code generated for it are kept too.
+    the code generated for it are kept too. The code generated for a text not from a file is
+    kept once the text is given again (its checked rules read back from the cache).
     """
     if open_texts is not None:  # an editor's unsaved texts change at each keystroke: not worth keeping
         return _checked(text, path, limits, from_file, open_texts)

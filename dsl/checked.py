@@ -28,15 +28,17 @@ from fracas.dsl.ruleset import Ruleset
 def load_checked(text: str, path: str, limits: Limits, check: Callable[[], Ruleset], keep_derived: bool) -> Ruleset:
     """The ruleset `check()` makes of this text, from the cache when nothing it depends on changed.
 
-    keep_derived: whether what a runtime derives from the rules later (`keep_with`) goes to
-    the cache too. Not for a text made by a program (a fuzzer's, a test's): each run that made
-    more code would pickle the rules again, for a text that may never be loaded again.
+    keep_derived: whether what a runtime derives from rules checked now (`keep_with`) goes to
+    the cache too. Not for a text made by a program (a fuzzer's, a test's) when first given:
+    each run that made more code would pickle the rules again, for a text that may never be
+    loaded again. Rules read back from the cache were given before, and may well be again (a
+    script's rules text, run after run): what runs derive from them is kept, as a file's is.
     """
     name = _cache_name(text, path, limits)
     if name is not None:
         kept_rules = _read(name, path, limits)
         if kept_rules is not None:
-            kept_rules.cache_name = name if keep_derived else None
+            kept_rules.cache_name = name
             return kept_rules
     rules = check()
     if name is not None:

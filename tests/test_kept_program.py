@@ -135,11 +135,18 @@ def test_a_program_kept_by_another_version_of_fracas_is_built_again(tmp_path, ca
     assert evaluations and again.rows["champion"].get("wounds") == 2
 
 
-def test_rules_given_as_text_keep_no_program(cache_folder):
+def test_rules_text_given_once_keeps_no_program(cache_folder):
     rules = dsl.loads(RULES, "strike.rules")
     inputs.build_program(rules)
     inputs.build_program(rules, {"bonus": 2})
     assert "default program" not in rules.kept and inputs._SET_PROGRAMS not in rules.kept
+
+
+def test_rules_text_given_again_keeps_its_program(cache_folder):
+    dsl.loads(RULES, "strike.rules")
+    again = dsl.loads(RULES, "strike.rules")  # read back from the cache
+    inputs.build_program(again)
+    assert "default program" in dsl.loads(RULES, "strike.rules").kept
 
 
 def test_the_calls_of_one_process_share_the_program_of_the_same_parameters(tmp_path, cache_folder):
