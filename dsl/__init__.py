@@ -6,19 +6,36 @@ RulesError, whose diagnostics are located and printable.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from fracas.dsl.checked import load_checked
-from fracas.dsl.diagnostics import Diagnostic, RulesError
 from fracas.dsl.limits import DEFAULT, Limits
-from fracas.dsl.reading import read_text
-from fracas.dsl.ruleset import Ruleset
 
 if TYPE_CHECKING:
+    from fracas.dsl.diagnostics import Diagnostic, RulesError
     from fracas.dsl.extend import OpenTexts
+    from fracas.dsl.ruleset import Ruleset
 
 __all__ = ["Diagnostic", "Limits", "RulesError", "Ruleset", "load", "loads"]
+
+# The front end is imported when first used, not with the package: the records and the cache
+# folder, which every layer's modules import from here, stand beneath it (the runtime's dice import
+# no parser, no checked rules, no syntax tree).
+_HOMES = {"Diagnostic": "fracas.dsl.diagnostics", "RulesError": "fracas.dsl.diagnostics",
+          "Ruleset": "fracas.dsl.ruleset"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value  # asked once: later lookups find it without this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT, from_file: bool = False,
@@ -31,6 +48,8 @@ def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT, from_file:
     the code generated for it are kept too. The code generated for a text not from a file is
     kept once the text is given again (its checked rules read back from the cache).
     """
+    from fracas.dsl.checked import load_checked
+
     if open_texts is not None:  # an editor's unsaved texts change at each keystroke: not worth keeping
         return _checked(text, path, limits, from_file, open_texts)
     return load_checked(text, str(path), limits, lambda: _checked(text, path, limits, from_file, None), from_file)
@@ -38,6 +57,8 @@ def loads(text: str, path: str = "<rules>", limits: Limits = DEFAULT, from_file:
 
 def load(path: str | Path, limits: Limits = DEFAULT) -> Ruleset:
     """Read, parse and check a rules file (and the files it extends), from the cache when unchanged."""
+    from fracas.dsl.reading import read_text
+
     return loads(read_text(Path(path), str(path), limits=limits), str(path), limits, from_file=True)
 
 

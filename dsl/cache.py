@@ -33,28 +33,30 @@ T = TypeVar("T")
 KEEP = 1000  # files of one kind kept; past that the oldest half goes, so scratch files cannot fill the folder
 
 
-def cache_folder() -> Path | None:
+def cache_folder(make: bool = True) -> Path | None:
     """~/.cache/fracas (or under $XDG_CACHE_HOME), made private; None if it cannot be used.
 
-    Never a shared temporary folder: the files hold pickles, so the folder
-    must belong to the user running fracas and nobody else may write in it.
+    Never a shared temporary folder: the files hold pickles and code, so the
+    folder must belong to the user running fracas and nobody else may write in
+    it. make=False: None if it is not there yet, rather than made (a reader has
+    nothing to read in a folder just made).
     """
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fracas"
     try:
-        base.mkdir(mode=0o700, parents=True, exist_ok=True)
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fracas"
+        if make:
+            base.mkdir(mode=0o700, parents=True, exist_ok=True)
         getuid = getattr(os, "getuid", None)  # absent on Windows, where the profile folder is private already
-        if getuid is not None:
-            status = base.stat()
-            if status.st_uid != getuid() or status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                return None
-    except OSError:
+        status = base.stat()
+        if getuid is not None and (status.st_uid != getuid() or status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+            return None
+    except (OSError, RuntimeError):  # RuntimeError: no home folder to be found
         return None
     return base
 
 
 def load(name: str) -> bytes | None:
     """What `store` kept under this name, if it is there and readable."""
-    folder = cache_folder()
+    folder = cache_folder(make=False)
     if folder is None:
         return None
     try:
@@ -86,13 +88,16 @@ def store(name: str, data: bytes) -> None:
 
 
 def stamp(path: str) -> str:
-    """A file as a digest of code knows it: its path, size and time of change.
+    """A file as a digest of code knows it: its path, size, times of change and inode.
 
-    Python knows its .pyc files are current this way: reading and hashing the
-    sources instead cost every process's first run more than all it reads back.
+    Python knows its .pyc files are current by size and time of change: reading
+    and hashing the sources instead cost every process's first run more than
+    all it reads back. The inode and the time of the last change of status
+    tell apart a file copied in place with its old time kept (`cp -p`, `rsync
+    -a`), which a time counted in whole seconds could not.
     """
     found = os.stat(path)
-    return f"{path}\0{found.st_size}\0{found.st_mtime_ns}"
+    return f"{path}\0{found.st_size}\0{found.st_mtime_ns}\0{found.st_ctime_ns}\0{found.st_ino}"
 
 
 def name_for(kind: str, code: bytes, given: str) -> str:

@@ -67,6 +67,11 @@ def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
     every = fields(made)
     if undocumented:
         made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in every if f.init)})"
+    for base in made.__mro__[1:]:  # as dataclass refuses, from the options it was given (dataclass was told none)
+        if "_record_frozen" in base.__dict__ and base._record_frozen != frozen:
+            raise TypeError(f"cannot inherit {'' if frozen else 'non-'}frozen dataclass from a "
+                            f"{'non-' if frozen else ''}frozen one")
+    made._record_frozen = frozen
     if "__init__" not in own:
         _check_order(made, every)
         made.__init__ = _FirstUse(made, "__init__", functools.partial(_init, every=every, frozen=frozen))
@@ -87,15 +92,18 @@ def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
     if frozen:
         if "__setattr__" in own or "__delattr__" in own:
             raise TypeError(f"{cls.__name__}: a frozen record keeps its own __setattr__ and __delattr__")
+        made._record_class, made._record_fields = made, frozenset(f.name for f in every)
         made.__setattr__ = _refuse_assignment
         made.__delattr__ = _refuse_deletion
-        if slots and "__reduce__" not in own:
-            # Pickle's own way with slots sets each with setattr, which a frozen record refuses.
-            if not all(f.init for f in every):
-                raise TypeError(f"{cls.__name__}: a frozen slotted record is rebuilt through __init__ when "
-                                "unpickled, so each of its fields must be a parameter of __init__")
-            made._record_arguments = staticmethod(_values_of([f.name for f in every]))
-            made.__reduce__ = _rebuilt
+        if slots and not own.keys() & {"__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"}:
+            # Pickle's and copy's own way with slots sets each with setattr, which a frozen record refuses.
+            names = [f.name for f in every]
+            if "__init__" in own or hasattr(made, "__post_init__") or not all(f.init for f in every):
+                made._record_names = names
+                made.__getstate__, made.__setstate__ = _state, _set_state
+            else:  # rebuilt through __init__, its fields as its arguments: the quickest (the parse cache's nodes)
+                made._record_arguments = staticmethod(_values_of(names))
+                made.__reduce__ = _rebuilt
     return made
 
 
@@ -114,6 +122,7 @@ def _fields_made(cls: type, slots: bool) -> Any:
     """
     written = cls.__dict__.get("__annotations__", {})
     for name, annotation in written.items():
+        # Over-cautious (a word anywhere in the annotation), and blind to a name imported under another.
         if any(word in str(annotation) for word in _PSEUDO_FIELDS):
             raise TypeError(f"{cls.__name__}.{name}: a record takes no ClassVar, InitVar or KW_ONLY")
     kept = dict(written)
@@ -143,15 +152,30 @@ def _repr(self: Any) -> str:
 
 
 def _refuse_assignment(self: Any, name: str, value: Any) -> None:
-    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+    cls = type(self)
+    if cls is cls._record_class or name in cls._record_fields:  # a plain subclass may add attributes of its own
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+    super(cls._record_class, self).__setattr__(name, value)
 
 
 def _refuse_deletion(self: Any, name: str) -> None:
-    raise FrozenInstanceError(f"cannot delete field {name!r}")
+    cls = type(self)
+    if cls is cls._record_class or name in cls._record_fields:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    super(cls._record_class, self).__delattr__(name)
 
 
 def _rebuilt(self: Any) -> tuple[type, tuple[Any, ...]]:
     return self.__class__, self._record_arguments(self)
+
+
+def _state(self: Any) -> list[Any]:
+    return [getattr(self, name) for name in self._record_names]
+
+
+def _set_state(self: Any, state: list[Any]) -> None:
+    for name, value in zip(self._record_names, state):
+        object.__setattr__(self, name, value)
 
 
 # ---- methods compiled once for each shape ----------------------------------------------
@@ -162,7 +186,8 @@ class _FirstUse:
 
     Most records a process imports it never makes or compares (the language
     server's in a run of odds, most nodes in a small ruleset): their methods
-    are never made.
+    are never made. Reading the method from the class (`inspect.signature`
+    does) makes it too.
     """
 
     __slots__ = ("cls", "name", "make")
@@ -181,6 +206,8 @@ def _check_order(cls: type, every: tuple[Field, ...]) -> None:
     for f in every:
         if f.name == "self":
             raise TypeError(f"{cls.__name__}: a record's field may not be named 'self'")
+        if f.kw_only is True:
+            raise TypeError(f"{cls.__name__}.{f.name}: a record takes no keyword-only fields")
         if not f.init:
             continue
         if f.default is not MISSING or f.default_factory is not MISSING:
@@ -189,8 +216,15 @@ def _check_order(cls: type, every: tuple[Field, ...]) -> None:
             raise TypeError(f"{cls.__name__}: the field {f.name!r} without a default follows one with a default")
 
 
-_FACTORY = object()  # a parameter's default where its field's default comes from a factory, as dataclass's
-_SET = "_record_set"  # the globals an __init__ reads: names no field is likely to have
+class _Factory:
+    """A parameter's default where its field's default comes from a factory, as dataclass's."""
+
+    def __repr__(self) -> str:
+        return "<factory>"  # as a signature shows it
+
+
+_FACTORY = _Factory()
+_SET = "_record_set"  # a global of every __init__: a field may be named so too, as a field's name is a constant
 
 
 def _init(cls: type, every: tuple[Field, ...], frozen: bool) -> FunctionType:
@@ -304,13 +338,17 @@ def _kept_name() -> str:
     return f"records-{made_by}.marshal"
 
 
+_CHECK = 32  # bytes of the digest of the marshalled code, written before it
+
+
 def _kept() -> dict[str, CodeType]:
     data = cache.load(_kept_name())
-    if data is None:
+    # Damaged code would run: a file whose digest is not that of its code is never unmarshalled.
+    if data is None or cache.fingerprint(data[_CHECK:]).digest()[:_CHECK] != data[:_CHECK]:
         return {}
     try:
-        found = marshal.loads(data)
-    except (EOFError, ValueError, TypeError):  # damaged: compiled afresh
+        found = marshal.loads(data[_CHECK:])
+    except Exception:  # written by a fracas before this one, say: compiled afresh
         return {}
     if not isinstance(found, dict):
         return {}
@@ -319,4 +357,5 @@ def _kept() -> dict[str, CodeType]:
 
 def _keep() -> None:
     # What other processes kept meanwhile stays too.
-    cache.store(_kept_name(), marshal.dumps({**_kept(), **(_compiled or {})}))
+    data = marshal.dumps({**_kept(), **(_compiled or {})})
+    cache.store(_kept_name(), cache.fingerprint(data).digest()[:_CHECK] + data)

@@ -15,6 +15,7 @@ import typing
 
 import pytest
 
+from fracas.dsl import records
 from fracas.dsl.records import record
 
 
@@ -144,9 +145,10 @@ def test_records_of_the_same_shape_share_one_compiled_init_under_their_own_names
         x: int
         y: int = 1
 
-    assert Left.__init__.__code__.co_code == Right.__init__.__code__.co_code
-    assert Left.__eq__.__code__.co_code == Right.__eq__.__code__.co_code
-    assert Right(2).y == 1 and Right(x=3, y=4).x == 3
+    Left.__init__, Left.__eq__
+    compiled = records.compiled_here
+    assert Right(2).y == 1 and Right(x=3, y=4).x == 3 and Right(2) == Right(2, 1)
+    assert records.compiled_here == compiled
     assert Right.__init__.__qualname__.endswith("Right.__init__")
 
 
@@ -240,3 +242,99 @@ def test_kept_code_that_cannot_be_read_is_compiled_afresh(tmp_path):
         kept.write_bytes(b"not marshalled code")
     assert _compiled_in_a_fresh_process(tmp_path) >= 1
     assert _compiled_in_a_fresh_process(tmp_path) == 0
+
+
+def test_kept_code_whose_check_passes_but_does_not_unmarshal_is_compiled_afresh(tmp_path):
+    from fracas.dsl.cache import fingerprint
+
+    _compiled_in_a_fresh_process(tmp_path)
+    for kept in (tmp_path / "fracas").glob("records-*"):
+        damaged = b"\xe3" + kept.read_bytes()[40:60]
+        kept.write_bytes(fingerprint(damaged).digest()[:32] + damaged)
+    assert _compiled_in_a_fresh_process(tmp_path) >= 1
+
+
+def test_a_frozen_slotted_record_with_post_init_is_copied_without_running_it_again():
+    runs = []
+
+    @record(frozen=True, slots=True)
+    class Counted:
+        a: int
+
+        def __post_init__(self) -> None:
+            runs.append(self.a)
+
+    made = Counted(1)
+    assert copy.copy(made) == made and copy.deepcopy(made) == made
+    assert runs == [1]
+
+
+def test_a_frozen_slotted_record_with_an_init_of_its_own_can_be_copied():
+    @record(frozen=True, slots=True)
+    class Doubled:
+        a: int
+
+        def __init__(self, half: int) -> None:
+            object.__setattr__(self, "a", 2 * half)
+
+    assert copy.copy(Doubled(3)).a == 6
+
+
+def test_a_plain_subclass_of_a_frozen_record_may_add_attributes_but_not_change_fields():
+    _, Thing = _pair(frozen=True)
+
+    class Noted(Thing):
+        pass
+
+    noted = Noted("a")
+    noted.extra = 1
+    assert noted.extra == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        noted.size = 2
+
+
+def test_a_changeable_record_may_not_inherit_from_a_frozen_one():
+    _, Thing = _pair(frozen=True)
+    with pytest.raises(TypeError, match="non-frozen"):
+        @record
+        class Loose(Thing):
+            extra: int = 0
+
+
+def test_a_keyword_only_field_is_refused():
+    with pytest.raises(TypeError, match="keyword-only"):
+        @record
+        class Named:
+            a: int = dataclasses.field(default=0, kw_only=True)
+
+
+def test_a_default_factory_is_shown_as_dataclass_shows_it():
+    theirs, mine = _pair()
+    assert str(inspect.signature(mine)) == "(name, size=3, tags=<factory>, note='')"
+    assert "tags: 'list' = <factory>" in str(inspect.signature(theirs))
+
+
+IMPORT_WITHOUT_A_HOME = """
+import os, pwd
+os.environ.pop("HOME", None)
+os.environ.pop("XDG_CACHE_HOME", None)
+def nobody(uid):
+    raise KeyError(uid)
+pwd.getpwuid = nobody
+from fracas import dsl
+rules = dsl.loads('rules "dice"\\noutcome total: int = 0\\naction throw() {\\n    total = roll(1, 6)\\n}\\n')
+print("loaded")
+"""
+
+
+def test_fracas_imports_and_runs_where_no_home_folder_can_be_found():
+    done = subprocess.run([sys.executable, "-c", IMPORT_WITHOUT_A_HOME], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "loaded"
+
+
+def test_a_process_that_compiles_no_shape_writes_nothing_at_exit(tmp_path):
+    _compiled_in_a_fresh_process(tmp_path)  # keeps the shapes it compiled
+    kept = {path: path.stat().st_mtime_ns for path in (tmp_path / "fracas").iterdir()}
+    assert _compiled_in_a_fresh_process(tmp_path) == 0
+    assert {path: path.stat().st_mtime_ns for path in (tmp_path / "fracas").iterdir()} == kept

@@ -149,3 +149,10 @@ def test_a_node_class_is_made_as_a_frozen_dataclass_would_make_it(cls: type) -> 
         setattr(by_place, names[-1], None)
     assert pickle.loads(pickle.dumps(by_place)) == by_place
     assert getattr(dataclasses.replace(by_place, **{names[-1]: "changed"}), names[-1]) == "changed"
+
+
+def test_the_runtime_imports_nothing_of_the_front_end_but_the_records_beneath_it() -> None:
+    shown = "import sys, fracas.interpreter.runtime.dice; print(' '.join(sorted(sys.modules)))"
+    loaded = set(subprocess.run([sys.executable, "-c", shown], check=True, capture_output=True, text=True).stdout.split())
+    front_end = {name for name in loaded if name.startswith("fracas.dsl.")}
+    assert front_end == {"fracas.dsl.records", "fracas.dsl.cache", "fracas.dsl.limits"}

@@ -39,7 +39,7 @@ def code_digest() -> bytes:
     """Python's version and the code of the interpreter's core and runtime: what generated code depends on
     beyond the ruleset (whose key covers the rules, the limits and the front end).
 
-    The modules are known by their stamps (size and time of change).
+    The modules are known by their stamps (see `cache.stamp` for why not by their text).
     """
     core = os.path.dirname(os.path.abspath(__file__))
     modules = [entry.path for folder in (core, os.path.join(os.path.dirname(core), "runtime"))
