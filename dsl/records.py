@@ -15,6 +15,11 @@ used, from code compiled once for every shape (how many fields, which are
 parameters, which have defaults or default factories) and renamed to the
 class's own fields; the code of each shape is kept in the user's cache, as
 Python keeps a module's bytecode, so that a process compiles none.
+
+`__dataclass_params__` says what dataclass itself was asked to write (no
+methods, never frozen); nothing in fracas reads it, and a record refuses
+itself what dataclass would refuse from it (a changeable record inheriting
+from a frozen one). Keyword-only fields, ClassVar and InitVar are refused.
 """
 
 from __future__ import annotations
