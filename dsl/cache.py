@@ -6,6 +6,7 @@ import contextlib
 import os
 import stat
 from pathlib import Path
+from collections.abc import Iterable
 from typing import TypeVar
 
 # BLAKE2b from the module hashlib itself takes it from, as the standard library's random.py takes
@@ -98,6 +99,16 @@ def stamp(path: str) -> str:
     """
     found = os.stat(path)
     return f"{path}\0{found.st_size}\0{found.st_mtime_ns}\0{found.st_ctime_ns}\0{found.st_ino}"
+
+
+def files_digest(paths: Iterable[str], *also: str) -> bytes:
+    """A digest of these files, by their stamps (in any order given), and of these other texts."""
+    return fingerprint("\0".join([*also, *sorted(map(stamp, paths))]).encode()).digest()
+
+
+def modules_in(folder: str) -> list[str]:
+    """The paths of the Python modules in this folder."""
+    return [entry.path for entry in os.scandir(folder) if entry.name.endswith(".py")]
 
 
 def name_for(kind: str, code: bytes, given: str) -> str:

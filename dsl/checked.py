@@ -66,9 +66,7 @@ def _front_end_digest() -> bytes:
 
 @functools.cache
 def _modules_digest() -> bytes:
-    folder = os.path.dirname(os.path.abspath(__file__))
-    modules = sorted(entry.path for entry in os.scandir(folder) if entry.name.endswith(".py"))
-    return kept.fingerprint("\0".join(map(kept.stamp, modules)).encode()).digest()
+    return kept.files_digest(kept.modules_in(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _cache_name(text: str, path: str, limits: Limits) -> str | None:

@@ -94,7 +94,7 @@ def code_digest() -> bytes:
         raise OSError("Lark is not installed")
     files = [str(grammar_path()), os.path.join(here, "syntax.py"), os.path.join(here, "nodes.py"),
              lark.origin]
-    return kept.fingerprint("\0".join([n.__name__, *map(kept.stamp, files)]).encode()).digest()
+    return kept.files_digest(files, n.__name__)
 
 
 def _cache_name(text: str, path: str, limits: Limits) -> str | None:

@@ -17,11 +17,12 @@ from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
+from fracas.dsl.cache import stamp
 from fracas.dsl.checked import keep_with
 from fracas.dsl.diagnostics import did_you_mean
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type, type_from
-from fracas.interpreter.core.kept_code import code_digest, stamp
+from fracas.interpreter.core.kept_code import code_digest
 from fracas.interpreter.core.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
                                                  records_in, where_written)
 from fracas.interpreter.core.program import Program

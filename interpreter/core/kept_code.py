@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-from fracas.dsl.cache import fingerprint, stamp
+from fracas.dsl.cache import files_digest, modules_in
 from fracas.dsl.checked import keep_with
 from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
@@ -42,10 +42,8 @@ def code_digest() -> bytes:
     The modules are known by their stamps (see `cache.stamp` for why not by their text).
     """
     core = os.path.dirname(os.path.abspath(__file__))
-    modules = [entry.path for folder in (core, os.path.join(os.path.dirname(core), "runtime"))
-               for entry in os.scandir(folder) if entry.name.endswith(".py")]
-    seen = sorted(map(stamp, modules))
-    return fingerprint("\0".join([sys.version, str(marshal.version), *seen]).encode()).digest()
+    modules = [*modules_in(core), *modules_in(os.path.join(os.path.dirname(core), "runtime"))]
+    return files_digest(modules, sys.version, str(marshal.version))
 
 
 def kept_for(rules: Ruleset) -> KeptCode | None:
