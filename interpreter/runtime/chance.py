@@ -618,6 +618,7 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         v = variant(body)
         start += (1 << (v + 1) * bits) + living[v]
     states: dict[int, int] = {start: 1}
+    longest = 1  # bits of the longest weight held: an upper bound, kept from the shot before
     # A shot's damage -> the moves of each living variant met so far, and how many variants that covers. A
     # move is the field shift of the variant, the addition that moves one of its bodies to the variant the
     # shot makes of it, and whether that charges work: not where the body stays as it was (a body that
@@ -634,23 +635,23 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
                     # One body fewer here, one more there, and one fewer living if it dies.
                     moves.append((here, (1 << there) - (1 << here) - (not living[w]), w != v))
             covered[0] = known
-        # The weights grow long as the lcms pile up: every step of work is charged by their length,
-        # once a shot (a shot's work is bounded by the states the last one held).
+        # The weights grow long as the lcms pile up: every step of work is charged by their length. A state
+        # is charged for its fields (as many as the variants, at most) and its weight's length, once, and
+        # once more for each body it moves: bounds known once a shot, not worked out state by state, where
+        # working them out cost a sixth of the shot. Charged before the shot too, for the states the last
+        # one left, so that a runaway stops before its work is done.
         step = math.lcm(*filter(None, {state & field for state in states}))  # a state with none alive splits nothing
         step_bits = step.bit_length()
-        # A state is charged by the variants it holds up to its last (the length of its fields past the
-        # living count, in fields), not by the width: the variants made for shots to come cost nothing yet.
-        held = [((state >> bits).bit_length() + bits - 1) // bits for state in states]
-        budget.spend(sum(held) + len(states) * step_size(step_bits), what)
-        spent = 0
+        cost = len(variants) + step_size(longest + step_bits)
+        budget.spend(len(states) * cost, what)
+        charges = 0
         following: dict[int, int] = {}
         get = following.get
-        for (state, weight), size in zip(states.items(), held):
-            cost = size + step_size(weight.bit_length() + step_bits)
+        for state, weight in states.items():
             targets = state & field
             if not targets:
                 following[state] = get(state, 0) + weight * step
-                spent += cost
+                charges += 1
                 continue
             share = weight * (step // targets)
             moved = 1  # the state is charged once, and once more for each body it moves
@@ -660,10 +661,11 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
                     key = state + move
                     following[key] = get(key, 0) + share * c
                     moved += charged
-            spent += cost * moved
-        budget.spend(spent, what)
+            charges += moved
+        budget.spend(charges * cost, what)
         budget.hold(len(following), what)
-        budget.spend(len(following) * step_size(max(following.values()).bit_length()), what)
+        longest = max(following.values()).bit_length()
+        budget.spend(len(following) * step_size(longest), what)
         states = _reduced(following, step)
     return _pools(states, variants, bits)
 
