@@ -114,6 +114,14 @@ def test_dense_power_by_squaring_equals_repeated_products():
     assert dense_power(ways, 13) == result
 
 
+@pytest.mark.parametrize("ways, count", [([5, 1], 1), ([2, 4], 30), ([7, 3], 200), ([1, 1], 9)])
+def test_dense_power_of_two_outcomes_is_the_binomial_of_repeated_products(ways, count):
+    result = [1]
+    for _ in range(count):
+        result = convolve(result, ways)
+    assert dense_power(ways, count) == result
+
+
 # ---- the primitives against enumerating every roll -----------------------------------------
 
 

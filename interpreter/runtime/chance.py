@@ -35,6 +35,7 @@ from fracas.interpreter.runtime.weights import (
     Budget,
     Memo,
     Weights,
+    binomial,
     step_size,
     uniform_dice,
 )
@@ -266,13 +267,9 @@ class Binomial(Chance):
         p = Fraction(self.p)
         hit, miss, n = p.numerator, p.denominator - p.numerator, self.n
         budget.hold(n + 1, self.describe())
-        budget.spend((n + 1) * step_size(n * p.denominator.bit_length()), self.describe())
         if not miss:
             return Weights.dense(n, [1])
-        ways = [miss**n]
-        for k in range(n):  # each weight from the one before: times (n - k) / (k + 1) * hit / miss
-            ways.append(ways[-1] * (n - k) * hit // ((k + 1) * miss))
-        return Weights.dense(0, ways)
+        return Weights.dense(0, binomial(miss, hit, n, budget, self.describe()))
 
     def forced(self, script: Iterator[int]) -> int:
         return scripted(script, f"{self.n} trials", 0, self.n)

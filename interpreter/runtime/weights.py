@@ -284,7 +284,10 @@ def _packed_product(a: list[int], b: list[int]) -> list[int]:
 
 
 def dense_power(ways: list[int], count: int, budget: Budget = UNLIMITED, what: str = "a sum of dice") -> list[int]:
-    """The weights of the sum of `count` independent copies of one whole-number outcome, by repeated squaring."""
+    """The weights of the sum of `count` independent copies of one whole-number outcome, by repeated squaring
+    (two outcomes next to each other, a die that fails or succeeds: the binomial, term by term)."""
+    if len(ways) == 2 and ways[0] and count > 0:
+        return binomial(ways[0], ways[1], count, budget, what)
     result = [1]
     base = ways
     remaining = count
@@ -297,6 +300,16 @@ def dense_power(ways: list[int], count: int, budget: Budget = UNLIMITED, what: s
             budget.spend(_cost(base, base), what)
             base = convolve(base, base)
     return result
+
+
+def binomial(miss: int, hit: int, count: int, budget: Budget = UNLIMITED, what: str = "trials") -> list[int]:
+    """The weights of k hits among `count` trials, each of weight `miss` to fail and `hit` to succeed:
+    comb(count, k) * hit**k * miss**(count - k), each from the one before."""
+    budget.spend((count + 1) * step_size(count * (miss + hit).bit_length()), what)
+    ways = [miss**count]
+    for k in range(count):
+        ways.append(ways[-1] * (count - k) * hit // ((k + 1) * miss))
+    return ways
 
 
 def step_size(bits: int) -> int:
