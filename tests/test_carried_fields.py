@@ -284,6 +284,7 @@ def test_a_value_drawn_and_added_into_an_outcome_makes_a_state_for_each_sum_not_
     without_folding(monkeypatch)
     plain = exact(dsl.loads(FOUR_ROLLS), Scenario("four_rolls", {}))
     assert folded.states == plain.states and folding * 10 < sum(runs.values())
+    assert list(folded.states) == list(plain.states)  # in the same order, too
     assert folded.mean("total") == 4 * 35 - Fraction(5, 2)
 
 
@@ -332,6 +333,21 @@ def test_summing_states_over_different_denominators_changes_no_probability(monke
     summed = exact(dsl.loads(SUMMED), Scenario("summed", {}))
     without_folding(monkeypatch)
     assert summed.states == exact(dsl.loads(SUMMED), Scenario("summed", {})).states
+
+
+MIXED = """outcome total: number = 0
+action mixed() {
+    total += (roll(1, 2) + 1) / 2
+    total += roll(2, 6)
+}
+"""
+
+
+def test_whole_numbers_and_halves_drawn_into_in_one_group_change_no_probability(monkeypatch):
+    summed = exact(dsl.loads(MIXED), Scenario("mixed", {}))
+    without_folding(monkeypatch)
+    plain = exact(dsl.loads(MIXED), Scenario("mixed", {}))
+    assert summed.states == plain.states and list(summed.states) == list(plain.states)
 
 
 ORDERED = """outcome a: int = 0

@@ -30,6 +30,7 @@ from fracas.dsl.limits import DEFAULT
 from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
 from fracas.interpreter.runtime.weights import Allowance, LimitError
 from fracas.interpreter.core.state import Frozen
+from fracas.interpreter.core.sums import SumTable
 from fracas.interpreter.core.values import show
 
 if TYPE_CHECKING:
@@ -647,20 +648,23 @@ class _Fold:
 
 
 class _Sums:
-    """The states a folded draw makes from a group of states, summed as a convolution: the states that differ
-    only in the outcome the fold changes (and draw the same distribution, over the same denominator) add
-    their numerators into one table of the outcome's new values, and a state is made for each new value,
-    not for each pair of a state and a value drawn (four 10d6 in a loop: 200 states and 51 values make
-    10,000 pairs and 250 states). The states come out in the order their first pair came, as the pairs
-    would have."""
+    """The states a folded draw makes from a group of states, summed: the states that differ only in the
+    outcome the fold changes (and draw the same distribution, over the same denominator) add their numerators
+    into one table of the outcome's new values, and a state is made for each new value, not for each pair of
+    a state and a value drawn (four 10d6 in a loop: 200 states and 51 values make 10,000 pairs and 250
+    states). Whole numbers added to a range of whole numbers are summed as one product of polynomials
+    (sums.SumTable); other folds pair by pair. The states come out in the order their first pair came, as
+    the pairs would have."""
 
     __slots__ = ("fold", "projection", "R", "tables", "order", "made", "limit", "pos")
 
     def __init__(self, fold: _Fold, projection: liveness.Projection, R: Run, limit: int, pos: Pos):
         self.fold, self.projection, self.R = fold, projection, R
-        # (frame kept, world, other outcomes, the rest of the state, the draw, denominator) -> value -> numerator
-        self.tables: dict[tuple[Any, ...], dict[Any, int]] = {}
-        self.order: list[tuple[tuple[Any, ...], dict[Any, int], Any]] = []  # (group, its table, value), as first met
+        # (frame kept, world, other outcomes, the rest of the state, the draw, denominator) -> the group's
+        # sums: a SumTable, or a table of each new value's numerator (the draw kept in it, under _DRAWN)
+        self.tables: dict[tuple[Any, ...], SumTable | dict[Any, int]] = {}
+        # (group, its table, value), as first met
+        self.order: list[tuple[tuple[Any, ...], SumTable | dict[Any, int], Any]] = []
         self.made: set[tuple[Any, ...]] = set()  # the states they make (groups of two draws may make one)
         # The states limit, checked as the states are met (as merging the pairs would have checked it), before
         # a sum met later can fail on its own account.
@@ -676,25 +680,45 @@ class _Sums:
         group = (kept, world, others, tail, id(drawn), bottom)
         table = self.tables.get(group)
         if table is None:
-            table = self.tables[group] = {}
-            table[_DRAWN] = drawn  # kept alive, so that its id stays its own while the group is summed
-        get, order, made, limit = table.get, self.order, self.made, self.limit
+            table = self.tables[group] = (
+                SumTable(drawn) if fold.op == "+=" and SumTable.fits(drawn.weights) else {_DRAWN: drawn})
+        if type(table) is SumTable and type(old) is int:
+            for new in table.add(old, top):
+                self._met(group, table, (kept, world, others, tail, new), new)
+            return
+        if type(table) is SumTable:  # an outcome that is not a whole number: the group is summed pair by pair
+            table = self.tables[group] = self._paired(table)
+        get = table.get
         for new, weight in zip(fold.news(old, drawn.weights, self.R), drawn.weights.values()):
             before = get(new)
             if before is None:
                 table[new] = top * weight
-                order.append((group, table, new))
-                made.add((kept, world, others, tail, new))
-                if len(made) > limit:
-                    raise RunError(self.pos, f"the exact engine holds more than {limit} states here", _ESTIMATE_HINT)
+                self._met(group, table, (kept, world, others, tail, new), new)
             else:
                 table[new] = before + top * weight
+
+    def _met(self, group: tuple[Any, ...], table: Any, state: tuple[Any, ...], new: Any) -> None:
+        self.order.append((group, table, new))
+        made = self.made
+        made.add(state)
+        if len(made) > self.limit:
+            raise RunError(self.pos, f"the exact engine holds more than {self.limit} states here", _ESTIMATE_HINT)
+
+    def _paired(self, sums: SumTable) -> dict[Any, int]:
+        """A group's sums so far as a plain table, the order's entries pointed at it."""
+        table = {_DRAWN: sums.drawn, **sums.table()}
+        self.order = [(group, table if found is sums else found, value) for group, found, value in self.order]
+        return table
 
     def states(self) -> Iterator[tuple[Key, Any, int]]:
         fold, R = self.fold, self.R
         for (kept, world, others, tail, _, bottom), table, value in self.order:
+            if type(table) is SumTable:
+                numerator, total = table.table()[value], table.drawn.total
+            else:
+                numerator, total = table[value], table[_DRAWN].total
             yield ((kept, world, fold.joined(R, others, value), *tail),  # type: ignore[misc]
-                   Scaled(table[value], bottom * table[_DRAWN].total), fold.following)
+                   Scaled(numerator, bottom * total), fold.following)
 
 
 _DRAWN = object()  # where a table of _Sums keeps its draw

@@ -1,0 +1,101 @@
+"""The sums of whole numbers and a draw, as one product of polynomials: a folded `total += roll(10, 6)`.
+
+States that differ only in the outcome a draw is added into give one table
+of the outcome's new values: the numerator of a new value is the sum, over
+the states, of each one's numerator times the weight of the value it needs
+drawn. Where the old values are whole numbers close together and the values
+drawn are every whole number of a range, that table is the product of two
+polynomials (`convolve`, which packs long ones into one integer product), not
+a double loop in Python over the pairs. The new values are also named in the
+order their first pair would have met them (each state's range of sums, less
+the sums met before), so that the states come out in the same order.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import Any
+
+from fracas.interpreter.runtime.weights import convolve
+
+# A table of old values this spread out (past 4 a value, and 16) is summed pair by pair: most of a
+# polynomial over its range would be zeros (Weights._dense_form draws the same line).
+_SPREAD = 4
+
+
+class SumTable:
+    """The states of one group added into one outcome: their old values with their numerators, the draw."""
+
+    __slots__ = ("drawn", "weights", "low", "high", "olds", "tops", "starts", "ends", "_table")
+
+    def __init__(self, drawn: Any):
+        # The draw (a distribution: its weights by value, and their total), kept alive: its identity is
+        # part of the group's key.
+        self.drawn = drawn
+        weights = self.weights = drawn.weights
+        values = list(weights)
+        self.low, self.high = (values[0], values[-1]) if values else (0, -1)
+        self.olds: list[int] = []
+        self.tops: list[int] = []
+        # The sums met so far, as ascending runs of whole numbers [starts[i], ends[i]], apart from each other.
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self._table: dict[int, int] | None = None
+
+    @staticmethod
+    def fits(weights: dict[Any, int]) -> bool:
+        """Whether the values drawn are every whole number from the lowest to the highest, in that order."""
+        values = list(weights)
+        return bool(values) and all(type(v) is int for v in values) and values == list(
+            range(values[0], values[0] + len(values)))
+
+    def add(self, old: int, top: int) -> list[int]:
+        """A state whose outcome is `old`, of numerator `top`: the sums it makes that none before it made,
+        in the order of the values drawn."""
+        self.olds.append(old)
+        self.tops.append(top)
+        return self._cover(old + self.low, old + self.high)
+
+    def _cover(self, a: int, b: int) -> list[int]:
+        starts, ends = self.starts, self.ends
+        first = bisect_left(ends, a)  # the first run that ends at a or after
+        fresh: list[int] = []
+        x, last = a, first
+        while last < len(starts) and starts[last] <= b:
+            if starts[last] > x:
+                fresh.extend(range(x, starts[last]))
+            x = max(x, ends[last] + 1)
+            last += 1
+        if x <= b:
+            fresh.extend(range(x, b + 1))
+        if last > first:
+            a, b = min(a, starts[first]), max(b, ends[last - 1])
+        starts[first:last] = [a]
+        ends[first:last] = [b]
+        return fresh
+
+    def table(self) -> dict[int, int]:
+        """Each sum made with its numerator."""
+        found = self._table
+        if found is None:
+            found = self._table = self._summed()
+        return found
+
+    def _summed(self) -> dict[int, int]:
+        olds, tops, weights = self.olds, self.tops, self.weights
+        if not olds:
+            return {}
+        lowest = min(olds)
+        span = max(olds) - lowest + 1
+        if span > _SPREAD * len(olds) + 16:
+            pairs: dict[int, int] = {}
+            for old, top in zip(olds, tops):
+                for value, weight in weights.items():
+                    pairs[old + value] = pairs.get(old + value, 0) + top * weight
+            return pairs
+        have = [0] * span
+        for old, top in zip(olds, tops):
+            have[old - lowest] += top
+        product = convolve(have, list(weights.values()))
+        start = lowest + self.low
+        return {start + i: n for i, n in enumerate(product) if n}
