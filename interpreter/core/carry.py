@@ -108,6 +108,10 @@ class Carried:
         for values, p in self.parts.items():
             yield values, Scaled(p.n * top, p.d * bottom)
 
+    def carries(self, field: Field) -> bool:
+        """Whether the field is one of those carried, varying or fixed."""
+        return field in self.names or any(name == field for name, _ in self.fixed)
+
     def total(self) -> Scaled:
         if len(self.parts) == 1:  # the common case where states leave a stretch: no carried value varies
             [part] = self.parts.values()
@@ -198,7 +202,37 @@ class Touch:
             other.fields, other.outcomes, other.slots)
 
 
-def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] | None:
+def summed_into(p: Carried, field: Field, sums: Callable[[list[tuple[Any, int]]], list[tuple[Any, int]]],
+                total: int) -> Carried:
+    """p with a value drawn (over `total`) taken into the carried field: for each combination of the other
+    values, the field's old values (each with a numerator, over one denominator) are given to `sums`, which
+    gives the field's new values with their numerators."""
+    fixed = dict(p.fixed)
+    if field in fixed:  # one value throughout: it varies from now on
+        names = tuple(sorted((*p.names, field), key=_order))
+        at = names.index(field)
+        kept = tuple(pair for pair in p.fixed if pair[0] != field)
+        old = fixed[field]
+        parts: Iterator[tuple[tuple[Any, ...], Scaled]] = (
+            (values[:at] + (old,) + values[at:], weight) for values, weight in p.items())
+    else:
+        names, kept, at = p.names, p.fixed, p.names.index(field)
+        parts = p.items()
+    groups: dict[tuple[Any, ...], list[tuple[Any, int]]] = {}
+    for values, weight in parts:
+        groups.setdefault((values[:at] + values[at + 1:], weight.d), []).append((values[at], weight.n))
+    summed: dict[tuple[Any, ...], Scaled] = {}
+    for (others, bottom), olds in groups.items():
+        for new, top in sums(olds):
+            values = others[:at] + (new,) + others[at:]
+            part = Scaled(top, bottom * total)
+            before = summed.get(values)
+            summed[values] = part if before is None else before + part
+    return Carried(names, summed, kept, owned=True)
+
+
+def carried_at(routine: Any, projection: Projection,
+               folds: dict[int, tuple[int, str]] | None = None) -> list[tuple[Field, ...]] | None:
     """For each block, the values its states carry (None: none anywhere). Every block with the same
     values has the same tuple, so that a test of identity compares them.
 
@@ -207,6 +241,12 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
     a stretch of such blocks where chance is drawn and more blocks follow. The first block, call sites
     and the blocks of while loops carry none: their states come from, or go to, code that works on
     plain probabilities.
+
+    `folds`: blocks that only take the value a draw just made into an outcome (fold block -> (its draw,
+    the outcome)). The engine runs such a block with its draw, summing the draw into the outcome's
+    carried values where both blocks carry it (summed_into): the block leaves the outcome alone as far
+    as carrying goes, so that a loop of `total += roll(10, 6)` carries the total all along. A fold block
+    carries the outcome only where its draw does.
     """
     found = projection.carried
     if found is not False:
@@ -219,6 +259,10 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
             if nxt >= 0:
                 predecessors[nxt].append(pc)
     touches = [_touched_by(block, routine.statics) for block in blocks]
+    for pc, (_, name) in (folds or {}).items():
+        touched = touches[pc]
+        if touched is not None and touched.outcomes is not None:
+            touches[pc] = Touch(touched.fields, touched.outcomes - {name}, touched.slots)
     changed_before = _changed_before(blocks, predecessors, routine.statics, routine.order)
     outcomes = {name for block in blocks for facts in getattr(block, "facts", ()) if facts is not None
                 for name in facts.outcome_sets}
@@ -238,6 +282,9 @@ def carried_at(routine: Any, projection: Projection) -> list[tuple[Field, ...]] 
     ahead = _spread(candidates, predecessors, seeds)  # blocks from which a seed lies ahead
     behind = _spread(candidates, routine.successors, seeds)  # blocks that a seed lies behind
     chosen = _alike_in_cycles([ahead[pc] | behind[pc] for pc in range(len(blocks))], routine.successors)
+    for pc, (draw, name) in (folds or {}).items():
+        if (OUTCOME, name) not in chosen[draw]:
+            chosen[pc].discard((OUTCOME, name))  # run as written, it reads and sets the outcome
     same: dict[tuple[Field, ...], tuple[Field, ...]] = {NONE: NONE}
     carried = []
     for pc in range(len(blocks)):

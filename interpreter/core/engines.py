@@ -306,7 +306,7 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
     interned = R.interned
     assert interned is not None
     routes: dict[int, tuple[int, dict[int, int]]] = {}  # a block -> where its states go, and what they forget
-    carried = carry.carried_at(routine, projection)
+    carried = _carried(routine, projection, R.gen)
     regroups: dict[tuple[int, int], carry.Regroup] = {}
     while waiting:
         _, pc = heapq.heappop(waiting)
@@ -553,12 +553,28 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         rest = (world if S.W is W else intern(S.W), outcomes if S.O is O else intern(S.O), S.stopped, S.stack,
                 S.depth)
         drawn = F[slot] if slot is not None else None
+        kind = type(p)
         if type(drawn) is not D.Dist:
-            yield (keep(following, F), *rest), p, following  # type: ignore[misc]
-            continue
+            if kind is not Carried or slot is None or following < 0:
+                yield (keep(following, F), *rest), p, following  # type: ignore[misc]
+                continue
+            # A draw that turned out certain: one that folds into a carried outcome is summed all the same.
+            fold = _folded(routine, pc, following, slot, projection, R.gen)
+            if fold is None or not p.carries((carry.OUTCOME, fold.name)):
+                yield (keep(following, F), *rest), p, following  # type: ignore[misc]
+                continue
+            drawn = D.Dist({drawn: 1}, 1)
         # A draw: one state for each value of the expression's distribution.
         fold = _folded(routine, pc, following, slot, projection, R.gen) if following >= 0 else None
-        kind = type(p)
+        if fold is not None and kind is Carried and p.carries((carry.OUTCOME, fold.name)):
+            # The outcome is carried: its values are summed with the draw's, the state stays one.
+            F[slot] = None
+            summed = carry.summed_into(p, (carry.OUTCOME, fold.name), _sums_of(fold, drawn, R), drawn.total)
+            if len(summed.parts) > engine.max_states:
+                raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {engine.max_states} "
+                               "states here", _ESTIMATE_HINT)
+            yield (keep(fold.following, F), *rest), summed, fold.following  # type: ignore[misc]
+            continue
         if fold is not None and (kind is Scaled or kind is Fraction or kind is int):
             if sums is None:
                 sums = _Sums(fold, projection, R, engine.max_states, _block_pos(routine, pc))
@@ -724,32 +740,77 @@ class _Sums:
 _DRAWN = object()  # where a table of _Sums keeps its draw
 
 
+def _sums_of(fold: _Fold, drawn: D.Dist, R: Run) -> Callable[[list[tuple[Any, int]]], list[tuple[Any, int]]]:
+    """For carry.summed_into: the new values of the outcome, each with its numerator, from its old values
+    (each with a numerator, over one denominator) and the draw; in the order the pairs meet them."""
+    weights = drawn.weights
+    whole = fold.op == "+=" and SumTable.fits(weights)
+
+    def sums(olds: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
+        if whole and all(type(old) is int for old, _ in olds):
+            table = SumTable(drawn)
+            order = [new for old, top in olds for new in table.add(old, top)]
+            found = table.table()
+            return [(new, found[new]) for new in order]
+        paired: dict[Any, int] = {}
+        for old, top in olds:
+            for new, weight in zip(fold.news(old, weights, R), weights.values()):
+                paired[new] = paired.get(new, 0) + top * weight
+        return list(paired.items())
+    return sums
+
+
 def _folded(routine: Routine, draw: int, pc: int, slot: int, projection: liveness.Projection,
             gen: Generator) -> _Fold | None:
     """The fold of block pc into the draw before it (block `draw`, into `slot`), if pc is a block that only
-    takes the value into an outcome and forgets, and neither block carries values (see _Fold)."""
+    takes the value into an outcome and forgets (see _Fold), and both blocks carry no values, or both carry
+    that outcome (see carry.summed_into)."""
     key = ("fold", draw, pc)
     found = projection.memo.get(key, False)
     if found is not False:
         return found  # type: ignore[no-any-return]
-    found = None
-    block = routine.blocks[pc]
-    carried = carry.carried_at(routine, projection)
-    if (isinstance(block, Block) and block.draw_slot is None and len(block.successors) == 1 and not block.writes_world
-            and pc not in routine.loops and block.lines
-            and (carried is None or carried[draw] is carry.NONE and carried[pc] is carry.NONE)):
-        following = block.successors[0]
-        live = projection.kept[following] if following >= 0 else projection.end
-        first, *others = [line for line, _ in block.lines]
-        match = _FOLD_LINE.fullmatch(first)
-        if (match is not None and int(match.group(3)) == slot and following != pc
-                and all(line in (f"return {following}", f"F[{slot}] = None") or _forgets_only(line, live)
-                        for line in others)):
-            pos = getattr(gen.namespace.get(match.group(4)), "pos", None)
-            if pos is not None:
-                found = _Fold(match.group(1), match.group(2), pos, following, slot)
+    found = _fold_shape(routine, draw, pc, slot, projection, gen)
+    carried = _carried(routine, projection, gen)
+    if found is not None and carried is not None and not (
+            carried[draw] is carry.NONE and carried[pc] is carry.NONE
+            or (carry.OUTCOME, found.name) in carried[draw] and (carry.OUTCOME, found.name) in carried[pc]):
+        found = None
     projection.memo[key] = found
     return found
+
+
+def _fold_shape(routine: Routine, draw: int, pc: int, slot: int, projection: liveness.Projection,
+                gen: Generator) -> _Fold | None:
+    """The fold of block pc into the draw before it, by the blocks' lines alone."""
+    block = routine.blocks[pc]
+    if not (isinstance(block, Block) and block.draw_slot is None and len(block.successors) == 1
+            and not block.writes_world and pc not in routine.loops and block.lines):
+        return None
+    following = block.successors[0]
+    live = projection.kept[following] if following >= 0 else projection.end
+    first, *others = [line for line, _ in block.lines]
+    match = _FOLD_LINE.fullmatch(first)
+    if (match is None or int(match.group(3)) != slot or following == pc
+            or not all(line in (f"return {following}", f"F[{slot}] = None") or _forgets_only(line, live)
+                       for line in others)):
+        return None
+    pos = getattr(gen.namespace.get(match.group(4)), "pos", None)
+    return None if pos is None else _Fold(match.group(1), match.group(2), pos, following, slot)
+
+
+def _carried(routine: Routine, projection: liveness.Projection, gen: Generator) -> list[tuple[carry.Field, ...]] | None:
+    """What each block's states carry (carry.carried_at), told which blocks fold a draw into an outcome: the
+    outcome they fold may be carried through them, the draw summed into its carried values."""
+    if projection.carried is False:
+        folds: dict[int, tuple[int, str]] = {}
+        for draw, block in enumerate(routine.blocks):
+            if isinstance(block, Block) and block.draw_slot is not None and len(block.successors) == 1:
+                pc = block.successors[0]
+                fold = _fold_shape(routine, draw, pc, block.draw_slot, projection, gen) if pc >= 0 else None
+                if fold is not None:
+                    folds[pc] = (draw, fold.name)
+        return carry.carried_at(routine, projection, folds)
+    return carry.carried_at(routine, projection)
 
 
 def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run,
