@@ -13,7 +13,6 @@ the sums met before), so that the states come out in the same order.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Any
 
 from fracas.interpreter.runtime.weights import convolve
@@ -57,6 +56,8 @@ class SumTable:
         return self._cover(old + self.low, old + self.high)
 
     def _cover(self, a: int, b: int) -> list[int]:
+        from bisect import bisect_left  # here: the engine imports this module, a run without a fold need not
+
         starts, ends = self.starts, self.ends
         first = bisect_left(ends, a)  # the first run that ends at a or after
         fresh: list[int] = []
