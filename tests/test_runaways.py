@@ -35,6 +35,18 @@ def test_a_sum_over_a_nested_comprehension_stops_at_the_work_limit(engine):
     assert line == 4 and message == "this resolution did more than 1000000 steps of work"
 
 
+@pytest.mark.parametrize("draw", ["roll(1, 1000)", "roll(1, 1000) / 7"], ids=["whole numbers", "fractions"])
+def test_a_loop_adding_wide_draws_into_an_outcome_stops_at_the_work_limit(draw):
+    # The total is carried through the loop and each draw summed into it: work charged as it is summed.
+    text = ('rules "runaways"\noutcome total: number = 0\naction go() {\n  for i in range(10000) {\n'
+            f"    total += {draw}\n  }}\n}}\n")
+    rules = dsl.loads(text, "runaway.rules", Limits(work=20_000))
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    d = caught.value.diagnostics[0]
+    assert d.line == 5 and d.message == "this resolution did more than 20000 steps of work"
+
+
 def test_forty_chance_branches_in_one_statement_stop_at_the_state_limit():
     line, message, hint = stopped("let all = [" + ", ".join(["chance(1/2)"] * 40) + "]\nx = len(all)", "exact")
     assert line == 4 and message == "one statement has more than 200000 ways to turn out"

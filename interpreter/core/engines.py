@@ -569,7 +569,8 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         if fold is not None and kind is Carried and p.carries((carry.OUTCOME, fold.name)):
             # The outcome is carried: its values are summed with the draw's, the state stays one.
             F[slot] = None
-            summed = carry.summed_into(p, (carry.OUTCOME, fold.name), _sums_of(fold, drawn, R), drawn.total)
+            summed = carry.summed_into(p, (carry.OUTCOME, fold.name),
+                                       _sums_of(fold, drawn, R, _block_pos(routine, pc)), drawn.total)
             if len(summed.parts) > engine.max_states:
                 raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {engine.max_states} "
                                "states here", _ESTIMATE_HINT)
@@ -704,6 +705,7 @@ class _Sums:
             return
         if type(table) is SumTable:  # an outcome that is not a whole number: the group is summed pair by pair
             table = self.tables[group] = self._paired(table)
+        rt.spend(self.R, len(drawn.weights), self.pos)  # a step a pair, as _sums_of charges them
         get = table.get
         for new, weight in zip(fold.news(old, drawn.weights, self.R), drawn.weights.values()):
             before = get(new)
@@ -740,18 +742,24 @@ class _Sums:
 _DRAWN = object()  # where a table of _Sums keeps its draw
 
 
-def _sums_of(fold: _Fold, drawn: D.Dist, R: Run) -> Callable[[list[tuple[Any, int]]], list[tuple[Any, int]]]:
+def _sums_of(fold: _Fold, drawn: D.Dist, R: Run, pos: Pos) -> Callable[[list[tuple[Any, int]]], list[tuple[Any, int]]]:
     """For carry.summed_into: the new values of the outcome, each with its numerator, from its old values
-    (each with a numerator, over one denominator) and the draw; in the order the pairs meet them."""
+    (each with a numerator, over one denominator) and the draw; in the order the pairs meet them.
+
+    Charged as work before it is done, in the engine's steps (a block run on a state): two for each old
+    value summed as polynomials (measured: a carried part costs about two block runs there), one for each
+    pair of an old value and a value drawn otherwise (a sum of fractions in Python)."""
     weights = drawn.weights
     whole = fold.op == "+=" and SumTable.fits(weights)
 
     def sums(olds: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
         if whole and all(type(old) is int for old, _ in olds):
+            rt.spend(R, 2 * len(olds), pos)
             table = SumTable(drawn)
             order = [new for old, top in olds for new in table.add(old, top)]
             found = table.table()
             return [(new, found[new]) for new in order]
+        rt.spend(R, len(olds) * len(weights), pos)
         paired: dict[Any, int] = {}
         for old, top in olds:
             for new, weight in zip(fold.news(old, weights, R), weights.values()):
