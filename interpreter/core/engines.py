@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
@@ -810,11 +811,14 @@ def _carried(routine: Routine, projection: liveness.Projection, gen: Generator) 
     """What each block's states carry (carry.carried_at), told which blocks fold a draw into an outcome: the
     outcome they fold may be carried through them, the draw summed into its carried values."""
     if projection.carried is False:
+        # A fold block that some other block leads to would run as written there, with its outcome carried.
+        reached = Counter(pc for following in routine.successors for pc in following)
         folds: dict[int, tuple[int, str]] = {}
         for draw, block in enumerate(routine.blocks):
             if isinstance(block, Block) and block.draw_slot is not None and len(block.successors) == 1:
                 pc = block.successors[0]
-                fold = _fold_shape(routine, draw, pc, block.draw_slot, projection, gen) if pc >= 0 else None
+                fold = (_fold_shape(routine, draw, pc, block.draw_slot, projection, gen)
+                        if pc >= 0 and reached[pc] == 1 else None)
                 if fold is not None:
                     folds[pc] = (draw, fold.name)
         return carry.carried_at(routine, projection, folds)
