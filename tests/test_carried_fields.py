@@ -324,6 +324,44 @@ def test_a_total_carried_through_a_loop_of_draws_holds_one_part_per_sum(monkeypa
     assert max(runs.values()) == 3  # one state a pass through the loop (and one leaving it), not one a total
 
 
+CARRIED_FOLDS = {
+    "set": ("outcome last: int = 0\naction go() {\n for i in range(3) {\n  last = roll(1, 6)\n }\n}\n", True),
+    "taken away": ("outcome total: int = 0\naction go() {\n for i in range(3) {\n  total -= roll(2, 4)\n }\n}\n",
+                   True),
+    "halves": ("outcome total: number = 1/3\naction go() {\n for i in range(3) {\n  total += roll(1, 3) / 2\n }\n}\n",
+               True),
+    "certain": ("outcome total: int = 0\naction go() {\n for i in range(3) {\n  total += roll(1, 1)\n"
+                "  total += roll(0, 6)\n }\n}\n", True),
+    "stopped": ("outcome total: int = 0\naction go() {\n for i in range(4) {\n  total += roll(1, 6)\n"
+                "  if roll(1, 6) == 6 {\n   stop \"six\"\n  }\n }\n}\n", True),
+    "beside another": ("outcome a: int = 0\noutcome b: int = 0\naction go() {\n b = roll(1, 10)\n"
+                       " for i in range(3) {\n  a += roll(1, 6)\n }\n}\n", False),
+}
+
+
+@pytest.mark.parametrize("outcomes_only", [True, False], ids=["outcomes", "whole-states"])
+@pytest.mark.parametrize("name", CARRIED_FOLDS)
+def test_an_outcome_carried_through_a_loop_of_draws_changes_no_probability(name, outcomes_only, monkeypatch):
+    """Carried where its draw carries nothing else; beside another value that varies, each total keeps a
+    state of its own (sharing the other's parts), as without folding."""
+    text, carried = CARRIED_FOLDS[name]
+    summed: list[int] = []
+    summed_into = carry.summed_into
+    monkeypatch.setattr(carry, "summed_into", lambda *given: summed.append(1) or summed_into(*given))
+    taken = exact(dsl.loads(text), Scenario("go", {}), outcomes_only=outcomes_only).states
+    assert bool(summed) is carried
+    without_folding(monkeypatch)
+    assert taken == exact(dsl.loads(text), Scenario("go", {}), outcomes_only=outcomes_only).states
+
+
+def test_a_total_carried_through_a_loop_stops_at_the_state_limit_as_its_sums_grow():
+    text = "outcome total: int = 0\naction go() {\n for i in range(3) {\n  total += roll(1, 100)\n }\n}\n"
+    with pytest.raises(ScenarioError) as caught:
+        exact(dsl.loads(text), Scenario("go", {}), max_states=150)
+    d = caught.value.diagnostics[0]
+    assert d.line == 4 and d.message == "the exact engine holds more than 150 states here"
+
+
 HALVES_ONCE = """outcome total: number = 0
 action halves() {
     total += roll(1, 3) / 2

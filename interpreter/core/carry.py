@@ -245,12 +245,37 @@ def carried_at(routine: Any, projection: Projection,
     `folds`: blocks that only take the value a draw just made into an outcome (fold block -> (its draw,
     the outcome)). The engine runs such a block with its draw, summing the draw into the outcome's
     carried values where both blocks carry it (summed_into): the block leaves the outcome alone as far
-    as carrying goes, so that a loop of `total += roll(10, 6)` carries the total all along. A fold block
-    carries the outcome only where its draw does.
+    as carrying goes, so that a loop of `total += roll(10, 6)` carries the total all along. Only where
+    its draw carries nothing else: beside another carried value that varies, the sums would be kept
+    for each combination of the two (a part for each), where states of one sum each share the other's
+    parts. A fold block carries the outcome only where its draw does.
     """
     found = projection.carried
     if found is not False:
         return found  # type: ignore[no-any-return]
+    blocks = routine.blocks
+    folds = dict(folds or {})
+    while True:
+        chosen = _chosen(routine, projection, folds)
+        alone = {pc: (draw, name) for pc, (draw, name) in folds.items() if chosen[draw] <= {(OUTCOME, name)}}
+        if alone == folds:
+            break
+        folds = alone  # told again, of the folds whose draws carry nothing else
+    for pc, (draw, name) in folds.items():
+        if (OUTCOME, name) not in chosen[draw]:
+            chosen[pc].discard((OUTCOME, name))  # run as written, it reads and sets the outcome
+    same: dict[tuple[Field, ...], tuple[Field, ...]] = {NONE: NONE}
+    carried = []
+    for pc in range(len(blocks)):
+        kept = tuple(sorted(chosen[pc], key=repr))
+        carried.append(same.setdefault(kept, kept))
+    result = carried if any(carried) else None
+    projection.carried = result
+    return result
+
+
+def _chosen(routine: Any, projection: Projection, folds: dict[int, tuple[int, str]]) -> list[set[Field]]:
+    """The values each block would carry, told of these folds (see carried_at)."""
     blocks = routine.blocks
     in_loops = {pc for region in routine.loops.values() for pc in region}
     predecessors: list[list[int]] = [[] for _ in blocks]
@@ -259,7 +284,7 @@ def carried_at(routine: Any, projection: Projection,
             if nxt >= 0:
                 predecessors[nxt].append(pc)
     touches = [_touched_by(block, routine.statics) for block in blocks]
-    for pc, (_, name) in (folds or {}).items():
+    for pc, (_, name) in folds.items():
         touched = touches[pc]
         if touched is not None and touched.outcomes is not None:
             touches[pc] = Touch(touched.fields, touched.outcomes - {name}, touched.slots)
@@ -281,18 +306,7 @@ def carried_at(routine: Any, projection: Projection,
              for f in candidates[pc] if _followed(candidates, routine.successors, pc, f, BLOCKS_AFTER_A_DRAW)]
     ahead = _spread(candidates, predecessors, seeds)  # blocks from which a seed lies ahead
     behind = _spread(candidates, routine.successors, seeds)  # blocks that a seed lies behind
-    chosen = _alike_in_cycles([ahead[pc] | behind[pc] for pc in range(len(blocks))], routine.successors)
-    for pc, (draw, name) in (folds or {}).items():
-        if (OUTCOME, name) not in chosen[draw]:
-            chosen[pc].discard((OUTCOME, name))  # run as written, it reads and sets the outcome
-    same: dict[tuple[Field, ...], tuple[Field, ...]] = {NONE: NONE}
-    carried = []
-    for pc in range(len(blocks)):
-        kept = tuple(sorted(chosen[pc], key=repr))
-        carried.append(same.setdefault(kept, kept))
-    result = carried if any(carried) else None
-    projection.carried = result
-    return result
+    return _alike_in_cycles([ahead[pc] | behind[pc] for pc in range(len(blocks))], routine.successors)
 
 
 # A value is carried through a stretch of blocks that leave it alone only if a draw there is followed by at

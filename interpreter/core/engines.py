@@ -555,19 +555,18 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
                 S.depth)
         drawn = F[slot] if slot is not None else None
         kind = type(p)
+        fold = _folded(routine, pc, following, slot, projection, R.gen) if slot is not None and following >= 0 else None
+        carried_fold = fold is not None and kind is Carried and p.carries((carry.OUTCOME, fold.name))
         if type(drawn) is not D.Dist:
-            if kind is not Carried or slot is None or following < 0:
+            if not carried_fold:
                 yield (keep(following, F), *rest), p, following  # type: ignore[misc]
                 continue
-            # A draw that turned out certain: one that folds into a carried outcome is summed all the same.
-            fold = _folded(routine, pc, following, slot, projection, R.gen)
-            if fold is None or not p.carries((carry.OUTCOME, fold.name)):
-                yield (keep(following, F), *rest), p, following  # type: ignore[misc]
-                continue
+            # A draw that turned out certain, into an outcome carried: its fold block, which reads and sets
+            # the outcome, cannot run with the outcome carried; the value is summed in as a draw's would be.
             drawn = D.Dist({drawn: 1}, 1)
         # A draw: one state for each value of the expression's distribution.
-        fold = _folded(routine, pc, following, slot, projection, R.gen) if following >= 0 else None
-        if fold is not None and kind is Carried and p.carries((carry.OUTCOME, fold.name)):
+        if carried_fold:
+            assert fold is not None
             # The outcome is carried: its values are summed with the draw's, the state stays one.
             F[slot] = None
             summed = carry.summed_into(p, (carry.OUTCOME, fold.name),
@@ -706,7 +705,8 @@ class _Sums:
             return
         if type(table) is SumTable:  # an outcome that is not a whole number: the group is summed pair by pair
             table = self.tables[group] = self._paired(table)
-        rt.spend(self.R, len(drawn.weights), self.pos)  # a step a pair, as _sums_of charges them
+        rt.spend(self.R, _pair_steps(len(drawn.weights), type(old) is int and all(
+            type(value) is int for value in drawn.weights)), self.pos)
         get = table.get
         for new, weight in zip(fold.news(old, drawn.weights, self.R), drawn.weights.values()):
             before = get(new)
@@ -743,24 +743,33 @@ class _Sums:
 _DRAWN = object()  # where a table of _Sums keeps its draw
 
 
+def _pair_steps(pairs: int, whole: bool) -> int:
+    """The engine's steps (a block run on a state) that summing so many pairs of an old value and a value
+    drawn costs: whole numbers add in about an eighth of a block run, other numbers (fractions, through
+    `rt.combine`) in about half of one. A fold's few pairs cost nothing more than the block's run."""
+    return pairs // 8 if whole else pairs // 2
+
+
 def _sums_of(fold: _Fold, drawn: D.Dist, R: Run, pos: Pos) -> Callable[[list[tuple[Any, int]]], list[tuple[Any, int]]]:
     """For carry.summed_into: the new values of the outcome, each with its numerator, from its old values
     (each with a numerator, over one denominator) and the draw; in the order the pairs meet them.
 
     Charged as work before it is done, in the engine's steps (a block run on a state): two for each old
-    value summed as polynomials (measured: a carried part costs about two block runs there), one for each
-    pair of an old value and a value drawn otherwise (a sum of fractions in Python)."""
+    value summed as polynomials (measured: a carried part costs about two block runs there), and pairs
+    otherwise as _pair_steps charges them."""
     weights = drawn.weights
     whole = fold.op == "+=" and SumTable.fits(weights)
+    drawn_whole = all(type(value) is int for value in weights)
 
     def sums(olds: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
-        if whole and all(type(old) is int for old, _ in olds):
+        olds_whole = all(type(old) is int for old, _ in olds)
+        if whole and olds_whole:
             rt.spend(R, 2 * len(olds), pos)
             table = SumTable(drawn)
             order = [new for old, top in olds for new in table.add(old, top)]
             found = table.table()
             return [(new, found[new]) for new in order]
-        rt.spend(R, len(olds) * len(weights), pos)
+        rt.spend(R, _pair_steps(len(olds) * len(weights), olds_whole and drawn_whole), pos)
         paired: dict[Any, int] = {}
         for old, top in olds:
             for new, weight in zip(fold.news(old, weights, R), weights.values()):

@@ -17,9 +17,10 @@ from typing import Any
 
 from fracas.interpreter.runtime.weights import convolve
 
-# A table of old values this spread out (past 4 a value, and 16) is summed pair by pair: most of a
-# polynomial over its range would be zeros (Weights._dense_form draws the same line).
+# A table of old values spread out past _SPREAD whole numbers a value, and _SPREAD_FROM more, is summed pair
+# by pair: most of a polynomial over its range would be zeros (Weights._dense_form draws the same line).
 _SPREAD = 4
+_SPREAD_FROM = 16
 
 
 class SumTable:
@@ -32,8 +33,8 @@ class SumTable:
         # part of the group's key.
         self.drawn = drawn
         weights = self.weights = drawn.weights
-        values = list(weights)
-        self.low, self.high = (values[0], values[-1]) if values else (0, -1)
+        values = list(weights)  # every whole number from the lowest to the highest (see fits)
+        self.low, self.high = values[0], values[-1]
         self.olds: list[int] = []
         self.tops: list[int] = []
         # The sums met so far, as ascending runs of whole numbers [starts[i], ends[i]], apart from each other.
@@ -88,7 +89,7 @@ class SumTable:
             return {}
         lowest = min(olds)
         span = max(olds) - lowest + 1
-        if span > _SPREAD * len(olds) + 16:
+        if span > _SPREAD * len(olds) + _SPREAD_FROM:
             pairs: dict[int, int] = {}
             for old, top in zip(olds, tops):
                 for value, weight in weights.items():
