@@ -706,7 +706,7 @@ class _Sums:
         if type(table) is SumTable:  # an outcome that is not a whole number: the group is summed pair by pair
             table = self.tables[group] = self._paired(table)
         rt.spend(self.R, _pair_steps(len(drawn.weights), type(old) is int and all(
-            type(value) is int for value in drawn.weights)), self.pos)
+            type(value) is int for value in drawn.weights), _PAIRS_IN_A_STEP), self.pos)
         get = table.get
         for new, weight in zip(fold.news(old, drawn.weights, self.R), drawn.weights.values()):
             before = get(new)
@@ -743,11 +743,17 @@ class _Sums:
 _DRAWN = object()  # where a table of _Sums keeps its draw
 
 
-def _pair_steps(pairs: int, whole: bool) -> int:
+def _pair_steps(pairs: int, whole: bool, covered: int = 0) -> int:
     """The engine's steps (a block run on a state) that summing so many pairs of an old value and a value
-    drawn costs: whole numbers add in about an eighth of a block run, other numbers (fractions, through
-    `rt.combine`) in about half of one. A fold's few pairs cost nothing more than the block's run."""
+    drawn costs, less the `covered` ones a state's step pays for already: whole numbers add in about an
+    eighth of a block run, other numbers (fractions, through `rt.combine`) in about half of one."""
+    pairs = max(0, pairs - covered)
     return pairs // 8 if whole else pairs // 2
+
+
+# The pairs of a draw folded into an uncarried state's outcome that its block run, charged as a step, pays
+# for: a few dice faces cost no more than a block's run.
+_PAIRS_IN_A_STEP = 8
 
 
 def _sums_of(fold: _Fold, drawn: D.Dist, R: Run, pos: Pos) -> Callable[[list[tuple[Any, int]]], list[tuple[Any, int]]]:
