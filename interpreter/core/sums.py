@@ -57,9 +57,14 @@ class SumTable:
         return self._cover(old + self.low, old + self.high)
 
     def _cover(self, a: int, b: int) -> list[int]:
+        starts, ends = self.starts, self.ends
+        if ends and starts[-1] <= a <= ends[-1] + 1 and b >= ends[-1]:
+            # Old values met in ascending order (most are): the range reaches past the last run, and only that.
+            fresh = list(range(ends[-1] + 1, b + 1))
+            ends[-1] = b
+            return fresh
         from bisect import bisect_left  # here: the engine imports this module, a run without a fold need not
 
-        starts, ends = self.starts, self.ends
         first = bisect_left(ends, a)  # the first run that ends at a or after
         fresh: list[int] = []
         x, last = a, first
