@@ -10,7 +10,7 @@ import pytest
 
 from fracas import dsl
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
-from fracas.interpreter.core import carry, engines, liveness, loops
+from fracas.interpreter.core import carry, engines, folds, liveness, loops
 from fracas.interpreter.core.codegen import generator_for
 from fracas.interpreter.core.dist import Scaled
 
@@ -48,7 +48,7 @@ def without_going_past(monkeypatch: pytest.MonkeyPatch) -> None:
 def without_folding(monkeypatch: pytest.MonkeyPatch) -> None:
     """No draw folded into the block after it, and so no outcome carried through the blocks that fold it:
     what the blocks carry is worked out afresh, told of no folds (not read from a projection that was)."""
-    monkeypatch.setattr(engines, "_folded", lambda *facts: None)
+    monkeypatch.setattr(folds, "folded", lambda *facts: None)
     carried_at = carry.carried_at
 
     def told_of_no_folds(routine, projection, folds=None):
@@ -372,14 +372,14 @@ action halves() {
 
 def test_states_that_differ_only_in_the_outcome_a_draw_adds_into_are_summed_one_state_per_new_value(monkeypatch):
     made: list[int] = []
-    states = engines._Sums.states
+    states = folds.Sums.states
 
     def counted(sums):
         found = list(states(sums))
         made.append(len(found))
         return iter(found)
 
-    monkeypatch.setattr(engines._Sums, "states", counted)
+    monkeypatch.setattr(folds.Sums, "states", counted)
     exact(dsl.loads(HALVES_ONCE), Scenario("halves", {}))
     assert made == [3, 5]  # the second draw: 3 totals and 3 halves added make 5 sums, not 9 pairs
 

@@ -6,6 +6,10 @@ from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.nodes import Pos
 
 
+# What a limit of the exact engine's states suggests.
+ESTIMATE_HINT = "estimate by sampling instead (fracas odds --samples N), or raise the limit with --limit states=N"
+
+
 class RunError(Exception):
     """A rule could not be carried out (a field of none, a division by zero, a limit)."""
 
