@@ -101,7 +101,7 @@ class Sums:
     (sums.SumTable); other folds pair by pair. The states come out in the order their first pair came, as
     the pairs would have."""
 
-    __slots__ = ("fold", "projection", "R", "tables", "order", "made", "limit", "pos")
+    __slots__ = ("fold", "projection", "R", "tables", "order", "made", "limit", "pos", "whole_draws")
 
     def __init__(self, fold: Fold, projection: liveness.Projection, R: Any, limit: int, pos: Pos):
         self.fold, self.projection, self.R = fold, projection, R
@@ -114,6 +114,7 @@ class Sums:
         # The states limit, checked as the states are met (as merging the pairs would have checked it), before
         # a sum met later can fail on its own account.
         self.limit, self.pos = limit, pos
+        self.whole_draws: dict[int, bool] = {}  # a draw (by identity, kept alive by its group) -> all whole numbers
 
     def add(self, F: list[Any], rest: tuple[Any, ...], drawn: D.Dist, p: Any) -> None:
         fold = self.fold
@@ -133,8 +134,10 @@ class Sums:
             return
         if type(table) is SumTable:  # an outcome that is not a whole number: the group is summed pair by pair
             table = self.tables[group] = self._paired(table)
-        rt.spend(self.R, _pair_steps(len(drawn.weights), type(old) is int and all(
-            type(value) is int for value in drawn.weights), _PAIRS_IN_A_STEP), self.pos)
+        whole = self.whole_draws.get(id(drawn))
+        if whole is None:  # looked at once a draw, not once a state
+            whole = self.whole_draws[id(drawn)] = all(type(value) is int for value in drawn.weights)
+        rt.spend(self.R, _pair_steps(len(drawn.weights), whole and type(old) is int, _PAIRS_IN_A_STEP), self.pos)
         get = table.get
         for new, weight in zip(fold.news(old, drawn.weights, self.R), drawn.weights.values()):
             before = get(new)
