@@ -722,7 +722,6 @@ class Generator:
             lone = [(expr, names, self._function_name(function)) for (_, names), (expr, function) in self._lone.items()]
         except LookupError:
             return None
-        lone += [(expr, names, name) for (_, names), (expr, name, _) in self._waiting.items()]
         later = {name: data for expr, name, data in self._waiting.values()}
         first = []
         for module in self.code:
@@ -731,12 +730,19 @@ class Generator:
                 first.append(module)
             else:
                 later[name] = marshal.dumps(module)
-        constants = [(name, _Primitive.of(self.namespace[name])) for name in self._constants.values()]
-        if not all(isinstance(value, _KEPT_CONSTANTS) or value is ANY_BODY for _, value in constants):
+        # Lone functions in the modules run first, and those whose own modules wait: sorted here, so that a
+        # process reading them back builds its tables in one pass each (a first call's cost, every process).
+        waiting = [(expr, names, name, later[name]) for expr, names, name in lone if name in later]
+        waiting += [(expr, names, name, data) for (_, names), (expr, name, data) in self._waiting.items()]
+        lone = [entry for entry in lone if entry[2] not in later]
+        constants = {name: _Primitive.of(self.namespace[name]) for name in self._constants.values()}
+        if not all(isinstance(value, _KEPT_CONSTANTS) or value is ANY_BODY for value in constants.values()):
             return None  # a constant the code may compare by identity, which a pickle would not keep
-        parts = {"constants": constants,
+        primitives = {name: value for name, value in constants.items() if isinstance(value, _Primitive)}
+        plain = {name: value for name, value in constants.items() if name not in primitives}
+        parts = {"constants": plain, "primitives": primitives,
                  "counter": next(self._counter), "functions made": set(self.functions_made),
-                 "summaries": dict(self._summaries), "lone": lone, "routines": routines, "later": later}
+                 "summaries": dict(self._summaries), "lone": lone, "waiting": waiting, "routines": routines}
         return KeptCode(made_by, marshal.dumps(first), parts)
 
     def _function_name(self, function: Callable[..., Any]) -> str:
@@ -754,10 +760,10 @@ class Generator:
         gen = cls(rules)
         try:
             parts = found.parts
-            for name, value in parts["constants"]:
-                value = value.found() if isinstance(value, _Primitive) else value
-                gen.namespace[name] = value
-                gen._read_back_constants.append((name, value))
+            constants = {**parts["constants"],
+                         **{name: value.found() for name, value in parts["primitives"].items()}}
+            gen.namespace.update(constants)
+            gen._read_back_constants = list(constants.items())
             for module in code:
                 exec(module, gen.namespace)
             namespace = gen.namespace
@@ -770,12 +776,8 @@ class Generator:
                                                       sampled=found_functions(routine.sampled),
                                                       projections=dict(routine.projections))
                             for name, routine in parts["routines"].items()}
-            later = parts["later"]
-            for expr, names, name in parts["lone"]:
-                if name in later:
-                    gen._waiting[(id(expr), names)] = (expr, name, later[name])
-                else:
-                    gen._lone[(id(expr), names)] = (expr, namespace[name])
+            gen._lone = {(id(expr), names): (expr, namespace[name]) for expr, names, name in parts["lone"]}
+            gen._waiting = {(id(expr), names): (expr, name, data) for expr, names, name, data in parts["waiting"]}
             gen._counter = itertools.count(parts["counter"])
             gen.functions_made = set(parts["functions made"])
             gen._summaries = dict(parts["summaries"])
