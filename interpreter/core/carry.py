@@ -105,8 +105,14 @@ class Carried:
         if top == bottom:
             yield from self.parts.items()
             return
+        # The parts of one draw share a denominator: multiplied out once, not once a part (numbers that are
+        # thousands of digits long after a long run of draws; the product is most of a merge's cost there).
+        last = scaled = None
         for values, p in self.parts.items():
-            yield values, Scaled(p.n * top, p.d * bottom)
+            d = p.d
+            if d is not last:
+                last, scaled = d, d * bottom
+            yield values, Scaled(p.n * top, scaled)
 
     def carries(self, field: Field) -> bool:
         """Whether the field is one of those carried, varying or fixed."""
@@ -536,19 +542,19 @@ class Regroup:
     def _world_with(self, world: int, put: tuple[tuple[Field, Any], ...]) -> int:
         found = self._put_worlds.get((world, put))
         if found is None:
-            changed = dict(self.interned.values[world])
+            changed = Frozen(self.interned.values[world])  # a new one, filled before it is first hashed
             for (entity, name), value in put:
                 changed[entity] = self.interned.changed(changed[entity], name, value)
-            found = self._put_worlds[(world, put)] = self.interned.id(Frozen(changed))
+            found = self._put_worlds[(world, put)] = self.interned.id(changed)
         return found
 
     def _outcomes_with(self, outcomes: int, put: tuple[tuple[Field, Any], ...]) -> int:
         found = self._put_outcomes.get((outcomes, put))
         if found is None:
-            changed = dict(self.interned.values[outcomes])
+            changed = Frozen(self.interned.values[outcomes])
             for (_, name), value in put:
                 changed[name] = value
-            found = self._put_outcomes[(outcomes, put)] = self.interned.id(Frozen(changed))
+            found = self._put_outcomes[(outcomes, put)] = self.interned.id(changed)
         return found
 
     def _take(self, key: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:

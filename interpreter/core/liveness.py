@@ -133,7 +133,7 @@ class Projection:
         found = seen.get(world)
         if found is not None:
             return found
-        changed: dict[str, Record] | None = None
+        changed: Frozen | None = None  # a new one, filled before it is first hashed
         for id, record in world.items():
             key = (pc, id, record.shape)
             dead = self._dead_fields.get(key)
@@ -144,9 +144,9 @@ class Projection:
                 for i in dead[2]:
                     values[i] = None
                 if changed is None:
-                    changed = dict(world)
+                    changed = Frozen(world)
                 changed[id] = Record(record.shape, tuple(values))
-        found = seen[world] = world if changed is None else Frozen(changed)
+        found = seen[world] = world if changed is None else changed
         return found
 
     def _dead(self, pc: int, live: Live, id: str, record: Record) -> tuple[Any, Any, tuple[int, ...]] | tuple[()]:
