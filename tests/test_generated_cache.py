@@ -182,3 +182,16 @@ def test_what_a_later_run_works_out_of_the_flow_is_kept_too(tmp_path, cache_fold
     kept = generator_for(dsl.load(path)).routine("strike").projections
     assert any(not observe_all for observe_all, _ in kept)
     assert all(projection.carried is not False for projection in kept.values())
+
+
+def test_a_builtin_the_code_calls_reads_back_as_the_builtin_itself(tmp_path, cache_folder, compiles):
+    path = tmp_path / "pool.rules"
+    path.write_text('outcome total: int = 0\naction throw() { total = keep_highest(4, 6, 3) }\n')
+    first = exact(dsl.load(path), Scenario("throw", {})).marginal("total")
+    made = len(compiles)
+    again = dsl.load(path)
+    assert exact(again, Scenario("throw", {})).marginal("total") == first
+    assert len(compiles) == made  # read back, not generated again
+    namespace = generator_for(again).namespace
+    bound = [value for value in namespace.values() if value is codegen.IMPLEMENTATIONS["keep_highest"]]
+    assert bound, "the kept code names keep_highest's implementation as a constant, read back as that function"
