@@ -27,6 +27,25 @@ def test_integers_stay_integers_and_division_is_exact():
     assert odds("result = ceil(7 / 2)") == {4: 1}
 
 
+def share(expression: str) -> object:
+    rules = dsl.loads(HEADER + f"outcome share: number = 0\naction go() {{\n share = {expression}\n}}\n", "t.rules")
+    [value] = exact(rules, Scenario("go", {})).marginal("share")
+    return value
+
+
+def test_whole_numbers_divided_evenly_stay_whole_numbers():
+    for expression, whole in (("12 / 4", 3), ("-12 / 4", -3), ("12 / -3", -4), ("0 / 5", 0)):
+        found = share(expression)
+        assert (found, type(found)) == (whole, int), expression
+
+
+def test_whole_numbers_divided_unevenly_are_exact_fractions_in_lowest_terms():
+    for expression, fraction in (("6 / 4", Fraction(3, 2)), ("6 / -4", Fraction(-3, 2)), ("-7 / 2", Fraction(-7, 2))):
+        found = share(expression)
+        assert (found, type(found)) == (fraction, Fraction), expression
+    assert odds("flag = 1 / 3 * 3 == 1 and 7 / 2 == 3.5", outcome="flag") == {True: 1}
+
+
 def test_round_takes_halves_away_from_zero():
     assert odds("result = round(5 / 2) + round(-5 / 2) * 10") == {3 - 30: 1}
 

@@ -76,6 +76,11 @@ def mul(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
 def div(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
     if b == 0:
         raise RunError(pos, "division by zero")
+    if type(a) is int and type(b) is int:
+        # Whole numbers (hits / 6 for each count of hits a distribution holds): whole where b divides a, else
+        # one fraction reduced once, not two made and divided.
+        quotient, rest = divmod(a, b)
+        return within(quotient if rest == 0 else Fraction(a, b), R, pos)
     return within(normalize(Fraction(a) / Fraction(b)), R, pos)
 
 
