@@ -442,3 +442,37 @@ def test_summed_states_come_in_the_order_their_pairs_would_have(monkeypatch):
     without_folding(monkeypatch)
     plain = exact(dsl.loads(ORDERED), Scenario("go", {}), outcomes_only=True)
     assert list(summed.states.items()) == list(plain.states.items())
+
+
+def add_a_d4(p: carry.Carried) -> dict[tuple, Fraction]:
+    """A d4 summed into the carried field of p, pair by pair: each combination with its probability."""
+    d4 = {face: 1 for face in range(1, 5)}
+
+    def sums(olds: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        table: dict[int, int] = {}
+        for old, top in olds:
+            for face, weight in d4.items():
+                table[old + face] = table.get(old + face, 0) + top * weight
+        return list(table.items())
+    summed = carry.summed_into(p, ("#outcome", "total"), sums, 4)
+    return {values: p.fraction() for values, p in summed.items()}
+
+
+def test_a_draw_summed_into_a_carried_value_beside_one_other_keeps_them_apart():
+    names = (("#outcome", "total"), ("a", "x"))
+    p = carry.Carried(names, {(0, 1): Scaled(1, 2), (1, 2): Scaled(1, 2)})
+    assert add_a_d4(p) == {(total, x): Fraction(1, 8) for x in (1, 2) for total in range(x, x + 4)}
+
+
+def test_a_draw_summed_into_parts_over_two_denominators_merges_equal_sums():
+    # The third part is over another denominator: the sums 3 to 6 are met from both.
+    p = carry.Carried((("#outcome", "total"),), {(0,): Scaled(1, 2), (1,): Scaled(1, 2), (2,): Scaled(1, 3)})
+    found = add_a_d4(p)
+    assert found[(1,)] == Fraction(1, 8) and found[(3,)] == Fraction(1, 8) * 2 + Fraction(1, 12)
+    assert sum(found.values()) == Fraction(1, 2) + Fraction(1, 2) + Fraction(1, 3)
+
+
+def test_a_draw_summed_into_a_carried_value_alone_gives_each_sum_once():
+    p = carry.Carried((("#outcome", "total"),), {(0,): Scaled(1, 2), (1,): Scaled(1, 2)})
+    assert add_a_d4(p) == {(1,): Fraction(1, 8), (2,): Fraction(1, 4), (3,): Fraction(1, 4), (4,): Fraction(1, 4),
+                           (5,): Fraction(1, 8)}

@@ -53,3 +53,9 @@ def test_only_a_range_of_whole_numbers_in_order_is_summed_as_polynomials(weights
 
 def test_a_group_with_no_whole_number_yet_has_no_sums():
     assert SumTable(Dist({1: 1}, 1)).table() == {}
+
+
+def test_the_first_state_of_a_group_makes_every_sum_of_its_range():
+    sums = SumTable(Dist({1: 1, 2: 1, 3: 1}, 3))
+    assert sums.add(10, 1) == [11, 12, 13]
+    assert sums.add(11, 1) == [14]

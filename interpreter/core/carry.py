@@ -229,9 +229,13 @@ def summed_into(p: Carried, field: Field, sums: Callable[[list[tuple[Any, int]]]
         groups.setdefault((values[:at] + values[at + 1:], weight.d), []).append((values[at], weight.n))
     summed: dict[tuple[Any, ...], Scaled] = {}
     for (others, bottom), olds in groups.items():
+        head, tail, d = others[:at], others[at:], bottom * total
+        if len(groups) == 1:  # no two groups make the same values: nothing to merge
+            summed = {head + (new,) + tail: Scaled(top, d) for new, top in sums(olds)}
+            break
         for new, top in sums(olds):
-            values = others[:at] + (new,) + others[at:]
-            part = Scaled(top, bottom * total)
+            values = head + (new,) + tail
+            part = Scaled(top, d)
             before = summed.get(values)
             summed[values] = part if before is None else before + part
     return Carried(names, summed, kept, owned=True)

@@ -58,7 +58,11 @@ class SumTable:
 
     def _cover(self, a: int, b: int) -> list[int]:
         starts, ends = self.starts, self.ends
-        if ends and starts[-1] <= a <= ends[-1] + 1 and b >= ends[-1]:
+        if not ends:  # the first state: its whole range
+            starts.append(a)
+            ends.append(b)
+            return list(range(a, b + 1))
+        if starts[-1] <= a <= ends[-1] + 1 and b >= ends[-1]:
             # Old values met in ascending order (most are): the range reaches past the last run, and only that.
             fresh = list(range(ends[-1] + 1, b + 1))
             ends[-1] = b
