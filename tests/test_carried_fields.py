@@ -59,8 +59,13 @@ def without_folding(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(carry, "carried_at", told_of_no_folds)
 
 
+def without_skipping_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every world on its way to a block looked at for fields to forget, even where none can be dead."""
+    monkeypatch.setattr(liveness.Projection, "_may_forget", lambda self, pc, live: True)
+
+
 SHORTCUTS = {"carrying-fields": without_carrying, "going-past-blocks": without_going_past,
-             "folding-draws-into-outcomes": without_folding}
+             "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds}
 
 
 @pytest.mark.parametrize("shortcut", SHORTCUTS)

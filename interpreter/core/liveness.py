@@ -102,6 +102,7 @@ class Projection:
         self._end_getter = tuple_getter(self.end)
         self._dead_fields: dict[tuple[int, str, Any], Any] = {}
         self._worlds: list[dict[Frozen, Frozen]] = [{} for _ in live]
+        self._forgets: list[bool | None] = [None] * len(live)  # see _may_forget
         self.memo: dict[Any, Any] = {}  # what the engine works out once from these facts
         # What each block's states carry (carry.carried_at): False until worked out.
         self.carried = carried
@@ -129,6 +130,11 @@ class Projection:
         live = self.live[pc]
         if live is None:
             return world
+        forgets = self._forgets[pc]
+        if forgets is None:
+            forgets = self._forgets[pc] = self._may_forget(pc, live)
+        if not forgets:
+            return world
         seen = self._worlds[pc]
         found = seen.get(world)
         if found is not None:
@@ -149,20 +155,31 @@ class Projection:
         found = seen[world] = world if changed is None else changed
         return found
 
+    def _may_forget(self, pc: int, live: Live) -> bool:
+        """Whether some entity's field may be forgotten at a block: not where every field touched is live for
+        every entity (most blocks), so that a world on its way there is given back as it is, not looked up."""
+        fields, touched = live.fields, self.touched[pc]
+        if (ANY, EVERY_FIELD) in fields:
+            return False
+        return touched is None or any((ANY, name) not in fields for name in touched)
+
     def _dead(self, pc: int, live: Live, id: str, record: Record) -> tuple[Any, Any, tuple[int, ...]] | tuple[()]:
         """The fields of an entity forgotten at a block: a getter of their values, what it gives when all are
         none, their places; () for none."""
         if (ANY, EVERY_FIELD) in live.fields:
             return ()
-        # The entity's live fields as one set (as field_live reads them): a record has dozens of fields.
-        alive = {name for entity, name in live.fields if entity is ANY or entity == id}
-        touched = self.touched[pc]
-        dead = tuple(i for i, name in enumerate(record.shape.names)
-                     if name not in alive and (touched is None or name in touched))
+        fields, touched, shape = live.fields, self.touched[pc], record.shape
+        if touched is None:
+            # The entity's live fields as one set (as field_live reads them): a record has dozens of fields.
+            alive = {name for entity, name in fields if entity is ANY or entity == id}
+            dead = tuple(i for i, name in enumerate(shape.names) if name not in alive)
+        else:  # the few fields touched looked up, not each of the record's dozens nor each live field
+            index = shape.index
+            dead = tuple(sorted(index[name] for name in touched
+                                if name in index and (ANY, name) not in fields and (id, name) not in fields))
         if not dead:
             return ()
-        getter = operator.itemgetter(*dead) if len(dead) > 1 else (lambda values, i=dead[0]: values[i])
-        return getter, (None,) * len(dead) if len(dead) > 1 else None, dead
+        return operator.itemgetter(*dead), (None,) * len(dead) if len(dead) > 1 else None, dead
 
 
 def _expander(kept: tuple[int, ...], slots: int) -> Callable[[tuple[Any, ...]], list[Any]]:
@@ -171,8 +188,10 @@ def _expander(kept: tuple[int, ...], slots: int) -> Callable[[tuple[Any, ...]], 
     if kept == tuple(range(slots)):
         return list
     # Slot i takes the kept value at place[i], or the none added after them: all in C.
-    place = {index: at for at, index in enumerate(kept)}
-    gather = operator.itemgetter(*(place.get(i, len(kept)) for i in range(slots)))
+    place = [len(kept)] * slots
+    for at, index in enumerate(kept):
+        place[index] = at
+    gather = operator.itemgetter(*place)
     if slots == 1:
         return lambda values: [gather(values + (None,))]
     return lambda values: list(gather(values + (None,)))
