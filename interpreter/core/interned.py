@@ -26,9 +26,10 @@ class Interned:
         self.records: dict[tuple[Any, ...], Record] = {}  # see changed
 
     def id(self, frozen: Frozen) -> int:
-        found = self.ids.get(frozen)
-        if found is None:
-            found = self.ids[frozen] = len(self.values)
+        # One lookup, met or not: each costs a call of Frozen's hash, even where it is known.
+        count = len(self.values)
+        found = self.ids.setdefault(frozen, count)
+        if found == count:
             self.values.append(frozen)
         return found
 
