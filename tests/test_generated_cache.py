@@ -163,6 +163,23 @@ def test_the_next_run_reads_back_which_values_each_block_carries(tmp_path, cache
     assert worked_out == []
 
 
+def test_the_next_run_reads_back_where_states_go_past_blocks_and_what_each_block_forgets(tmp_path, cache_folder,
+                                                                                         monkeypatch):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    worked_out: list[object] = []
+    real = liveness.Projection._dead
+    monkeypatch.setattr(liveness.Projection, "_dead", lambda *args: worked_out.append(args) or real(*args))
+    first = exact(dsl.load(path), SCENARIO, outcomes_only=True).joint()  # outcomes only: fields are forgotten
+    assert worked_out
+    worked_out.clear()
+    again = dsl.load(path)
+    kept = generator_for(again).routine("strike").projections
+    assert any(key[0] == "through" for projection in kept.values() for key in projection.memo)
+    assert exact(again, SCENARIO, outcomes_only=True).joint() == first
+    assert worked_out == []
+
+
 def test_code_read_back_but_not_needed_is_kept_for_a_later_run(tmp_path, cache_folder, compiles):
     path = tmp_path / "strike.rules"
     path.write_text(RULES)

@@ -80,6 +80,10 @@ class Live:
         return ((ANY, name) in fields or (entity, name) in fields or (ANY, EVERY_FIELD) in fields)
 
 
+# The engine's memos of a projection kept with it (see Projection.__reduce__): engines._pass_through's, folds.folded's.
+_KEPT_MEMOS = ("through", "fold")
+
+
 class Projection:
     """Per block: what to keep of a state waiting for it.
 
@@ -108,10 +112,16 @@ class Projection:
         self.carried = carried
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled by the facts it is made of (its getters are closures; its memos start empty again),
-        # so that it is kept with the generated code (kept_code.py). `end` is needed for its slots only.
+        # Pickled by the facts it is made of (its getters are closures), so that it is kept with the generated
+        # code (kept_code.py), and with what was worked out from them that is plain data: the fields each
+        # block forgets, where states go past blocks, which draws fold (a first call in a fresh process
+        # works them out again otherwise). `end` is needed for its slots only.
+        kept = {key: found for key, found in self.memo.items() if key[0] in _KEPT_MEMOS}
         return (Projection, (self.live, self.slots, Live(frozenset(self.end), frozenset()), self.touched,
-                             self.carried))
+                             self.carried), (kept, self._dead_fields))
+
+    def __setstate__(self, state: tuple[dict[Any, Any], dict[tuple[int, str, Any], Any]]) -> None:
+        self.memo, self._dead_fields = dict(state[0]), dict(state[1])
 
     def keep(self, pc: int, frame: list[Any]) -> tuple[Any, ...]:
         return self._getters[pc](frame) if pc >= 0 else self._end_getter(frame)
