@@ -536,3 +536,13 @@ def test_a_constraint_read_through_a_type_the_scenario_writes_in_place_is_tested
     # Written in place, the type is a thing of the scenario: what the constraint reads of it is not a row's.
     with pytest.raises(ScenarioError, match="no fuller than its type holds, with probability 1/4"):
         exact(dsl.loads(HOLDS), Scenario("fill", {"b": {"type": {"cap": 3}}}))
+
+
+def test_a_constraint_on_two_fields_is_checked_by_both_values_after_an_action(capsys, tmp_path):
+    rules = scenario(tmp_path, "kind pair {\n    a: int\n    b: int\n    require a + b <= 5\n}\n"
+                               "outcome raised: int = 0\n"
+                               "action raise(p: pair) {\n    raised = 1d4\n    p.a += raised\n    p.b += 1\n}\n",
+                     "r.rules")
+    path = scenario(tmp_path, 'action = "raise"\n[p]\na = 1\nb = 1\n')
+    err = refused(capsys, "odds", rules, path)
+    assert "after raise, p.a is 4: it breaks the constraint 'a + b <= 5', with probability 1/2" in err

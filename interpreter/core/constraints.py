@@ -423,15 +423,14 @@ def _first_broken_in(program: Program, constraints: Iterable[Constraint], record
     parameters) holds or not by those fields' values alone: each set of them is tested once."""
     met = program.constraints_met
     frame: dict[str, Any] | None = None
-    for constraint in constraints:
-        fields = _own_fields(program.rules, constraint, record.shape)
-        if fields is None:
+    values = record.values
+    for constraint, own in _own_readers(program.rules, constraints, record.shape):
+        if own is None:
             if frame is None:
                 frame = dict(record.items())
             holds = _value(program, constraint.test, frame, state) is True
         else:
-            values = record.values
-            key = ("constraint", id(constraint), tuple([values[i] for i in fields]))
+            key = ("constraint", id(constraint), own(values))
             holds = met.get(key)
             if holds is None:
                 if frame is None:
@@ -443,6 +442,28 @@ def _first_broken_in(program: Program, constraints: Iterable[Constraint], record
         if not holds:
             return constraint
     return None
+
+
+def _reads_nothing(values: tuple[Any, ...]) -> tuple[()]:
+    return ()
+
+
+def _own_readers(rules: Ruleset, constraints: Iterable[Constraint],
+                 shape: Any) -> list[tuple[Constraint, Callable[[tuple[Any, ...]], Any] | None]]:
+    """Each constraint with a getter of the values of the fields of `shape` it reads (None: see _own_fields),
+    worked out once for each group of constraints and kind: a final state's records meet them by the hundred."""
+    cache = rules.runtime_cache.setdefault("constraint readers", {})
+    key = (id(constraints), shape.kind)
+    found = cache.get(key)
+    if found is None or found[0] is not constraints:
+        readers = []
+        for constraint in constraints:
+            fields = _own_fields(rules, constraint, shape)
+            # A key of the values read (one value alone, for one field; none for none): one constraint's keys alike.
+            readers.append((constraint, None if fields is None else operator.itemgetter(*fields) if fields
+                            else _reads_nothing))
+        found = cache[key] = (constraints, readers)  # the group kept alive: its identity is in the key
+    return found[1]
 
 
 def _own_fields(rules: Ruleset, constraint: Constraint, shape: Any) -> tuple[int, ...] | None:
