@@ -354,6 +354,17 @@ def test_a_record_a_rule_writes_into_a_thing_of_the_scenario_is_checked(capsys, 
     assert "after go, c.inside.size is -2: it breaks the constraint 'size >= 0'" in refused(capsys, "odds", rules, path)
 
 
+def test_a_record_written_into_a_thing_is_checked_after_the_rules_that_follow_it(capsys, tmp_path):
+    # The field is read by nothing after it is written: the exact engine must keep it for the check all the same.
+    rules = scenario(tmp_path, "kind box { size: int  require size >= 0 }\nkind crate { inside: box? = none }\n"
+                               "outcome o: int = 0\n"
+                               "action go(c: crate) {\n    c.inside = {size: -2}\n    o = roll(1, 6)\n    o += 1\n}\n",
+                     "r.rules")
+    path = scenario(tmp_path, 'action = "go"\n[c]\n')
+    err = refused(capsys, "odds", rules, path)
+    assert "after go, c.inside.size is -2: it breaks the constraint 'size >= 0', in every outcome" in err
+
+
 def test_a_state_in_the_middle_of_an_action_may_break_an_invariant(tmp_path):
     rules = dsl.loads(BREAKS.replace("    target.figures -= lost\n", "    target.figures -= 5\n    target.figures += 5\n"))
     assert exact(rules, Scenario("hit", {"target": {}})).marginal("lost") == {n: Fraction(1, 4) for n in range(1, 5)}

@@ -43,12 +43,16 @@ def _value(program: Program, expr: n.Expr, frame: dict[str, Any], state: State) 
 
 
 def constrained_fields(rules: Ruleset) -> frozenset[str]:
-    """The names of every field a kind's constraint reads: what the states an action leaves must keep."""
+    """What the states an action leaves must keep for their constraints to be checked: the names of every field
+    a kind's constraint reads, and of every field whose value may hold a record with constraints (the check
+    looks inside it: a record a rule wrote there must meet its own, whatever reads the field later)."""
     found = rules.runtime_cache.get("constrained fields")
     if found is None:
         found = rules.runtime_cache["constrained fields"] = frozenset(
             step for kind in rules.kinds.values() for constraint in kind.constraints
-            for path in constraint.reads for step in path if isinstance(step, str))
+            for path in constraint.reads for step in path if isinstance(step, str)) | frozenset(
+            field.name for kind in rules.kinds.values() for field in kind.fields
+            if _may_hold_constrained(rules, field.type))
     return found
 
 
