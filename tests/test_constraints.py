@@ -347,21 +347,23 @@ def test_a_record_a_rule_writes_into_an_outcome_is_checked_too(capsys, tmp_path)
     assert "after go, last.size is -1: it breaks the constraint 'size >= 0'" in refused(capsys, "odds", rules, path)
 
 
+def odds_refused(capsys, tmp_path, rules_text: str, scenario_text: str) -> str:
+    """What `fracas odds` printed on stderr, refusing these rules and this scenario."""
+    return refused(capsys, "odds", scenario(tmp_path, rules_text, "r.rules"), scenario(tmp_path, scenario_text))
+
+
+CRATE = "kind box { size: int  require size >= 0 }\nkind crate { inside: box? = none }\noutcome o: int = 0\n"
+
+
 def test_a_record_a_rule_writes_into_a_thing_of_the_scenario_is_checked(capsys, tmp_path):
-    rules = scenario(tmp_path, "kind box { size: int  require size >= 0 }\nkind crate { inside: box? = none }\n"
-                               "outcome o: int = 0\naction go(c: crate) { c.inside = {size: -2} }\n", "r.rules")
-    path = scenario(tmp_path, 'action = "go"\n[c]\n')
-    assert "after go, c.inside.size is -2: it breaks the constraint 'size >= 0'" in refused(capsys, "odds", rules, path)
+    err = odds_refused(capsys, tmp_path, CRATE + "action go(c: crate) { c.inside = {size: -2} }\n", 'action = "go"\n[c]\n')
+    assert "after go, c.inside.size is -2: it breaks the constraint 'size >= 0'" in err
 
 
 def test_a_record_written_into_a_thing_is_checked_after_the_rules_that_follow_it(capsys, tmp_path):
     # The field is read by nothing after it is written: the exact engine must keep it for the check all the same.
-    rules = scenario(tmp_path, "kind box { size: int  require size >= 0 }\nkind crate { inside: box? = none }\n"
-                               "outcome o: int = 0\n"
-                               "action go(c: crate) {\n    c.inside = {size: -2}\n    o = roll(1, 6)\n    o += 1\n}\n",
-                     "r.rules")
-    path = scenario(tmp_path, 'action = "go"\n[c]\n')
-    err = refused(capsys, "odds", rules, path)
+    body = "action go(c: crate) {\n    c.inside = {size: -2}\n    o = roll(1, 6)\n    o += 1\n}\n"
+    err = odds_refused(capsys, tmp_path, CRATE + body, 'action = "go"\n[c]\n')
     assert "after go, c.inside.size is -2: it breaks the constraint 'size >= 0', in every outcome" in err
 
 
@@ -550,10 +552,8 @@ def test_a_constraint_read_through_a_type_the_scenario_writes_in_place_is_tested
 
 
 def test_a_constraint_on_two_fields_is_checked_by_both_values_after_an_action(capsys, tmp_path):
-    rules = scenario(tmp_path, "kind pair {\n    a: int\n    b: int\n    require a + b <= 5\n}\n"
-                               "outcome raised: int = 0\n"
-                               "action raise(p: pair) {\n    raised = 1d4\n    p.a += raised\n    p.b += 1\n}\n",
-                     "r.rules")
-    path = scenario(tmp_path, 'action = "raise"\n[p]\na = 1\nb = 1\n')
-    err = refused(capsys, "odds", rules, path)
+    err = odds_refused(capsys, tmp_path, "kind pair {\n    a: int\n    b: int\n    require a + b <= 5\n}\n"
+                                         "outcome raised: int = 0\n"
+                                         "action raise(p: pair) {\n    raised = 1d4\n    p.a += raised\n    p.b += 1\n}\n",
+                       'action = "raise"\n[p]\na = 1\nb = 1\n')
     assert "after raise, p.a is 4: it breaks the constraint 'a + b <= 5', with probability 1/2" in err
