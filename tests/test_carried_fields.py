@@ -64,8 +64,14 @@ def without_skipping_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(liveness.Projection, "_may_forget", lambda self, pc, live: True)
 
 
+def without_skipping_dead_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every field a rule changes changed in the world, even where no later rule reads it."""
+    monkeypatch.setattr(liveness.Projection, "dead_writes", lambda self, routine, namespace: frozenset())
+
+
 SHORTCUTS = {"carrying-fields": without_carrying, "going-past-blocks": without_going_past,
-             "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds}
+             "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
+             "skipping-dead-field-changes": without_skipping_dead_writes}
 
 
 @pytest.mark.parametrize("shortcut", SHORTCUTS)

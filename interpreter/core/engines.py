@@ -137,7 +137,7 @@ class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
     __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws",
-                 "passes", "solved", "interned")
+                 "passes", "solved", "interned", "dead")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -154,6 +154,7 @@ class Run:
         self.passes: dict[tuple[int, int], int] | None = {}
         self.solved: dict[Any, Any] = {}  # the exact engine's passes of a loop from each state met at its start
         self.interned: Interned | None = None  # the exact engine's worlds and outcomes, by number
+        self.dead: frozenset[int] = frozenset()  # statements whose field changes the exact engine skips, by id
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params
@@ -518,6 +519,7 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         R.budget = D.Budget(engine.max_states, block.pos)
         drawn_before = R.draws.setdefault((id(routine), pc), {})
     S = rt.Working([], {}, {})  # one working state, filled anew for each state in turn
+    R.dead = projection.dead_writes(routine, R.gen.namespace)
     sums: folds.Sums | None = None  # folded draws of whole-number probabilities, summed over the group
     for (kept, world, outcomes, stopped, stack, depth), p in group.items():
         S.F = F = expand(kept)

@@ -81,7 +81,9 @@ class Live:
 
 
 # The engine's memos of a projection kept with it (see Projection.__reduce__): engines._pass_through's, folds.folded's.
-_KEPT_MEMOS = ("through", "fold")
+_DEAD_WRITES = ("dead writes",)  # memo key of Projection.dead_writes
+_KEPT_MEMOS = ("through", "fold", _DEAD_WRITES[0])
+_SET_FIELD = re.compile(r"^\s*rt\.set_field\(.*, (K\d+)\)$")  # a field changed, and its statement's constant
 
 
 class Projection:
@@ -101,12 +103,14 @@ class Projection:
         self.touched = touched
         self.kept = [tuple(range(slots)) if l is None else tuple(sorted(l.slots)) for l in live]
         self.end = tuple(sorted(end.slots))
+        self.observed = end.fields  # the entity fields read at the end
         self._getters = [tuple_getter(kept) for kept in self.kept]
         self._expanders: list[Callable[[tuple[Any, ...]], list[Any]] | None] = [None] * len(live)
         self._end_getter = tuple_getter(self.end)
         self._dead_fields: dict[tuple[int, str, Any], Any] = {}
         self._worlds: list[dict[Frozen, Frozen]] = [{} for _ in live]
         self._forgets: list[bool | None] = [None] * len(live)  # see _may_forget
+        self._dead_ids: frozenset[int] | None = None  # see dead_writes
         self.memo: dict[Any, Any] = {}  # what the engine works out once from these facts
         # What each block's states carry (carry.carried_at): False until worked out.
         self.carried = carried
@@ -115,9 +119,9 @@ class Projection:
         # Pickled by the facts it is made of (its getters are closures), so that it is kept with the generated
         # code (kept_code.py), and with what was worked out from them that is plain data: the fields each
         # block forgets, where states go past blocks, which draws fold (a first call in a fresh process
-        # works them out again otherwise). `end` is needed for its slots only.
+        # works them out again otherwise). `end` is needed for its slots and its fields.
         kept = {key: found for key, found in self.memo.items() if key[0] in _KEPT_MEMOS}
-        return (Projection, (self.live, self.slots, Live(frozenset(self.end), frozenset()), self.touched,
+        return (Projection, (self.live, self.slots, Live(frozenset(self.end), self.observed), self.touched,
                              self.carried), (kept, self._dead_fields))
 
     def __setstate__(self, state: tuple[dict[Any, Any], dict[tuple[int, str, Any], Any]]) -> None:
@@ -164,6 +168,45 @@ class Projection:
                 changed[id] = Record(record.shape, tuple(values))
         found = seen[world] = world if changed is None else changed
         return found
+
+    def dead_writes(self, routine: Any, namespace: dict[str, Any]) -> frozenset[int]:
+        """The statements (by identity) that change an entity's field no later block reads, nor a later line of
+        their own block: the exact engine leaves the world as it was there (the next block would forget the
+        value anyway), once the statement has been evaluated and checked as it always is. Worked out from the
+        lines' facts, kept by the constants that name the statements in the code (see __reduce__)."""
+        found = self._dead_ids
+        if found is None:
+            names = self.memo.get(_DEAD_WRITES)
+            if names is None:
+                names = self.memo[_DEAD_WRITES] = self._dead_writes(routine)
+            found = self._dead_ids = frozenset(id(namespace[name]) for name in names)
+        return found
+
+    def _dead_writes(self, routine: Any) -> frozenset[str]:
+        dead: set[str] = set()
+        for pc, block in enumerate(routine.blocks):
+            if not getattr(block, "writes_world", False) or self.live[pc] is None:
+                continue
+            fields: set[tuple[Any, str]] = set()
+            for following in routine.successors[pc]:
+                after = self.observed if following < 0 else (
+                    self.live[following].fields if self.live[following] is not None else {(ANY, EVERY_FIELD)})
+                fields |= after
+            if (ANY, EVERY_FIELD) in fields:
+                continue
+            for (line, _), effect, facts in zip(reversed(block.lines), _line_effects(block, routine.statics),
+                                                reversed(block.facts)):
+                _, _, kills, reads = effect
+                written = _SET_FIELD.search(line) if facts is not None else None
+                if written is not None and len(facts.field_sets) == 1:
+                    [(slot, name)] = facts.field_sets
+                    entity = routine.statics.get(slot, ANY) if slot is not ANY else ANY
+                    if not any((field == name or field == EVERY_FIELD) and (entity is ANY or owner in (ANY, entity))
+                               for owner, field in fields):
+                        dead.add(written.group(1))
+                if kills is not None:  # as _through goes back over the line
+                    fields = (fields - kills) | reads
+        return frozenset(dead)
 
     def _may_forget(self, pc: int, live: Live) -> bool:
         """Whether some entity's field may be forgotten at a block: not where every field touched is live for

@@ -226,7 +226,10 @@ def set_field(S: Working, R: Any, owner: Any, path: tuple[str, ...], name: str, 
     if R.trace is not None:
         log_change(R.trace, stmt, f"{owner.id}.{name}", old, new)
     interned = R.interned  # the exact engine's
-    S.W[owner.id] = entity.replace(name, new) if interned is None else interned.changed(entity, name, new)
+    if interned is None:
+        S.W[owner.id] = entity.replace(name, new)
+    elif id(stmt) not in R.dead:  # a field no later rule reads: the world left as it was (see Projection.dead_writes)
+        S.W[owner.id] = interned.changed(entity, name, new)
 
 
 def set_outcome(S: Working, R: Any, name: str, op: str, value: Any, stmt: n.Assign) -> None:
