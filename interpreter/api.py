@@ -25,7 +25,7 @@ from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, S
 from fracas.interpreter.core.errors import RunError, ScenarioError
 from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import Frozen, State
-from fracas.interpreter.core.values import show
+from fracas.interpreter.core.values import exact_text, show
 from fracas.interpreter.inputs import InputProblem, action_inputs, build_program
 from fracas.interpreter.plain import Unwritable, plain
 from fracas.interpreter.runtime.bodies import Pool, Volley
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 # and the runtime values a report shows (a pool of bodies, a volley), in their stable order.
 __all__ = [
     "Distribution", "Pool", "Prepared", "Run", "RunError", "Scenario", "ScenarioError", "State", "Unwritable",
-    "Volley", "estimate", "exact", "final_value", "forced", "prepare", "program_problems", "reads_only_outcomes",
+    "Volley", "estimate", "exact", "exact_text", "final_value", "forced", "prepare", "program_problems", "reads_only_outcomes",
     "run_diagnostic", "sample", "scenario_diagnostic", "show", "show_plain", "stable_key",
 ]
 
@@ -222,13 +222,14 @@ class Distribution:
     def as_json(self) -> dict[str, Any]:
         outcomes = {}
         for name in self.outcome_names:
-            entry: dict[str, Any] = {"distribution": {show_plain(v): str(p) for v, p in self.marginal(name).items()}}
+            entry: dict[str, Any] = {"distribution": {show_plain(v): exact_text(p)
+                                                      for v, p in self.marginal(name).items()}}
             mean = self.mean(name)
             if mean is not None:
-                entry["mean"] = str(mean)
+                entry["mean"] = exact_text(mean)
             outcomes[name] = entry
         result: dict[str, Any] = {"mode": self.mode, "outcomes": outcomes,
-                                  "joint": [{"values": {k: show_plain(v) for k, v in values.items()}, "p": str(p)}
+                                  "joint": [{"values": {k: show_plain(v) for k, v in values.items()}, "p": exact_text(p)}
                                             for values, p in self.joint()]}
         if self.mode == "estimate":
             result["samples"] = self.samples

@@ -7,6 +7,7 @@ key and equal states merge in the exact engine.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -131,11 +132,25 @@ class Ref:
         return self.id
 
 
+def exact_text(value: int | Fraction) -> str:
+    """A whole number or a fraction written in full, however many digits it has: Python's own conversion stops
+    past 4,300 (an exact probability after thousands of draws may have more), the decimal module's does not."""
+    try:
+        return str(value)
+    except ValueError:
+        if isinstance(value, Fraction):
+            return f"{format(Decimal(value.numerator), 'f')}/{format(Decimal(value.denominator), 'f')}"
+        return format(Decimal(value), "f")
+
+
 def show(value: Any) -> str:
     """A value as a designer reads it: 1/3 not Fraction(1, 3), true not True."""
     kind = type(value)
     if kind is int:  # the common cases first: an event log shows many values
-        return repr(value)
+        try:
+            return repr(value)
+        except ValueError:  # digits past Python's limit
+            return exact_text(value)
     if kind is Ref:
         return value.id
     if value is None:
@@ -145,7 +160,7 @@ def show(value: Any) -> str:
     if value is False:
         return "false"
     if isinstance(value, Fraction):
-        return str(value)
+        return exact_text(value)
     if isinstance(value, str):
         return f'"{value}"'
     if isinstance(value, tuple):

@@ -22,7 +22,7 @@ from fracas.dsl.diagnostics import Diagnostic, RulesError, did_you_mean, printab
 from fracas.dsl.resources import shipped_rules_dir
 from fracas.interpreter import api
 from fracas.interpreter.tools import report
-from fracas.interpreter.api import ScenarioError, show_plain
+from fracas.interpreter.api import ScenarioError, exact_text, show_plain
 from fracas.dsl.limits import DEFAULT as DEFAULT_LIMITS
 from fracas.dsl.limits import Limits
 from fracas.interpreter.tools.examples import input_problems, run_examples
@@ -401,7 +401,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     if len(results) == 2:
         before, after = results
         if args.json:
-            means = {name: str(after.mean(name) - before.mean(name))
+            means = {name: exact_text(after.mean(name) - before.mean(name))
                      for name in after.outcome_names if name in before.outcome_names
                      and report.comparable(results, name)
                      and before.mean(name) is not None and after.mean(name) is not None}

@@ -10,7 +10,7 @@ from typing import Any
 from fracas.dsl.records import record
 from fracas.dsl.types import NUMERIC
 
-from fracas.interpreter.api import Distribution, Pool, Run, Volley, show_plain, stable_key
+from fracas.interpreter.api import Distribution, Pool, Run, Volley, exact_text, show_plain, stable_key
 
 BAR_WIDTH = 30
 STOPPED = "stopped"  # why a resolution stopped early: a name every distribution may have
@@ -225,8 +225,8 @@ def odds_csv(dists: list[Distribution], labels: list[str]) -> str:
             at_least = dist.at_least(name)
             for value, p in dist.marginal(name).items():
                 ge = at_least.get(value)
-                out.writerow([label, name, show_plain(value), str(p), f"{float(p):.6f}",
-                              "" if ge is None else str(ge), "" if ge is None else f"{float(ge):.6f}"])
+                out.writerow([label, name, show_plain(value), exact_text(p), f"{float(p):.6f}",
+                              "" if ge is None else exact_text(ge), "" if ge is None else f"{float(ge):.6f}"])
     return buffer.getvalue()
 
 
@@ -276,8 +276,8 @@ def sweep_csv(varies: list[Any], cases: list[Any], metric: str) -> str:
     out = csv.writer(buffer, lineterminator="\n")
     out.writerow([v.path for v in varies] + ["metric", "value", "value_decimal", "estimated", "margin_95"])
     for case in cases:
-        exact_text = str(case.value) if isinstance(case.value, Fraction) and not case.estimated else ""
-        out.writerow([show_plain(s) for s in case.settings] + [metric, exact_text, f"{float(case.value):.6f}",
+        exact = exact_text(case.value) if isinstance(case.value, Fraction) and not case.estimated else ""
+        out.writerow([show_plain(s) for s in case.settings] + [metric, exact, f"{float(case.value):.6f}",
                                                                str(case.estimated).lower(),
                                                                "" if case.margin is None else f"{case.margin:.6f}"])
     return buffer.getvalue()
