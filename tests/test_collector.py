@@ -63,22 +63,3 @@ def test_pauses_that_overlap_turn_the_collector_on_again_only_when_the_last_ends
     assert not gc.isenabled()
     second.__exit__(None, None, None)
     assert gc.isenabled()
-
-
-def test_what_outlives_a_pause_is_aged_at_once_not_walked_by_the_next_collections():
-    with collector.paused():
-        kept = [[] for _ in range(2000)]  # containers the collector tracks, made while it is paused
-    oldest = gc.get_objects(generation=2)
-    assert any(found is kept[-1] for found in oldest)
-    assert gc.isenabled() and gc.get_freeze_count() == 0
-
-
-def test_objects_the_caller_froze_stay_frozen():
-    gc.freeze()
-    try:
-        frozen = gc.get_freeze_count()
-        with collector.paused():
-            made = [[] for _ in range(100)]
-        assert gc.get_freeze_count() == frozen and made
-    finally:
-        gc.unfreeze()

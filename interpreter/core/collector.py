@@ -4,13 +4,8 @@ The engine's states, worlds, outcomes and probabilities are tuples, dictionaries
 and small objects, many of them kept alive at once (the states waiting, what the
 engine remembers), none of them in a reference cycle. Each of the collector's
 full passes goes over every one of them: they took a quarter of the time of an
-exact run that ends in 26,000 states. When a pause ends, every object the
-collector tracks is moved to its oldest generation at once, where the
-collections of the younger ones would walk the thousands a resolution leaves
-alive (its results, what the engine remembers) once or twice first (a third
-of a millisecond at the end of a small first call). What little cyclic garbage
-a resolution leaves (a program's closures) is collected by the next full
-collection.
+exact run that ends in 26,000 states. What little cyclic garbage a resolution
+leaves (a program's closures) is collected once the collector runs again.
 """
 
 from __future__ import annotations
@@ -42,9 +37,4 @@ def paused() -> Iterator[None]:
         with _lock:
             _pauses -= 1
             if not _pauses and _turned_off:
-                if not gc.get_freeze_count():
-                    # Every tracked object into the oldest generation, unwalked: frozen, then thawed there (each
-                    # a splice of lists). Not when the caller froze some: thawing would take theirs too.
-                    gc.freeze()
-                    gc.unfreeze()
                 gc.enable()
