@@ -367,6 +367,30 @@ def test_a_record_written_into_a_thing_is_checked_after_the_rules_that_follow_it
     assert "after go, c.inside.size is -2: it breaks the constraint 'size >= 0', in every outcome" in err
 
 
+SQUAD = ("kind member { hp: int = 1 }\nfn alive(m: member) = m.hp > 0\n"
+         "kind squad {\n    leader: member\n    members: list of member\n"
+         "    require alive(leader) \"the leader lives\"\n"
+         "    require all([m.hp > 0 for m in members]) \"everyone lives\"\n}\n"
+         "outcome r: int = 0\n")
+SQUAD_SCENARIO = 'action = "go"\n[s]\nleader = {hp = 2}\nmembers = [{hp = 2}]\n'
+
+
+@pytest.mark.parametrize("command", [["odds"], ["run"]], ids=["exact", "sampled"])
+def test_a_constraint_that_reads_another_thing_through_a_function_is_checked_when_that_thing_changes(
+        capsys, tmp_path, command):
+    rules = scenario(tmp_path, SQUAD + "action go(s: squad) {\n    r = 2\n    s.leader.hp -= r\n    r += roll(1, 2)\n}\n",
+                     "r.rules")
+    assert "breaks the constraint 'alive(leader)'" in refused(capsys, *command, rules, scenario(tmp_path, SQUAD_SCENARIO))
+
+
+@pytest.mark.parametrize("command", [["odds"], ["run"]], ids=["exact", "sampled"])
+def test_a_constraint_over_a_list_of_things_is_checked_when_one_of_them_changes(capsys, tmp_path, command):
+    rules = scenario(tmp_path, SQUAD + "action go(s: squad) {\n    for m in s.members {\n        m.hp = 0\n    }\n"
+                                       "    r = roll(1, 2)\n}\n", "r.rules")
+    err = refused(capsys, *command, rules, scenario(tmp_path, SQUAD_SCENARIO))
+    assert "s.members[0].hp is 0: it breaks the constraint 'all([m.hp > 0 for m in members])'" in err
+
+
 def test_a_state_in_the_middle_of_an_action_may_break_an_invariant(tmp_path):
     rules = dsl.loads(BREAKS.replace("    target.figures -= lost\n", "    target.figures -= 5\n    target.figures += 5\n"))
     assert exact(rules, Scenario("hit", {"target": {}})).marginal("lost") == {n: Fraction(1, 4) for n in range(1, 5)}

@@ -19,6 +19,7 @@ from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.reads import path_of, paths_read
 from fracas.dsl.records import record
 from fracas.dsl.statements import children
+from fracas.dsl.walk import descendants
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type
 from fracas.interpreter.core.dist import as_fraction
@@ -44,16 +45,38 @@ def _value(program: Program, expr: n.Expr, frame: dict[str, Any], state: State) 
 
 def constrained_fields(rules: Ruleset) -> frozenset[str]:
     """What the states an action leaves must keep for their constraints to be checked: the names of every field
-    a kind's constraint reads, and of every field whose value may hold a record with constraints (the check
-    looks inside it: a record a rule wrote there must meet its own, whatever reads the field later)."""
+    a kind's constraint reads (in its test, through a comprehension's items, in the functions and modifiers it
+    calls), and of every field whose value may hold a record with constraints (the check looks inside it: a
+    record a rule wrote there must meet its own, whatever reads the field later)."""
     found = rules.runtime_cache.get("constrained fields")
     if found is None:
-        found = rules.runtime_cache["constrained fields"] = frozenset(
-            step for kind in rules.kinds.values() for constraint in kind.constraints
-            for path in constraint.reads for step in path if isinstance(step, str)) | frozenset(
+        read = set()
+        for kind in rules.kinds.values():
+            for constraint in kind.constraints:
+                read |= {step for path in constraint.reads for step in path if isinstance(step, str)}
+                read |= _names_read(rules, constraint.test)
+        found = rules.runtime_cache["constrained fields"] = frozenset(read) | frozenset(
             field.name for kind in rules.kinds.values() for field in kind.fields
             if _may_hold_constrained(rules, field.type))
     return found
+
+
+def _names_read(rules: Ruleset, test: n.Expr) -> set[str]:
+    """The name of every field an expression reads, on whatever record, and in the functions and modifiers it
+    calls, theirs too: more than the paths it reads (a comprehension's item, a function's parameter)."""
+    names: set[str] = set()
+    seen: set[str] = set()
+    waiting: list[n.Node] = [test]
+    while waiting:
+        for node in descendants(waiting.pop()):
+            if isinstance(node, n.Attr):
+                names.add(node.name)
+            elif isinstance(node, n.Call) and node.func not in seen:
+                called = rules.fns.get(node.func) or rules.modifiers.get(node.func)
+                if called is not None:
+                    seen.add(node.func)
+                    waiting.append(called)
+    return names
 
 
 Path = tuple[str | int, ...]  # names, fields and list indices: ("attackers", 0, "figures")
@@ -172,7 +195,7 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
     first_state: State | None = None
     weight: Any = 0
     pairs = list(states.items()) if isinstance(states, Mapping) else states  # a sampled state is not hashed
-    known: dict[int, bool] = {} if start is None else dict(_met_at_start(program, start))
+    known: dict[int, bool] = {} if start is None else dict(_met_at_start(program, start, program.clear_test[1]))
     for state, p in pairs:
         if clear(state, known):
             continue
@@ -208,15 +231,17 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
                    hint)
 
 
-def _met_at_start(program: Program, start: State) -> dict[int, bool]:
+def _met_at_start(program: Program, start: State, alone: Callable[[Record], bool]) -> dict[int, bool]:
     """The records of a start state as the quick test knows them, by identity: met when the scenario was built
-    (kept with the start, which keeps them alive)."""
+    (kept with the start, which keeps them alive), those whose constraints hold by their own values `alone`:
+    one whose constraint reads another thing (through a field, a list of things, a function) may break it
+    unchanged, when that thing changes."""
     met = program.constraints_met
     found = met.get(("start", start))
     if found is None:
         if len(met) >= _MEMO:
             met.clear()
-        found = met[("start", start)] = {id(record): True for record in start.world.values()}
+        found = met[("start", start)] = {id(record): True for record in start.world.values() if alone(record)}
     return found  # type: ignore[no-any-return]
 
 
@@ -310,7 +335,13 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
                 return False
         return True
 
-    program.clear_test = (clear,)
+    def alone(record: Record) -> bool:
+        """Whether a record's constraints hold or not by its own values alone (those of rows are constants)."""
+        plan = plans.get(record.shape.kind)
+        return plan is not None and all(type(record.values[i]) is RowRef or record.values[i] is None
+                                         for i in plan[2])
+
+    program.clear_test = (clear, alone)
     return clear
 
 

@@ -43,7 +43,7 @@ class Program:
         # (fracas.interpreter.core.resolve.resolve_one).
         self.before_chance: dict[Any, Any] = {}
         # Made when first needed: constraints.check_after's quick test that a state breaks no constraint.
-        self.clear_test: tuple[Any] | None = None
+        self.clear_test: tuple[Any, ...] | None = None
 
     def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None,
                  world: dict[str, Record] | None = None) -> Any:
