@@ -48,3 +48,15 @@ def test_an_expectation_that_fails_on_such_a_probability_is_explained_not_broken
     [result] = run_examples(dsl.loads(RULES))
     assert not result.passed
     assert "prob(hit)" in result.message and "(0." in result.message
+
+
+def test_the_odds_table_with_fractions_and_the_ways_of_an_outcome_write_such_a_probability_in_full(tmp_path, capsys):
+    from fracas.interpreter.tools.cli import main
+
+    rules, scenario = tmp_path / "many.rules", tmp_path / "many.toml"
+    rules.write_text(RULES)
+    scenario.write_text('action = "try_hard"\n')
+    for command in (["odds", "--fractions"], ["explain", "--why", "hit=true"]):
+        assert main([*command, str(rules), str(scenario)]) == 0
+        out, err = capsys.readouterr()
+        assert "internal error" not in err and max(map(len, out.split())) > 4300

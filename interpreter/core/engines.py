@@ -472,7 +472,7 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
         times = loops.solve(met, {key: passes[key].get(head, {}) for key in met}, group,
                             {key: any(f != head for f in passes[key]) for key in met})
     except loops.Endless as endless:
-        raise RunError(pos, f"this loop can run for ever: with probability {endless.probability} it never ends",
+        raise RunError(pos, f"this loop can run for ever: with probability {show(endless.probability)} it never ends",
                        "every way round the loop must lead out of it at last; bound it with a count of passes "
                        "(while ... and passes < N) or a break") from None
     for key, weight in times.items():

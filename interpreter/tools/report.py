@@ -27,7 +27,7 @@ def number(value: Fraction | None, fractions: bool) -> str:
         return "-"
     shown = f"{float(value):.4g}"
     if fractions and isinstance(value, Fraction) and value.denominator != 1:
-        return f"{shown} (= {value})"
+        return f"{shown} (= {exact_text(value)})"
     return shown
 
 
@@ -56,7 +56,7 @@ def odds_table(dist: Distribution, fractions: bool = False) -> str:
         top = max(marginal.values())
         for value, p in marginal.items():
             bar = "█" * max(1 if p else 0, round(float(p / top) * BAR_WIDTH))
-            exact = f"  {p}" if fractions else ""
+            exact = f"  {exact_text(p)}" if fractions else ""
             ge = percent(at_least[value]) if numeric else ""
             error = ""
             if dist.mode == "estimate":
@@ -319,11 +319,11 @@ def why_text(dist: Distribution, name: str, value: Any, most: int = 5) -> str:
             key = _summary(dist, state)
             ways[key] = ways.get(key, Fraction(0)) + p
     total = sum(ways.values(), Fraction(0))
-    lines = [f"why {name} = {show_plain(value)}: probability {percent(total).strip()} ({total}), "
+    lines = [f"why {name} = {show_plain(value)}: probability {percent(total).strip()} ({exact_text(total)}), "
              f"{len(ways)} way{'s' if len(ways) != 1 else ''}"]
     ranked = sorted(ways.items(), key=lambda kv: (-kv[1], kv[0]))
     for rank, (parts, p) in enumerate(ranked[:most], 1):
-        lines.append(f"\n{rank}. {percent(p).strip()} of all resolutions ({p}), {percent(p / total).strip()} of these")
+        lines.append(f"\n{rank}. {percent(p).strip()} of all resolutions ({exact_text(p)}), {percent(p / total).strip()} of these")
         lines.extend(f"     {part}" for part in parts or ("(nothing else changes)",))
     if len(ranked) > most:
         rest = sum((p for _, p in ranked[most:]), Fraction(0))
