@@ -80,7 +80,8 @@ class Live:
         return ((ANY, name) in fields or (entity, name) in fields or (ANY, EVERY_FIELD) in fields)
 
 
-# The engine's memos of a projection kept with it (see Projection.__reduce__): engines._pass_through's, folds.folded's.
+# The engine's memos of a projection kept with it (see Projection.__reduce__): engines._pass_through's, folds.folded's,
+# and the field changes Projection.dead_writes finds dead.
 _DEAD_WRITES = ("dead writes",)  # memo key of Projection.dead_writes
 _KEPT_MEMOS = ("through", "fold", _DEAD_WRITES[0])
 _SET_FIELD = re.compile(r"^\s*rt\.set_field\(.*, (K\d+)\)$")  # a field changed, and its statement's constant
@@ -118,8 +119,8 @@ class Projection:
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled by the facts it is made of (its getters are closures), so that it is kept with the generated
         # code (kept_code.py), and with what was worked out from them that is plain data: the fields each
-        # block forgets, where states go past blocks, which draws fold (a first call in a fresh process
-        # works them out again otherwise). `end` is needed for its slots and its fields.
+        # block forgets, where states go past blocks, which draws fold, which field changes are dead (a first
+        # call in a fresh process works them out again otherwise). `end` is needed for its slots and its fields.
         kept = {key: found for key, found in self.memo.items() if key[0] in _KEPT_MEMOS}
         return (Projection, (self.live, self.slots, Live(frozenset(self.end), self.observed), self.touched,
                              self.carried), (kept, self._dead_fields))
