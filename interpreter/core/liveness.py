@@ -188,11 +188,8 @@ class Projection:
         for pc, block in enumerate(routine.blocks):
             if not getattr(block, "writes_world", False) or self.live[pc] is None:
                 continue
-            fields: set[tuple[Any, str]] = set()
-            for following in routine.successors[pc]:
-                after = self.observed if following < 0 else (
-                    self.live[following].fields if self.live[following] is not None else {(ANY, EVERY_FIELD)})
-                fields |= after
+            _, fields = _live_after(routine.successors[pc], self.live, routine.blocks,
+                                    Live(frozenset(self.end), self.observed), self.slots)
             if (ANY, EVERY_FIELD) in fields:
                 continue
             for (line, _), effect, facts in zip(reversed(block.lines), _line_effects(block, routine.statics),
@@ -269,26 +266,33 @@ def analyse(blocks: list[Any], successors: list[list[int]], slots: int, statics:
             block = facts[index]
             if block is None:
                 continue
-            out_slots: set[int] = set()
-            out_fields: set[tuple[Any, str]] = set()
-            for nxt in successors[index]:
-                if nxt < 0:
-                    out_slots |= observed.slots
-                    out_fields |= observed.fields
-                else:
-                    following = live_in[nxt]
-                    if following is None and not isinstance(getattr(blocks[nxt], "lines", None), list):
-                        out_slots |= set(range(slots))  # into a call site: keep everything
-                        out_fields.add((ANY, EVERY_FIELD))
-                    elif following is not None:
-                        out_slots |= following.slots
-                        out_fields |= following.fields
+            out_slots, out_fields = _live_after(successors[index], live_in, blocks, observed, slots)
             slots_live, fields_live = _through(lines[index], out_slots, out_fields)  # type: ignore[arg-type]
             new = Live(frozenset(slots_live), frozenset(fields_live))
             if live_in[index] != new:
                 live_in[index] = new
                 changed = True
     return Projection(live_in, slots, observed, _touched(blocks, successors, live_in))
+
+
+def _live_after(following: list[int], live_in: list[Live | None], blocks: list[Any], observed: Live,
+                slots: int) -> tuple[set[int], set[tuple[Any, str]]]:
+    """The slots and entity fields live after a block: live before the blocks it goes to, or observed at the end."""
+    out_slots: set[int] = set()
+    out_fields: set[tuple[Any, str]] = set()
+    for nxt in following:
+        if nxt < 0:
+            out_slots |= observed.slots
+            out_fields |= observed.fields
+        else:
+            live = live_in[nxt]
+            if live is None and not isinstance(getattr(blocks[nxt], "lines", None), list):
+                out_slots |= set(range(slots))  # into a call site: keep everything
+                out_fields.add((ANY, EVERY_FIELD))
+            elif live is not None:
+                out_slots |= live.slots
+                out_fields |= live.fields
+    return out_slots, out_fields
 
 
 def _touched(blocks: list[Any], successors: list[list[int]], live_in: list[Live | None]) -> list[set[str] | None]:
