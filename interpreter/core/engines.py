@@ -507,19 +507,44 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
                projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
     """Run one block on every state waiting for it; frames come out kept for the block that follows."""
     block = routine.blocks[pc]
-    assert not isinstance(block, CallSite)
+    assert not isinstance(block, CallSite) and R.interned is not None
+    R.dead = projection.dead_writes(routine, R.gen.namespace)
+    if block.draw_slot is None:
+        return _lines_all(routine.functions[pc], block, group, R, projection.keep, projection.expander(pc))
+    return _draws_all(routine, pc, group, engine, R, projection)
+
+
+def _lines_all(function: Callable[[rt.Working, Run], int], block: Block, group: dict[Key, Any], R: Run,
+               keep: Callable[[int, list[Any]], tuple[Any, ...]],
+               expand: Callable[[tuple[Any, ...]], list[Any]]) -> Iterator[tuple[Key, Any, int]]:
+    """_block_all for a block that draws nothing: each state runs it once and goes on whole."""
+    copy_world, copy_outcomes = block.writes_world, block.writes_outcomes
+    values, intern = R.interned.values, R.interned.id  # type: ignore[union-attr]
+    S = rt.Working([], {}, {})  # one working state, filled anew for each state in turn
+    for (kept, world, outcomes, stopped, stack, depth), p in group.items():
+        S.F = F = expand(kept)
+        S.W = W = Frozen(values[world]) if copy_world else values[world]
+        S.O = O = Frozen(values[outcomes]) if copy_outcomes else values[outcomes]
+        S.stopped, S.stack, S.depth = stopped, stack, depth
+        following = function(S, R)
+        # A copy the block left as it was (its changes dead, or made back) keeps its number: no hash of it.
+        yield (keep(following, F), intern(W) if copy_world and W != values[world] else world,
+               intern(O) if copy_outcomes and O != values[outcomes] else outcomes, S.stopped, S.stack,
+               S.depth), p, following
+
+
+def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
+               projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
+    """_block_all for a block that ends in a draw: a state for each value drawn (or the draws folded)."""
+    block = routine.blocks[pc]
     slot = block.draw_slot
-    function = routine.functions[pc] if slot is None else routine.dist_functions[pc]
+    function = routine.dist_functions[pc]
     copy_world, copy_outcomes = block.writes_world, block.writes_outcomes
     keep, expand = projection.keep, projection.expander(pc)
-    interned = R.interned
-    assert interned is not None
-    values, intern = interned.values, interned.id
-    if slot is not None:
-        R.budget = D.Budget(engine.max_states, block.pos)
-        drawn_before = R.draws.setdefault((id(routine), pc), {})
+    values, intern = R.interned.values, R.interned.id  # type: ignore[union-attr]
+    R.budget = D.Budget(engine.max_states, block.pos)
+    drawn_before = R.draws.setdefault((id(routine), pc), {})
     S = rt.Working([], {}, {})  # one working state, filled anew for each state in turn
-    R.dead = projection.dead_writes(routine, R.gen.namespace)
     sums: folds.Sums | None = None  # folded draws of whole-number probabilities, summed over the group
     for (kept, world, outcomes, stopped, stack, depth), p in group.items():
         S.F = F = expand(kept)
@@ -528,23 +553,20 @@ def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         S.W = Frozen(W) if copy_world else W
         S.O = Frozen(O) if copy_outcomes else O
         S.stopped, S.stack, S.depth = stopped, stack, depth
-        if slot is None:
+        # A draw reads few things: states that agree on them draw the same distribution.
+        reads = (tuple([F[i] for i in block.draw_slots]), world if block.draw_world else None,
+                 outcomes if block.draw_outcomes else None)
+        found = drawn_before.get(reads)
+        if found is None:
             following = function(S, R)  # type: ignore[misc]
-        else:  # a draw reads few things: states that agree on them draw the same distribution
-            reads = (tuple([F[i] for i in block.draw_slots]), world if block.draw_world else None,
-                     outcomes if block.draw_outcomes else None)
-            found = drawn_before.get(reads)
-            if found is None:
-                following = function(S, R)  # type: ignore[misc]
-                drawn_before[reads] = (F[slot], following)
-            else:
-                F[slot], following = found
+            drawn_before[reads] = (F[slot], following)
+        else:
+            F[slot], following = found
         rest = (world if S.W is W else intern(S.W), outcomes if S.O is O else intern(S.O), S.stopped, S.stack,
                 S.depth)
-        drawn = F[slot] if slot is not None else None
+        drawn = F[slot]
         kind = type(p)
-        fold = (folds.folded(routine, pc, following, slot, projection, R.gen)
-                if slot is not None and following >= 0 else None)
+        fold = folds.folded(routine, pc, following, slot, projection, R.gen) if following >= 0 else None
         carried_fold = fold is not None and kind is Carried and p.carries((carry.OUTCOME, fold.name))
         if type(drawn) is not D.Dist:
             if not carried_fold:
