@@ -33,11 +33,11 @@ bench: $(STAMP)
 	$(PY) -m compileall -q dsl interpreter grammars
 	$(PY) -m pytest tests/benchmarks -q -s -rs -p no:cacheprovider
 
-# A long fuzzing run: 100,000 inputs by default (FUZZ_COUNT=N to change), about 60 ms
+# A long fuzzing run: 100,000 inputs by default (FUZZ_COUNT=N to change), about 80 ms
 # each on one core, so about 2 hours; it reports every thousand with the time left.
 FUZZ_COUNT ?= 100000
 fuzz: $(STAMP)
-	@echo "fuzz: $(FUZZ_COUNT) inputs at about 60 ms each on one core (100,000: about 2 hours); FUZZ_COUNT=N for fewer"
+	@echo "fuzz: $(FUZZ_COUNT) inputs at about 80 ms each on one core (100,000: about 2 hours); FUZZ_COUNT=N for fewer"
 	$(PY) tests/fuzz_long.py $(FUZZ_COUNT)
 
 clean:

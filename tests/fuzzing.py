@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 import tomli_w
 
 from fracas import dsl
+from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import RulesError
-from fracas.interpreter import ScenarioError, exact, parse_scenario, prepare
+from fracas.interpreter import Scenario, ScenarioError, exact, parse_scenario, prepare
 from fracas.interpreter.api import Prepared
+from fracas.interpreter.core.state import Frozen, State
 from fracas.interpreter.core import engines, resolve
 from fracas.interpreter.core.errors import RunError
-from fracas.interpreter.tools.examples import run_examples
+from fracas.interpreter.tools.examples import run_examples, scenario_of
+from shortcuts import without_any
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_FILES = sorted((ROOT / "rules").glob("*.rules"))
@@ -98,3 +104,76 @@ def remembered_runs_agree(prepared: Prepared, runs: int = 12) -> None:
                 ends.append(f"{error.pos}: {error.message}")
         assert ends[0] == ends[1], ends
         assert remembering.rng.getstate() == running.rng.getstate()
+
+
+def retune(text: str, rng: random.Random, edits: int) -> str:
+    """The rules with a few of their whole numbers changed: mutants that mostly still load, whose examples
+    take other ways through the exact engine than the shipped numbers do."""
+    tokens = TOKEN.findall(text)
+    numbers = [at for at, token in enumerate(tokens) if token.isdigit()]
+    for _ in range(edits):
+        at = rng.choice(numbers)
+        value = int(tokens[at])
+        tokens[at] = str(max(0, value + rng.choice([-2, -1, 1, 2, 3, value])))
+    return "".join(tokens)
+
+
+# Refusals that depend on how many states the engine holds, which its shortcuts change.
+_SIZE_LIMITS = ("the exact engine holds more than", "the exact engine meets more than", "steps of work")
+
+
+def examples_agree_without_shortcuts(rules: dsl.Ruleset, reload: Callable[[], dsl.Ruleset],
+                                     examples: list[n.ExampleDecl], max_states: int | None = None) -> None:
+    """Each example's exact odds are the same (or refused alike) with the exact engine's shortcuts as without
+    them, for outcomes alone and for whole states; and its outcomes alone are its whole states' outcomes.
+
+    `reload` loads the rules again: a run without the shortcuts must not find what a run with them kept."""
+    for example in examples:
+        scenario = scenario_of(example, rules)
+        found = {}
+        for outcomes_only in (True, False):
+            found[outcomes_only, True] = _odds_or_refusal(rules, scenario, outcomes_only, max_states)
+            with pytest.MonkeyPatch.context() as patched:
+                without_any(patched)
+                found[outcomes_only, False] = _odds_or_refusal(reload(), scenario, outcomes_only, max_states)
+        if any(isinstance(odds, str) and any(limit in odds for limit in _SIZE_LIMITS) for odds in found.values()):
+            continue
+        where = f"{rules.path}: example {example.name!r}"
+        assert found[True, True] == found[True, False], f"{where}: outcomes differ without the shortcuts"
+        assert found[False, True] == found[False, False], f"{where}: whole states differ without the shortcuts"
+        assert found[True, True] == _outcomes_of(found[False, True]), f"{where}: outcomes alone differ from the whole"
+
+
+def _odds_or_refusal(rules: dsl.Ruleset, scenario: Scenario, outcomes_only: bool,
+                     max_states: int | None) -> dict[State, Any] | str:
+    try:
+        return exact(rules, scenario, outcomes_only=outcomes_only, max_states=max_states).states
+    except ScenarioError as error:
+        return "\n".join(diagnostic.format() for diagnostic in error.diagnostics)
+
+
+def _outcomes_of(states: dict[State, Any] | str) -> dict[State, Any] | str:
+    """Whole final states summed over all but their outcomes, as the engine gives outcomes alone."""
+    if isinstance(states, str):
+        return states
+    summed: dict[State, Any] = {}
+    for state, p in states.items():
+        alone = State((Frozen(),), Frozen(), state.outcomes, state.stopped)
+        summed[alone] = summed.get(alone, 0) + p
+    return summed
+
+
+def examples_of(rules: dsl.Ruleset) -> list[n.ExampleDecl]:
+    """The examples that run an action with chance (not under forced rolls)."""
+    return [example for example in rules.examples if example.run is not None and example.rolls is None]
+
+
+def retuned_examples_agree(text: str, path: Path, rng: random.Random, count: int = 3) -> None:
+    """A few examples of retuned rules agree with and without the exact engine's shortcuts (see above)."""
+    try:
+        rules = dsl.loads(text, str(path))
+    except RulesError:
+        return
+    examples = examples_of(rules)
+    examples_agree_without_shortcuts(rules, lambda: dsl.loads(text, str(path)),
+                                     rng.sample(examples, min(count, len(examples))), max_states=3000)

@@ -10,9 +10,10 @@ import pytest
 
 from fracas import dsl
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
-from fracas.interpreter.core import carry, engines, folds, liveness, loops
+from fracas.interpreter.core import carry, engines, folds, loops
 from fracas.interpreter.core.codegen import generator_for
 from fracas.interpreter.core.dist import Scaled
+from shortcuts import SHORTCUTS, without_carrying, without_folding
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "rules" / "scenarios").glob("*.toml"))
@@ -22,10 +23,6 @@ def rules_for(scenario_path: Path) -> dsl.Ruleset:
     system = scenario_path.stem.split("-")[0]
     name = {"exalted": "exalted-war"}.get(system, system)
     return dsl.load(ROOT / "rules" / f"{name}.rules")
-
-
-def without_carrying(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(carry, "carried_at", lambda routine, projection, folds=None: None)
 
 
 def block_runs(monkeypatch: pytest.MonkeyPatch) -> Counter:
@@ -39,39 +36,6 @@ def block_runs(monkeypatch: pytest.MonkeyPatch) -> Counter:
 
     monkeypatch.setattr(engines, "_block_all", counted)
     return runs
-
-
-def without_going_past(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engines, "_pass_through", lambda *facts: {})
-
-
-def without_folding(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No draw folded into the block after it, and so no outcome carried through the blocks that fold it:
-    what the blocks carry is worked out afresh, told of no folds (not read from a projection that was)."""
-    monkeypatch.setattr(folds, "folded", lambda *facts: None)
-    carried_at = carry.carried_at
-
-    def told_of_no_folds(routine, projection, folds=None):
-        unfolded = liveness.Projection(projection.live, projection.slots,
-                                       liveness.Live(frozenset(projection.end), frozenset()), projection.touched)
-        return carried_at(routine, unfolded)
-
-    monkeypatch.setattr(carry, "carried_at", told_of_no_folds)
-
-
-def without_skipping_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every world on its way to a block looked at for fields to forget, even where none can be dead."""
-    monkeypatch.setattr(liveness.Projection, "_may_forget", lambda self, pc, live: True)
-
-
-def without_skipping_dead_writes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every field a rule changes changed in the world, even where no later rule reads it."""
-    monkeypatch.setattr(liveness.Projection, "dead_writes", lambda self, routine, namespace: frozenset())
-
-
-SHORTCUTS = {"carrying-fields": without_carrying, "going-past-blocks": without_going_past,
-             "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
-             "skipping-dead-field-changes": without_skipping_dead_writes}
 
 
 @pytest.mark.parametrize("shortcut", SHORTCUTS)

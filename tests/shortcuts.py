@@ -1,0 +1,56 @@
+"""The exact engine's shortcuts, each of which can be turned off: a run without them is the reference a
+run with them must equal, probability for probability."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from fracas.interpreter.core import carry, engines, folds, liveness
+
+
+def without_carrying(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(carry, "carried_at", lambda routine, projection, folds=None: None)
+
+
+def without_going_past(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engines, "_pass_through", lambda *facts: {})
+
+
+def without_folding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No draw folded into the block after it, and so no outcome carried through the blocks that fold it:
+    what the blocks carry is worked out afresh, told of no folds (not read from a projection that was)."""
+    monkeypatch.setattr(folds, "folded", lambda *facts: None)
+    carried_at = carry.carried_at
+
+    def told_of_no_folds(routine, projection, folds=None):
+        unfolded = liveness.Projection(projection.live, projection.slots,
+                                       liveness.Live(frozenset(projection.end), frozenset()), projection.touched)
+        return carried_at(routine, unfolded)
+
+    monkeypatch.setattr(carry, "carried_at", told_of_no_folds)
+
+
+def without_skipping_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every world on its way to a block looked at for fields to forget, even where none can be dead."""
+    monkeypatch.setattr(liveness.Projection, "_may_forget", lambda self, pc, live: True)
+
+
+def without_skipping_dead_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every field a rule changes changed in the world, even where no later rule reads it."""
+    monkeypatch.setattr(liveness.Projection, "dead_writes", lambda self, routine, namespace: frozenset())
+
+
+SHORTCUTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
+    "carrying-fields": without_carrying, "going-past-blocks": without_going_past,
+    "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
+    "skipping-dead-field-changes": without_skipping_dead_writes}
+
+
+def without_any(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every shortcut off at once (folding's own carrying is off with carrying's)."""
+    for name, turn_off in SHORTCUTS.items():
+        if name != "folding-draws-into-outcomes":
+            turn_off(monkeypatch)
+    monkeypatch.setattr(folds, "folded", lambda *facts: None)
