@@ -525,10 +525,10 @@ def _lines_all(function: Callable[[rt.Working, Run], int], block: Block, group: 
         S.F = F = expand(kept)
         S.W = W = Frozen(values[world]) if copy_world else values[world]
         S.O = O = Frozen(values[outcomes]) if copy_outcomes else values[outcomes]
-        S.stopped, S.stack, S.depth = stopped, stack, depth
+        S.stopped, S.stack, S.depth, S.wrote = stopped, stack, depth, False
         following = function(S, R)
-        # A copy the block left as it was (its changes dead, or made back) keeps its number: no hash of it.
-        yield (keep(following, F), intern(W) if copy_world and W != values[world] else world,
+        # A copy the block left as it was (its changes dead, or not made) keeps its number: no hash of it.
+        yield (keep(following, F), intern(W) if S.wrote else world,
                intern(O) if copy_outcomes and O != values[outcomes] else outcomes, S.stopped, S.stack,
                S.depth), p, following
 

@@ -19,7 +19,7 @@ from fracas.interpreter.runtime.bodies import Pool, Volley
 class Working:
     """One state being changed by a block: the frame's slots, the world, the outcomes, why it stopped."""
 
-    __slots__ = ("F", "W", "O", "stopped", "stack", "depth")
+    __slots__ = ("F", "W", "O", "stopped", "stack", "depth", "wrote")
 
     def __init__(self, F: list[Any], W: dict[str, Record], O: dict[str, Any], stopped: str | None = None,
                  stack: tuple[Any, ...] = (), depth: int = 0):
@@ -29,6 +29,7 @@ class Working:
         self.stopped = stopped
         self.stack = stack  # callers' frames, while a step that calls itself runs
         self.depth = depth
+        self.wrote = False  # whether the exact engine changed the world (a dead change leaves it as it was)
 
 
 # ---- numbers -----------------------------------------------------------------------------
@@ -230,6 +231,7 @@ def set_field(S: Working, R: Any, owner: Any, path: tuple[str, ...], name: str, 
         S.W[owner.id] = entity.replace(name, new)
     elif id(stmt) not in R.dead:  # a field no later rule reads: the world left as it was (see Projection.dead_writes)
         S.W[owner.id] = interned.changed(entity, name, new)
+        S.wrote = True
 
 
 def set_outcome(S: Working, R: Any, name: str, op: str, value: Any, stmt: n.Assign) -> None:
