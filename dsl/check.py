@@ -6,7 +6,7 @@ builds the Ruleset the interpreter runs.
 
 from __future__ import annotations
 
-import dataclasses
+from fracas.dsl import records
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -349,7 +349,7 @@ class Checker:
             found = [self.bounds_constraint(f.name, f.type, f.decl.bounds, scope)
                      for f in info.fields if f.decl.bounds is not None]
             found += [self.require_constraint(r, scope) for r in info.decl.requires]
-            self.rules.kinds[name] = dataclasses.replace(info, constraints=tuple(found))
+            self.rules.kinds[name] = records.replace(info, constraints=tuple(found))
         settings = {**self.rules.params, **self.rules.choices}
         found = [self.bounds_constraint(t.name, t.type, t.decl.bounds, Scope())
                  for t in settings.values() if isinstance(t.decl, n.ParamDecl) and t.decl.bounds is not None]
@@ -1289,7 +1289,7 @@ def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile,
     is their own text, so that a problem points into it. RulesError if wrong.
     """
     checker = Checker(n.Module(expr.pos, path=rules.path, title=rules.title), source)
-    checker.rules = dataclasses.replace(rules, sources={**rules.sources, source.path: source})
+    checker.rules = records.replace(rules, sources={**rules.sources, source.path: source})
     checker._in_example = True  # prob, mean, always, never and possible are allowed, as in `expect`
     found = checker.expect(expr, ANY, Scope({**scope, **EXAMPLE_NAMES}))
     for where in checker.learnt.described:  # the expression is used as written: no literal can describe

@@ -13,7 +13,7 @@ rules tree (the folder of the file first loaded); cycles are reported.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field, replace
+from fracas.dsl.records import field, replace
 from pathlib import Path, PurePosixPath
 
 from fracas.dsl import nodes as n

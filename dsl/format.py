@@ -32,7 +32,7 @@ import functools
 import hashlib
 import threading
 from collections.abc import Callable
-from dataclasses import field
+from fracas.dsl.records import field
 
 from fracas.dsl.cache import cache_folder
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile

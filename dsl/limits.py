@@ -7,7 +7,7 @@ and every stop is a located error that names its limit.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from fracas.dsl.records import fields
 
 from fracas.dsl.records import record
 

@@ -7,7 +7,7 @@ dictionary key by the engines.
 
 from __future__ import annotations
 
-from dataclasses import field
+from fracas.dsl.records import field
 from fractions import Fraction
 
 from fracas.dsl.records import record

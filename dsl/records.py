@@ -1,25 +1,29 @@
-"""Records: dataclasses whose methods are written once for every class of a shape.
+"""Records: dataclasses whose methods are written once for every class of a shape, made without dataclasses.
 
 Python 3.11's dataclass compiles each method it writes for each class on its
 own (__init__, __repr__, __eq__, __hash__, and for a frozen class
 __setattr__ and __delattr__): 0.2-0.6 ms a class. With a hundred classes that
 was most of the time a fresh process took to import fracas, more than the
-exact odds of a dice pool took to compute.
+exact odds of a dice pool took to compute. Importing dataclasses itself (and
+inspect, which it imports) took 7-12 ms more of every process, more than all
+of fracas's records.
 
-A record is made by dataclass all the same (its fields, its slots, its match
-arguments: all that dataclasses.fields, replace and asdict, cattrs and the
-tests read), and its methods are the ones dataclass would write, taken from
-here. Its repr and a frozen record's refusal of assignment are one function
-each for every record. Its __init__, __eq__ and __hash__ are made when first
-used, from code compiled once for every shape (how many fields, which are
+A record has what a dataclass has: its fields (this module's `field`, or
+dataclasses.field, with dataclass's options and defaults), slots if asked,
+match arguments, and the methods dataclass would write, taken from here. Its
+repr and a frozen record's refusal of assignment are one function each for
+every record. Its __init__, __eq__ and __hash__ are made when first used,
+from code compiled once for every shape (how many fields, which are
 parameters, which have defaults or default factories) and renamed to the
 class's own fields; the code of each shape is kept in the user's cache, as
 Python keeps a module's bytecode, so that a process compiles none.
 
-`__dataclass_params__` says what dataclass itself was asked to write (no
-methods, never frozen); nothing in fracas reads it, and a record refuses
-itself what dataclass would refuse from it (a changeable record inheriting
-from a frozen one). Keyword-only fields, ClassVar and InitVar are refused.
+`fields` and `replace` here are dataclasses' for records. What dataclasses
+reads of a class (`__dataclass_fields__`, for dataclasses.fields, replace and
+asdict, cattrs and the tests) is made when first read, importing dataclasses
+then. A record refuses itself what dataclass would refuse (a changeable record
+inheriting from a frozen one, a mutable default); keyword-only fields,
+ClassVar and InitVar are refused too.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import marshal
 import reprlib
 import sys
 from collections.abc import Callable
-from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, fields
+from itertools import chain
 from operator import attrgetter
 from types import CodeType, FunctionType
 from typing import Any, TypeVar, overload
@@ -65,12 +69,13 @@ def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = False, eq:
 
 def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
     own = dict(cls.__dict__)
-    undocumented = not cls.__doc__
-    if undocumented:  # else dataclass writes one from inspect.signature, slower than all the rest
-        cls.__doc__ = cls.__name__
-    made: Any = _fields_made(cls, slots)
-    every = fields(made)
-    if undocumented:
+    every = _fields_of(cls)
+    made: Any = _slotted(cls, every) if slots else cls
+    made._record_field_list = every
+    made.__dataclass_fields__ = _DataclassFields(every)
+    if "__match_args__" not in own:
+        made.__match_args__ = tuple(f.name for f in every if f.init)
+    if not cls.__doc__:
         made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in every if f.init)})"
     for base in made.__mro__[1:]:  # as dataclass refuses, from the options it was given (dataclass was told none)
         if "_record_frozen" in base.__dict__ and base._record_frozen != frozen:
@@ -113,33 +118,166 @@ def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
 
 
 _PSEUDO_FIELDS = ("ClassVar", "InitVar", "KW_ONLY")
-_UNREAD = object()  # an annotation as dataclass is shown it: neither ClassVar, InitVar nor KW_ONLY
 
 
-def _fields_made(cls: type, slots: bool) -> Any:
-    """What dataclass makes of cls with no methods of its own: its fields, and its slots if asked.
+class _Missing:
+    """No default: dataclasses' MISSING, for records."""
 
-    Dataclass reads an annotation only to find ClassVar, InitVar and KW_ONLY, and
-    a written one (a string, as every annotation is under `from __future__
-    import annotations`) through regular expressions, three per field: a third
-    of its time. A record has none of them, so dataclass is shown a plain object
-    for each, and each field gets its written annotation back after.
-    """
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+class Field:
+    """One field of a record, with dataclass's options: what dataclasses.Field holds of it."""
+
+    __slots__ = ("name", "type", "default", "default_factory", "init", "repr", "hash", "compare", "metadata",
+                 "kw_only")
+
+    def __init__(self, default: Any = MISSING, default_factory: Any = MISSING, init: bool = True, repr: bool = True,
+                 hash: bool | None = None, compare: bool = True, metadata: Any = None, kw_only: bool = False):
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.name: str = ""
+        self.type: Any = None
+        self.default, self.default_factory = default, default_factory
+        self.init, self.repr, self.hash, self.compare = init, repr, hash, compare
+        self.metadata, self.kw_only = metadata, kw_only
+
+    def __repr__(self) -> str:
+        return f"Field(name={self.name!r}, type={self.type!r}, default={self.default!r})"
+
+
+def field(*, default: Any = MISSING, default_factory: Any = MISSING, init: bool = True, repr: bool = True,
+          hash: bool | None = None, compare: bool = True, metadata: Any = None) -> Any:
+    """A record field's options, as dataclasses.field takes them (a record takes no keyword-only fields)."""
+    return Field(default, default_factory, init, repr, hash, compare, metadata)
+
+
+def fields(record_or_class: Any) -> tuple[Field, ...]:
+    """A record's fields, in order, as dataclasses.fields gives a dataclass's."""
+    found = getattr(record_or_class, "_record_field_list", None)
+    if found is None:
+        raise TypeError("must be called with a record type or instance")
+    return found  # type: ignore[no-any-return]
+
+
+def is_record(value: Any) -> bool:
+    """Whether a value is a record (an instance, not its class)."""
+    return not isinstance(value, type) and hasattr(type(value), "_record_field_list")
+
+
+def replace(record: Any, /, **changes: Any) -> Any:
+    """A new record of the same class with these fields changed, as dataclasses.replace makes one."""
+    for f in fields(record):
+        if not f.init:
+            if f.name in changes:
+                raise ValueError(f"field {f.name} is declared with init=False, it cannot be specified with replace()")
+        elif f.name not in changes:
+            changes[f.name] = getattr(record, f.name)
+    return record.__class__(**changes)
+
+
+def _fields_of(cls: type) -> tuple[Field, ...]:
+    """cls's fields as dataclass finds them: its record bases' first (a field written again keeps its place),
+    then its own annotations, in order; the class attributes that held their options hold the plain defaults."""
+    found: dict[str, Field] = {}
+    for base in cls.__mro__[-1:0:-1]:
+        for f in base.__dict__.get("_record_field_list", ()):
+            found[f.name] = f
     written = cls.__dict__.get("__annotations__", {})
     for name, annotation in written.items():
         # Over-cautious (a word anywhere in the annotation), and blind to a name imported under another.
         if any(word in str(annotation) for word in _PSEUDO_FIELDS):
             raise TypeError(f"{cls.__name__}.{name}: a record takes no ClassVar, InitVar or KW_ONLY")
-    kept = dict(written)
-    written.update(dict.fromkeys(kept, _UNREAD))  # in place: the slotted class dataclass makes shares the dict
-    try:
-        made = dataclass(slots=slots, init=False, repr=False, eq=False)(cls)
-    finally:
-        written.update(kept)
-    for f in made.__dataclass_fields__.values():
-        if f.name in kept:
-            f.type = kept[f.name]
+        value = cls.__dict__.get(name, MISSING)
+        f = _field_from(value)
+        f.name, f.type = name, annotation
+        if f.default is not MISSING and f.default.__class__.__hash__ is None:
+            raise ValueError(f"mutable default {type(f.default)} for field {name} is not allowed: use default_factory")
+        found[name] = f
+        if value is not f.default:  # options written with field(): the class attribute becomes the default
+            if f.default is MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, f.default)
+    for name, value in cls.__dict__.items():
+        if _is_field(value) and name not in written:
+            raise TypeError(f"{name!r} is a field but has no type annotation")
+    return tuple(found.values())
+
+
+def _is_field(value: Any) -> bool:
+    kind = type(value)
+    return kind is Field or (kind.__name__ == "Field" and kind.__module__ == "dataclasses")
+
+
+def _field_from(value: Any) -> Field:
+    """A field's options from what its class attribute holds: this module's field(), dataclasses.field() (its
+    MISSING made ours), a plain default, or nothing."""
+    kind = type(value)
+    if kind is Field:
+        return value  # type: ignore[no-any-return]
+    if kind.__name__ == "Field" and kind.__module__ == "dataclasses":
+        theirs = sys.modules["dataclasses"].MISSING  # imported: its field() made this
+        return Field(MISSING if value.default is theirs else value.default,
+                     MISSING if value.default_factory is theirs else value.default_factory,
+                     value.init, value.repr, value.hash, value.compare, value.metadata, value.kw_only is True)
+    return Field(value)
+
+
+def _slotted(cls: type, every: tuple[Field, ...]) -> type:
+    """cls made again with a slot for each field its bases have no slot for, as dataclass(slots=True) makes it."""
+    if "__slots__" in cls.__dict__:
+        raise TypeError(f"{cls.__name__} already specifies __slots__")
+    body = dict(cls.__dict__)
+    names = tuple(f.name for f in every)
+    inherited = set(chain.from_iterable(_slots_of(base) for base in cls.__mro__[1:-1]))
+    body["__slots__"] = tuple(name for name in names if name not in inherited)
+    for name in names:
+        body.pop(name, None)  # a default: __init__ sets it
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)  # the old class's
+    qualname = getattr(cls, "__qualname__", None)
+    made = type(cls)(cls.__name__, cls.__bases__, body)
+    if qualname is not None:
+        made.__qualname__ = qualname
     return made
+
+
+def _slots_of(cls: type) -> tuple[str, ...]:
+    slots = cls.__dict__.get("__slots__")
+    if slots is None:
+        return ()
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
+class _DataclassFields:
+    """A record's `__dataclass_fields__`, made when first read: dataclasses.Field objects of its fields, which
+    dataclasses.fields, replace and asdict (and cattrs) read. Made by dataclasses itself (make_dataclass), so
+    that every field is one that dataclasses made, imported then and not before."""
+
+    def __init__(self, every: tuple[Field, ...]):
+        self.every = every
+        self.made: dict[str, Any] | None = None
+
+    def __get__(self, instance: object, owner: type | None = None) -> dict[str, Any]:
+        if self.made is None:
+            import dataclasses
+
+            def option(value: Any) -> Any:
+                return dataclasses.MISSING if value is MISSING else value
+
+            specs = [(f.name, f.type, dataclasses.field(
+                default=option(f.default), default_factory=option(f.default_factory), init=f.init, repr=f.repr,
+                hash=f.hash, compare=f.compare, metadata=f.metadata)) for f in self.every]
+            self.made = dataclasses.make_dataclass("fields", specs, init=False, repr=False, eq=False,
+                                                   match_args=False).__dataclass_fields__
+        return self.made
 
 
 def _values_of(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
@@ -159,6 +297,8 @@ def _repr(self: Any) -> str:
 def _refuse_assignment(self: Any, name: str, value: Any) -> None:
     cls = type(self)
     if cls is cls._record_class or name in cls._record_fields:  # a plain subclass may add attributes of its own
+        from dataclasses import FrozenInstanceError  # imported on the way to an error only (see the module's doc)
+
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     super(cls._record_class, self).__setattr__(name, value)
 
@@ -166,6 +306,8 @@ def _refuse_assignment(self: Any, name: str, value: Any) -> None:
 def _refuse_deletion(self: Any, name: str) -> None:
     cls = type(self)
     if cls is cls._record_class or name in cls._record_fields:
+        from dataclasses import FrozenInstanceError
+
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     super(cls._record_class, self).__delattr__(name)
 

@@ -10,7 +10,7 @@ fracas.dsl.parse.parse.
 
 from __future__ import annotations
 
-import dataclasses
+from fracas.dsl import records
 from typing import Any
 
 from fracas.dsl import nodes as n
@@ -95,7 +95,7 @@ def moved(value: Any, lines: int) -> Any:
     kind = type(value)
     names = _FIELDS.get(kind)
     if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+        names = _FIELDS[kind] = tuple(f.name for f in records.fields(kind))
     copy = object.__new__(kind)
     for name in names:
         object.__setattr__(copy, name, moved(getattr(value, name), lines))

@@ -13,8 +13,8 @@ one is rebuilt too.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import field
+from fracas.dsl import records
+from fracas.dsl.records import field
 from typing import Any
 
 from fracas.dsl import nodes as n
@@ -47,15 +47,15 @@ class Learnt:
             return value if all(a is b for a, b in zip(items, value)) else items
         if isinstance(value, dict):
             return {key: self.complete(item) for key, item in value.items()}
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if records.is_record(value):
             # What a ruleset keeps besides nodes (a kind's fields, a parameter, a constraint) may hold some.
             changes = {}
-            for f in dataclasses.fields(value):
+            for f in records.fields(value):
                 old = getattr(value, f.name)
                 new = self.complete(old)
                 if new is not old:
                     changes[f.name] = new
-            return dataclasses.replace(value, **changes) if changes else value
+            return records.replace(value, **changes) if changes else value
         return value
 
     def _node(self, node: n.Node) -> Any:
@@ -64,9 +64,9 @@ class Learnt:
             return self.described.get(node.pos, node)
         rebuilt = walk.map_children(node, self._node)
         if isinstance(node, n.RecordLit) and node.pos in self.record_kinds:
-            rebuilt = dataclasses.replace(rebuilt, kind=self.record_kinds[node.pos])
+            rebuilt = records.replace(rebuilt, kind=self.record_kinds[node.pos])
         elif isinstance(node, n.Attr) and self.field_kinds.get(node.pos):
-            rebuilt = dataclasses.replace(rebuilt, kind=self.field_kinds[node.pos])
+            rebuilt = records.replace(rebuilt, kind=self.field_kinds[node.pos])
         return rebuilt
 
 
@@ -74,6 +74,6 @@ def complete_rules(rules: Ruleset, learnt: Learnt) -> None:
     """Every declaration, constraint and example of `rules` completed with what was learnt, in place."""
     if not learnt:
         return
-    for f in dataclasses.fields(rules):
+    for f in records.fields(rules):
         if f.init and f.name not in ("sources", "warnings", "limits"):
             setattr(rules, f.name, learnt.complete(getattr(rules, f.name)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import field
+from fracas.dsl.records import field
 from typing import Any
 
 from fracas.dsl import nodes as n
@@ -97,11 +97,11 @@ class Ruleset:
     warnings: tuple[Diagnostic, ...] = ()  # what `fracas check` says without refusing the rules
     limits: Limits = DEFAULT
     # What a runtime derives from these rules once (compiled closures): not part of their meaning.
-    # Not an argument of __init__, so a ruleset made by dataclasses.replace starts with its own.
+    # Not an argument of __init__, so a ruleset made by replace starts with its own.
     runtime_cache: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
     # What a runtime derived from these rules and keeps with them, pickled where they are
     # (the checked cache): plain data, checked by whoever reads it back. Not an argument of
-    # __init__ either: a ruleset made by dataclasses.replace has other rules to derive from.
+    # __init__ either: a ruleset made by replace has other rules to derive from.
     kept: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
     # The file in the user's cache folder this ruleset was loaded from or stored in, if any.
     cache_name: str | None = field(default=None, init=False, compare=False, repr=False)

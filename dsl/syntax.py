@@ -6,7 +6,7 @@ of syntax trees: a run whose rules files are all cached never imports Lark.
 
 from __future__ import annotations
 
-import dataclasses
+from fracas.dsl import records
 import functools
 import hashlib
 import re
@@ -390,8 +390,8 @@ class ToNodes(Transformer):
 
     def override_decl(self, meta, items):
         if isinstance(items[0], list):
-            return [dataclasses.replace(d, override=True) for d in items[0]]
-        return dataclasses.replace(items[0], override=True)
+            return [records.replace(d, override=True) for d in items[0]]
+        return records.replace(items[0], override=True)
 
     def header(self, meta, items):
         return _unquote(items[0])

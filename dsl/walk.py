@@ -10,7 +10,7 @@ and come here for the rest.
 
 from __future__ import annotations
 
-import dataclasses
+from fracas.dsl import records
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -23,7 +23,7 @@ def field_names(kind: type) -> tuple[str, ...]:
     """The fields of a node class that may hold children: all but its position."""
     names = _FIELDS.get(kind)
     if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind) if f.name != "pos")
+        names = _FIELDS[kind] = tuple(f.name for f in records.fields(kind) if f.name != "pos")
     return names
 
 
@@ -53,7 +53,7 @@ def map_children(node: n.Node, change: Callable[[n.Node], Any]) -> Any:
         new = _mapped(value, change)
         if new is not value:
             changes[name] = new
-    return dataclasses.replace(node, **changes) if changes else node
+    return records.replace(node, **changes) if changes else node
 
 
 def _mapped(value: Any, change: Callable[[n.Node], Any]) -> Any:

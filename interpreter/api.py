@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from dataclasses import field
+from fracas.dsl.records import field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 

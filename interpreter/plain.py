@@ -7,7 +7,7 @@ cannot give is an Unwritable text that the tools show and refuse to write.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from fracas.dsl.records import replace
 from fractions import Fraction
 from typing import Any
 

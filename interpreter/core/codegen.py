@@ -28,7 +28,7 @@ lines.
 from __future__ import annotations
 
 import ast
-import dataclasses
+from fracas.dsl import records
 import functools
 import itertools
 import marshal
@@ -36,7 +36,7 @@ import re
 import sys
 import types
 from collections.abc import Callable
-from dataclasses import field
+from fracas.dsl.records import field
 from fractions import Fraction
 from typing import Any
 
@@ -714,7 +714,7 @@ class Generator:
             return [None if f is None else self._function_name(f) for f in functions]
 
         try:
-            routines = {name: dataclasses.replace(routine, functions=named(routine.functions),
+            routines = {name: records.replace(routine, functions=named(routine.functions),
                                                   dist_functions=named(routine.dist_functions),
                                                   sampled=named(routine.sampled),
                                                   projections=dict(routine.projections))
@@ -771,7 +771,7 @@ class Generator:
             def found_functions(names: list[str | None]) -> list[Callable[..., Any] | None]:
                 return [None if name is None else namespace[name] for name in names]
 
-            gen.routines = {name: dataclasses.replace(routine, functions=found_functions(routine.functions),
+            gen.routines = {name: records.replace(routine, functions=found_functions(routine.functions),
                                                       dist_functions=found_functions(routine.dist_functions),
                                                       sampled=found_functions(routine.sampled),
                                                       projections=dict(routine.projections))
@@ -907,17 +907,17 @@ class RoutineBuilder:
             name = f"__gives{slot}"
             scope[name] = f"F[{slot}]"
             self.consumed.append(slot)
-            return dataclasses.replace(stmt, value=n.Name(value_call.pos, name=name))
+            return records.replace(stmt, value=n.Name(value_call.pos, name=name))
         if isinstance(stmt, (n.Let, n.Assign, n.Return)):
-            return dataclasses.replace(stmt, value=draw_if(stmt.value))
+            return records.replace(stmt, value=draw_if(stmt.value))
         if isinstance(stmt, n.If):
-            return dataclasses.replace(stmt, test=draw_if(stmt.test))
+            return records.replace(stmt, test=draw_if(stmt.test))
         if isinstance(stmt, n.For):
-            return dataclasses.replace(stmt, source=draw_if(stmt.source))
+            return records.replace(stmt, source=draw_if(stmt.source))
         if isinstance(stmt, n.Event):
             return map_children(stmt, draw_if)  # type: ignore[return-value]
         if isinstance(stmt, n.CallStmt):
-            return dataclasses.replace(stmt, call=map_children(stmt.call, draw_if))
+            return records.replace(stmt, call=map_children(stmt.call, draw_if))
         return stmt
 
     # ---- the routine

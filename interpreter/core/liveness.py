@@ -18,7 +18,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 import re
-from dataclasses import field
+from fracas.dsl.records import field
 from typing import Any
 
 from fracas.dsl.records import record

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterable
-from dataclasses import field
+from fracas.dsl.records import field
 
 from fracas.dsl.records import record
 from fracas.interpreter.runtime.keys import stable_key

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from fracas.dsl.records import replace
 from pathlib import Path
 from typing import Any
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import field
+from fracas.dsl.records import field
 from pathlib import Path
 
 from fracas.dsl.diagnostics import Diagnostic, RulesError

@@ -21,7 +21,7 @@ import math
 import re
 import sys
 import tomllib
-from dataclasses import field
+from fracas.dsl.records import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

@@ -15,7 +15,7 @@ import os
 import re
 import signal
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from fracas.dsl.records import replace
 from fractions import Fraction
 from typing import Any
 

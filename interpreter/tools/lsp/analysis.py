@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
 from pathlib import Path
-from dataclasses import field
+from fracas.dsl.records import field
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES

@@ -10,7 +10,7 @@ declared in the chain, the locals in reach and the builtins.
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from fracas.dsl.records import field
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES

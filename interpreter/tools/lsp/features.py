@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import field
+from fracas.dsl.records import field
 from pathlib import Path
 
 from fracas.dsl import nodes as n
