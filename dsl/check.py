@@ -6,13 +6,13 @@ builds the Ruleset the interpreter runs.
 
 from __future__ import annotations
 
-from fracas.dsl import records
 import re
 from collections.abc import Iterable
 from typing import Any
 
 from fracas.dsl import missing
 from fracas.dsl import nodes as n
+from fracas.dsl import records
 from fracas.dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven

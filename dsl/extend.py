@@ -13,7 +13,6 @@ rules tree (the folder of the file first loaded); cycles are reported.
 from __future__ import annotations
 
 from collections.abc import Callable
-from fracas.dsl.records import field, replace
 from pathlib import Path, PurePosixPath
 
 from fracas.dsl import nodes as n
@@ -21,7 +20,7 @@ from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_m
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.parse import parse
 from fracas.dsl.reading import read_text
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record, replace
 
 
 _KINDS_OF_DECL = {

@@ -32,14 +32,13 @@ import functools
 import hashlib
 import threading
 from collections.abc import Callable
-from fracas.dsl.records import field
 
 from fracas.dsl.cache import cache_folder
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.parse import parse
 from fracas.dsl.pieces import Memo, Piece, split
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.dsl.resources import grammar_text
 
 INDENT = 4

@@ -7,9 +7,7 @@ and every stop is a located error that names its limit.
 
 from __future__ import annotations
 
-from fracas.dsl.records import fields
-
-from fracas.dsl.records import record
+from fracas.dsl.records import fields, record
 
 
 # Past these, Python's own recursion limit would stop a run before ours could say why.

@@ -7,10 +7,9 @@ dictionary key by the engines.
 
 from __future__ import annotations
 
-from fracas.dsl.records import field
 from fractions import Fraction
 
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 
 
 @record(frozen=True, slots=True)

@@ -10,10 +10,10 @@ fracas.dsl.parse.parse.
 
 from __future__ import annotations
 
-from fracas.dsl import records
 from typing import Any
 
 from fracas.dsl import nodes as n
+from fracas.dsl import records
 from fracas.dsl.diagnostics import RulesError
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.parse import parse

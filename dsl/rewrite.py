@@ -13,13 +13,12 @@ one is rebuilt too.
 
 from __future__ import annotations
 
-from fracas.dsl import records
-from fracas.dsl.records import field
 from typing import Any
 
 from fracas.dsl import nodes as n
+from fracas.dsl import records
 from fracas.dsl import walk
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 
 

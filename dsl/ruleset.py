@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from fracas.dsl.records import field
 from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import Diagnostic, SourceFile
 from fracas.dsl.limits import DEFAULT, Limits
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.dsl.types import Type, type_from
 
 

@@ -6,7 +6,6 @@ of syntax trees: a run whose rules files are all cached never imports Lark.
 
 from __future__ import annotations
 
-from fracas.dsl import records
 import functools
 import hashlib
 import re
@@ -20,6 +19,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from fracas.dsl import missing
 from fracas.dsl import nodes as n
+from fracas.dsl import records
 from fracas.dsl.cache import cache_folder
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from fracas.dsl.limits import DEFAULT, Limits

@@ -10,11 +10,11 @@ and come here for the rest.
 
 from __future__ import annotations
 
-from fracas.dsl import records
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from fracas.dsl import nodes as n
+from fracas.dsl import records
 
 _FIELDS: dict[type, tuple[str, ...]] = {}  # a node class -> the names of its fields but its position
 

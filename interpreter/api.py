@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from fracas.dsl.records import field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fracas.dsl import nodes as n
 from fracas.dsl.reads import free_names
 from fracas.dsl.diagnostics import Diagnostic, did_you_mean
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.core import collector, resolve
 from fracas.interpreter.core.constraints import check_after, constrained_fields

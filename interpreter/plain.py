@@ -7,12 +7,12 @@ cannot give is an Unwritable text that the tools show and refuse to write.
 
 from __future__ import annotations
 
-from fracas.dsl.records import replace
 from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import Diagnostic
+from fracas.dsl.records import replace
 from fracas.dsl.ruleset import FieldInfo, Ruleset
 from fracas.dsl.types import Type
 from fracas.interpreter.core.state import Frozen

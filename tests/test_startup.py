@@ -116,10 +116,10 @@ def test_an_exact_run_of_rules_from_the_cache_imports_no_module_it_does_not_use(
                                 text=True).stdout.split())
     # OpenSSL's hashes, sampling's generator, what only rules not in the cache need (the checker, the
     # reading of what a file extends, Lark), what only a misspelt name or a bad scenario needs, the
-    # pure-Python pickler around the C one the cache uses, and dataclasses with the inspect it imports
-    # (records are made without them: see fracas.dsl.records).
+    # pure-Python pickler around the C one the cache uses, dataclasses with the inspect it imports
+    # (records are made without them: see fracas.dsl.records), and ast (what compiles generated code).
     unused = {"hashlib", "random", "difflib", "fracas.dsl.check", "fracas.dsl.extend", "lark",
-              "fracas.interpreter.toml_places", "pickle", "dataclasses", "inspect"}
+              "fracas.interpreter.toml_places", "pickle", "dataclasses", "inspect", "ast"}
     assert loaded & unused == set()
 
 

@@ -27,8 +27,6 @@ lines.
 
 from __future__ import annotations
 
-import ast
-from fracas.dsl import records
 import functools
 import itertools
 import marshal
@@ -36,14 +34,14 @@ import re
 import sys
 import types
 from collections.abc import Callable
-from fracas.dsl.records import field
 from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import cache as kept
 from fracas.dsl import nodes as n
+from fracas.dsl import records
 from fracas.dsl.builtins import SIGNATURES
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.statements import map_children, statements, step_value
 from fracas.interpreter.core.analysis import ChanceAnalysis
@@ -684,6 +682,8 @@ class Generator:
             if code is not None:
                 self._run(code)
                 return
+        import ast  # only where code is compiled: a run of kept code never needs it (2 ms of a fresh process)
+
         tree = ast.parse(text, filename)
         for node in ast.walk(tree):  # each statement at the rules line it came from
             if hasattr(node, "lineno"):

@@ -18,10 +18,9 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 import re
-from fracas.dsl.records import field
 from typing import Any
 
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import Record
 from fracas.interpreter.runtime.getters import tuple_getter

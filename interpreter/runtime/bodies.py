@@ -10,9 +10,8 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterable
-from fracas.dsl.records import field
 
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.interpreter.runtime.keys import stable_key
 
 

@@ -13,12 +13,12 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from fracas.dsl.records import replace
 from pathlib import Path
 from typing import Any
 
 from fracas import dsl
 from fracas.dsl.diagnostics import Diagnostic, RulesError, did_you_mean, printable
+from fracas.dsl.records import replace
 from fracas.dsl.resources import shipped_rules_dir
 from fracas.interpreter import api
 from fracas.interpreter.tools import report

@@ -10,14 +10,13 @@ from __future__ import annotations
 import difflib
 import sys
 from collections.abc import Callable, Sequence
-from fracas.dsl.records import field
 from pathlib import Path
 
 from fracas.dsl.diagnostics import Diagnostic, RulesError
 from fracas.dsl.reading import read_text
 from fracas.dsl.format import format_text
 from fracas.dsl.limits import Limits
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.interpreter.tools.files import not_a_regular_file, write_text_atomically
 
 STDIN = "-"

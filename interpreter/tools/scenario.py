@@ -21,7 +21,6 @@ import math
 import re
 import sys
 import tomllib
-from fracas.dsl.records import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +29,7 @@ import tomli_w
 from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.reading import TooLarge, read_bytes
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.interpreter.api import Scenario, ScenarioError, Unwritable
 
 if TYPE_CHECKING:

@@ -15,7 +15,6 @@ import os
 import re
 import signal
 from collections.abc import Callable, Iterator
-from fracas.dsl.records import replace
 from fractions import Fraction
 from typing import Any
 
@@ -27,7 +26,7 @@ from fracas.dsl.reads import free_names
 from fracas.dsl.diagnostics import RulesError, SourceFile
 from fracas.dsl.limits import Limits
 from fracas.dsl.parse import parse_expression
-from fracas.dsl.records import record
+from fracas.dsl.records import record, replace
 from fracas.dsl.types import ANY, NUMERIC, Type
 from fracas.interpreter.tools.aggregates import (
     aggregate_calls,

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
 from pathlib import Path
-from fracas.dsl.records import field
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
@@ -20,7 +19,7 @@ from fracas.dsl.check import Checker, Scope
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from fracas.dsl.extend import OpenTexts, load_module
 from fracas.dsl.limits import Limits
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.dsl.reparse import Reparser
 from fracas.dsl.statements import blocks, children
 from fracas.dsl.ruleset import KindInfo, Ruleset

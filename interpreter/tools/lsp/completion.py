@@ -10,12 +10,11 @@ declared in the chain, the locals in reach and the builtins.
 from __future__ import annotations
 
 import re
-from fracas.dsl.records import field
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.pieces import split
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.types import Type, type_from
 from fracas.interpreter.tools.lsp.analysis import Analysis

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import functools
 import re
-from fracas.dsl.records import field
 from pathlib import Path
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES, Signature
 from fracas.dsl.extend import describe
-from fracas.dsl.records import record
+from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset, comment_start
 from fracas.dsl.types import Type
 from fracas.interpreter.tools.lsp.analysis import Analysis, Key, Place
