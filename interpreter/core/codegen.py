@@ -58,9 +58,10 @@ from fracas.interpreter.core.values import Ref, RowRef
 END = -1
 # The last line of a block: a jump, or a branch to one of two blocks (the test may hold anything, but
 # the line ends with ` else N`).
-_JUMP = re.compile(r"return (-?\d+)")
-_BRANCH = re.compile(r"return (-?\d+) if (.*) else (-?\d+)")
-_JUMPS = re.compile(r"\breturn (-?\d+)")
+# Patterns as text: re compiles each when first used (and keeps it), so that a run of kept code compiles none.
+_JUMP = r"return (-?\d+)"
+_BRANCH = r"return (-?\d+) if (.*) else (-?\d+)"
+_JUMPS = r"\breturn (-?\d+)"
 _MOST_INDENT = 4 * 40  # sampled blocks written one in another nest no deeper: Python's parser stops at 100
 _SPLIT_DEPTH = 40
 _LEAVES = (n.Number, n.Text, n.Bool, n.NoneLit, n.Name, n.Dice)
@@ -787,8 +788,8 @@ class Generator:
         return gen
 
 
-_LONE = re.compile(r"lone\d+")
-_OWN = re.compile(r"(lone|deep|record|K)\d+")  # a lone module's own helpers, and constants
+_LONE = r"lone\d+"  # patterns as text: see _JUMP
+_OWN = r"(lone|deep|record|K)\d+"  # a lone module's own helpers, and constants
 
 
 def _lone_alone(module: types.CodeType) -> str | None:
@@ -798,8 +799,8 @@ def _lone_alone(module: types.CodeType) -> str | None:
     their defaults read): a module of one lone function and the helpers it
     wrote for itself can be run when that function is first needed.
     """
-    lone = [name for name in module.co_names if _LONE.fullmatch(name)]
-    if len(lone) != 1 or not all(_OWN.fullmatch(name) or name in _BASE for name in module.co_names):
+    lone = [name for name in module.co_names if re.fullmatch(_LONE, name)]
+    if len(lone) != 1 or not all(re.fullmatch(_OWN, name) or name in _BASE for name in module.co_names):
         return None
     return lone[0]
 
@@ -1009,7 +1010,7 @@ class RoutineBuilder:
                 inner.add(block.back)
             else:
                 for line, _ in block.lines[:-1]:
-                    inner.update(int(found) for found in _JUMPS.findall(line))
+                    inner.update(int(found) for found in re.findall(_JUMPS, line))
 
         def joins(target: int) -> bool:
             return (target > 0 and reached[target] == 1 and target not in inner
@@ -1046,7 +1047,7 @@ class RoutineBuilder:
             else:
                 out.append((f"{deeper}return {jump(target)}", at))
 
-        plain, branch = _JUMP.fullmatch(last), _BRANCH.fullmatch(last)
+        plain, branch = re.fullmatch(_JUMP, last), re.fullmatch(_BRANCH, last)
         if plain is not None:
             go(int(plain.group(1)), indent)
         elif branch is not None and (joins(int(branch.group(1))) or joins(int(branch.group(3)))):
@@ -1064,7 +1065,8 @@ class RoutineBuilder:
         seen = {target}
         while target >= 0:
             block = self.routine.blocks[target]
-            found = _JUMP.fullmatch(block.lines[0][0]) if isinstance(block, Block) and len(block.lines) == 1 else None
+            alone = isinstance(block, Block) and len(block.lines) == 1
+            found = re.fullmatch(_JUMP, block.lines[0][0]) if alone else None
             if found is None or int(found.group(1)) in seen:
                 break
             target = int(found.group(1))

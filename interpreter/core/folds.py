@@ -34,7 +34,8 @@ def forgets_only(line: str, live: tuple[int, ...]) -> bool:
     return not reads and bool(writes) and not writes.intersection(live)
 
 
-_FOLD_LINE = re.compile(r"rt\.set_outcome\(S, R, '([^']+)', '(=|\+=|-=)', F\[(\d+)\], (K\d+)\)")
+# As text: re compiles it when first used, so that a run of kept code compiles none.
+_FOLD_LINE = r"rt\.set_outcome\(S, R, '([^']+)', '(=|\+=|-=)', F\[(\d+)\], (K\d+)\)"
 
 
 class Fold:
@@ -244,7 +245,7 @@ def fold_shape(routine: Routine, draw: int, pc: int, slot: int, projection: live
     following = block.successors[0]
     live = projection.kept[following] if following >= 0 else projection.end
     first, *others = [line for line, _ in block.lines]
-    match = _FOLD_LINE.fullmatch(first)
+    match = re.fullmatch(_FOLD_LINE, first)
     if (match is None or int(match.group(3)) != slot or following == pc
             or not all(line in (f"return {following}", f"F[{slot}] = None") or forgets_only(line, live)
                        for line in others)):

@@ -28,8 +28,9 @@ from fracas.interpreter.runtime.getters import tuple_getter
 ANY = None  # an entity not known statically
 EVERY_FIELD = "*"  # a field name not known statically (a function that calls itself)
 
-_SLOT = re.compile(r"F\[(\d+)\]")
-_TARGETS = re.compile(r"^((?:F\[\d+\](?:, | = |,))+)\s*=?\s*(.*)$")
+# Patterns as text: re compiles each when first used, so that a run of kept code compiles none.
+_SLOT = r"F\[(\d+)\]"
+_TARGETS = r"^((?:F\[\d+\](?:, | = |,))+)\s*=?\s*(.*)$"
 
 
 @record
@@ -55,13 +56,13 @@ def slot_facts(line: str) -> tuple[set[int], set[int], bool]:
     reads: set[int] = set()
     writes: set[int] = set()
     for part in line.strip().split("; "):
-        match = _TARGETS.match(part)
+        match = re.match(_TARGETS, part)
         if match and not part.startswith("return"):
             targets, value = match.group(1), match.group(2)
-            reads |= {int(s) for s in _SLOT.findall(value)}
-            writes |= {int(s) for s in _SLOT.findall(targets)}
+            reads |= {int(s) for s in re.findall(_SLOT, value)}
+            writes |= {int(s) for s in re.findall(_SLOT, targets)}
         else:
-            reads |= {int(s) for s in _SLOT.findall(part)}
+            reads |= {int(s) for s in re.findall(_SLOT, part)}
     if conditional:
         return reads, set(), True
     return reads, writes, False
@@ -83,7 +84,7 @@ class Live:
 # and the field changes Projection.dead_writes finds dead.
 _DEAD_WRITES = ("dead writes",)  # memo key of Projection.dead_writes
 _KEPT_MEMOS = ("through", "fold", _DEAD_WRITES[0])
-_SET_FIELD = re.compile(r"^\s*rt\.set_field\(.*, (K\d+)\)$")  # a field changed, and its statement's constant
+_SET_FIELD = r"^\s*rt\.set_field\(.*, (K\d+)\)$"  # a field changed, and its statement's constant
 
 
 class Projection:
@@ -194,7 +195,7 @@ class Projection:
             for (line, _), effect, facts in zip(reversed(block.lines), _line_effects(block, routine.statics),
                                                 reversed(block.facts)):
                 _, _, kills, reads = effect
-                written = _SET_FIELD.search(line) if facts is not None else None
+                written = re.search(_SET_FIELD, line) if facts is not None else None
                 if written is not None and len(facts.field_sets) == 1:
                     [(slot, name)] = facts.field_sets
                     entity = routine.statics.get(slot, ANY) if slot is not ANY else ANY
