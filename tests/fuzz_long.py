@@ -5,8 +5,9 @@
 Prints how many inputs it tried (every thousand, with the time left) and exits
 1 on the first uncaught exception (a failed check among them). Every tenth input
 is retuned rules whose examples must get the same exact odds with the engine's
-shortcuts as without them. An input takes about 80 ms of one core, so the
-default 100,000 take about 2 hours.
+shortcuts as without them, and whose sampled runs must end where those odds
+say they may. An input takes about 80 ms of one core, so the default 100,000
+take about 2 hours.
 """
 
 from __future__ import annotations
@@ -35,8 +36,7 @@ def main() -> int:
     for tried in range(1, count + 1):
         try:
             if tried % 10 == 0:
-                # Rules retuned (a few numbers changed): a few examples, with the exact engine's shortcuts and
-                # without them, must get the same odds.
+                # Rules retuned (a few numbers changed): a few examples must agree as fuzzing.examples_agree asks.
                 at = rng.randrange(len(texts))
                 retuned_examples_agree(retune(texts[at], rng, rng.randint(1, 3)), RULES_FILES[at], rng)
             elif tried % 2:
