@@ -8,7 +8,6 @@ five times a plain one, and a sampled run makes dozens.
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Iterable
 
 from fracas.dsl.records import field, record
@@ -71,7 +70,10 @@ class Body:
         return (owner is ANY or self.owner == owner) and (tag is ANY or self.tag == tag)
 
 
-_ONES = itertools.repeat(1)
+def _lethal_by(census: tuple[tuple[Body, int], ...]) -> tuple[tuple[object, str, int], ...]:
+    """The owner, tag and number of each lethal body of a census: what a count of the lethal reads."""
+    return tuple((b.owner, b.tag, number) for b, number in census if b.hitpoints is not None and b.damage >= b.hitpoints)
+
 
 # Pools are sorted at every change, and the same few bodies come back again and again.
 body_key = functools.lru_cache(maxsize=4096)(Body.sort_key)
@@ -97,6 +99,9 @@ class Pool:
     # Each distinct body with how many of the pool it is, in pool order, where the maker knows them
     # (an exact volley's pools, which hold dozens of a few bodies): a query counts a few, not every body.
     census: tuple[tuple[Body, int], ...] = field(init=False, repr=False, compare=False)
+    # Where there is a census: its lethal bodies by owner and tag, when first asked (an exact volley's
+    # pools are each asked several counts, of a few owners and tags: the bodies alive are skipped at once).
+    lethal_by: tuple[tuple[object, str, int], ...] = field(init=False, repr=False, compare=False)
 
     def __hash__(self) -> int:
         # Most pools are hashed when just made: a default read, not an AttributeError caught (see Frozen).
@@ -145,10 +150,16 @@ class Pool:
         found = 0
         census = getattr(self, "census", None)  # a sampled run's pools have none: no AttributeError caught each query
         if census is None:
-            census = zip(self.bodies, _ONES)
-        for b, number in census:
-            if ((owner is ANY or b.owner is owner or b.owner == owner) and (tag is ANY or b.tag == tag)
-                    and b.hitpoints is not None and b.damage >= b.hitpoints):
+            for b in self.bodies:
+                if ((owner is ANY or b.owner is owner or b.owner == owner) and (tag is ANY or b.tag == tag)
+                        and b.hitpoints is not None and b.damage >= b.hitpoints):
+                    found += 1
+            return found
+        counted = getattr(self, "lethal_by", None)
+        if counted is None:
+            counted = self.lethal_by = _lethal_by(census)
+        for body_owner, body_tag, number in counted:
+            if (owner is ANY or body_owner is owner or body_owner == owner) and (tag is ANY or body_tag == tag):
                 found += number
         return found
 
