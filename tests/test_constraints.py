@@ -18,6 +18,7 @@ from fracas.dsl.diagnostics import RulesError
 from fracas.interpreter import Scenario, ScenarioError, exact, prepare
 from fracas.interpreter.tools.cli import main
 from fracas.interpreter.api import _find_key
+from shortcuts import without_any
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules"
@@ -345,6 +346,41 @@ def test_a_record_a_rule_writes_into_an_outcome_is_checked_too(capsys, tmp_path)
                                "action go() { last = {size: -1} }\n", "r.rules")
     path = scenario(tmp_path, 'action = "go"\n')
     assert "after go, last.size is -1: it breaks the constraint 'size >= 0'" in refused(capsys, "odds", rules, path)
+
+
+TWO_WAYS = """kind unit { figures: int in 0..3 = 3 }
+outcome lost: int = 0
+action hit(a: unit, b: unit) {
+    lost = 1d6
+    a.figures -= lost
+    b.figures -= 6 - lost
+}
+"""
+
+
+def refusal(rules_text: str, inputs: dict, action: str = "hit") -> str:
+    with pytest.raises(ScenarioError) as caught:
+        exact(dsl.loads(rules_text), Scenario(action, inputs), outcomes_only=True)
+    return caught.value.diagnostics[0].format()
+
+
+def test_of_two_things_that_may_break_a_constraint_the_refusal_names_the_likelier():
+    # b breaks it when 1 or 2 is rolled (1/3), a when 4, 5 or 6 is (1/2): the engine meets b's states first.
+    found = refusal(TWO_WAYS, {"a": {}, "b": {}})
+    assert "after hit, a.figures is -1: it breaks the constraint 'figures in 0..3', with probability 1/2" in found
+    assert "in the final state where lost = 4" in found  # of three final states as likely, the first by value
+
+
+def test_a_refusal_shows_the_likeliest_final_state_that_breaks_the_constraint():
+    found = refusal(TWO_WAYS.replace("1d6", "2d4").replace("6 - lost", "0"), {"a": {}, "b": {}})
+    assert "after hit, a.figures is -2: it breaks the constraint 'figures in 0..3', with probability 13/16" in found
+    assert "in the final state where lost = 5" in found
+
+
+def test_a_refusal_is_the_same_without_the_exact_engines_shortcuts(monkeypatch):
+    with_them = refusal(TWO_WAYS, {"a": {}, "b": {}})
+    without_any(monkeypatch)
+    assert refusal(TWO_WAYS, {"a": {}, "b": {}}) == with_them
 
 
 def odds_refused(capsys, tmp_path, rules_text: str, scenario_text: str) -> str:

@@ -28,6 +28,7 @@ from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import State
 from fracas.interpreter.core.values import Record, Ref, RowRef, show
+from fracas.interpreter.runtime.keys import stable_key
 
 
 def first_broken(program: Program, constraints: Iterable[Constraint], frame: dict[str, Any],
@@ -184,16 +185,18 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
     """Every state an action leaves must meet the constraints of every record in it; else a RunError.
 
     The error stands at the constraint that fails, names the record and its
-    values in the first state that breaks it, and, from the exact engine,
-    how likely the states that break it are. `start`: the state the action began
-    in, whose records (met when the scenario was built) the states may still hold.
+    values in a state that breaks it, and, from the exact engine, how likely
+    the states that break it are. Where records break constraints in several
+    ways (a record, a constraint), it is the likeliest way, shown in its
+    likeliest state: what the engine's order of states, which its shortcuts
+    change, cannot change. `start`: the state the action began in, whose
+    records (met when the scenario was built) the states may still hold.
     """
     clear = _clear_test(program)
     if clear is None:
         return
-    first: _Breach | None = None
-    first_state: State | None = None
-    weight: Any = 0
+    # (subject, constraint) -> how likely, and its likeliest state with its breach
+    ways: dict[tuple[str, int], tuple[Fraction, Fraction, State, _Breach]] = {}
     pairs = list(states.items()) if isinstance(states, Mapping) else states  # a sampled state is not hashed
     known: dict[int, bool] = {} if start is None else dict(_met_at_start(program, start, program.clear_test[1]))
     for state, p in pairs:
@@ -202,19 +205,25 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
         found = _breach_in(program, state)
         if found is None:
             continue
-        if first is None:
-            first, first_state = found, state
-        if (found.subject, found.constraint) == (first.subject, first.constraint):
-            weight += p
-    if first is None or first_state is None:
+        p = as_fraction(p)
+        way = (found.subject, id(found.constraint))
+        before = ways.get(way)
+        if before is None:
+            ways[way] = (p, p, state, found)
+        else:
+            likelier = p > before[1] or (p == before[1] and _order(state) < _order(before[2]))
+            ways[way] = (before[0] + p, *((p, state, found) if likelier else before[1:]))
+    if not ways:
         return
+    # The likeliest way; of ways as likely, the constraint written first, then the subject first in order.
+    weight, _, first_state, first = min(ways.values(), key=lambda way: (
+        -way[0], way[3].constraint.pos.line, way[3].constraint.pos.column, way[3].subject))
     subject, shown_value = first.subject, ""
     if first.found:
         path, value = first.found[0]
         subject = f"{first.subject}.{path_text(path)}"
         shown_value = f" is {show(value)}" if plain(value) else ""
     total = as_fraction(sum(p for _, p in pairs))
-    weight = as_fraction(weight)
     if not exact:
         chance = ""
     elif weight == total:
@@ -229,6 +238,12 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
         hint += f"; in the final state where {outcomes}"
     raise RunError(first.constraint.pos, f"after {action.name}, {subject}{shown_value}: it {breach(first.constraint)}{chance}",
                    hint)
+
+
+def _order(state: State) -> tuple[Any, ...]:
+    """Where a final state stands among others, by its values: what ties of likelihood are broken by."""
+    return (stable_key(tuple(sorted(state.outcomes.items()))), stable_key(tuple(sorted(state.world.items()))),
+            stable_key(state.stopped))
 
 
 def _met_at_start(program: Program, start: State, alone: Callable[[Record], bool]) -> dict[int, bool]:
