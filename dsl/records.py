@@ -36,7 +36,7 @@ import sys
 from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter
-from types import CodeType, FunctionType
+from types import CodeType, FunctionType, MemberDescriptorType
 from typing import Any, TypeVar, overload
 
 from fracas.dsl import cache
@@ -194,7 +194,9 @@ def _fields_of(cls: type) -> tuple[Field, ...]:
         # Over-cautious (a word anywhere in the annotation), and blind to a name imported under another.
         if any(word in str(annotation) for word in _PSEUDO_FIELDS):
             raise TypeError(f"{cls.__name__}.{name}: a record takes no ClassVar, InitVar or KW_ONLY")
-        value = cls.__dict__.get(name, MISSING)
+        value = getattr(cls, name, MISSING)  # a default its class inherits too, as dataclass reads it
+        if isinstance(value, MemberDescriptorType):  # a slotted base's field: no default
+            value = MISSING
         f = _field_from(value)
         f.name, f.type = name, annotation
         if f.default is not MISSING and f.default.__class__.__hash__ is None:

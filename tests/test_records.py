@@ -338,3 +338,29 @@ def test_a_process_that_compiles_no_shape_writes_nothing_at_exit(tmp_path):
     kept = {path: path.stat().st_mtime_ns for path in (tmp_path / "fracas").iterdir()}
     assert _compiled_in_a_fresh_process(tmp_path) == 0
     assert {path: path.stat().st_mtime_ns for path in (tmp_path / "fracas").iterdir()} == kept
+
+
+def test_a_field_annotated_again_without_a_value_keeps_the_default_its_class_inherits():
+    @record
+    class Sized:
+        size: int = 3
+
+    @record
+    class Again(Sized):
+        size: int
+
+    assert Again().size == 3
+    assert str(inspect.signature(Again)) == "(size=3)"
+
+
+def test_a_field_annotated_again_over_a_slotted_record_has_no_default():
+    @record(slots=True)
+    class Sized:
+        size: int = 3
+
+    @record(slots=True)
+    class Again(Sized):
+        size: int
+
+    assert str(inspect.signature(Again)) == "(size)"
+    assert [f.default for f in dataclasses.fields(Again)] == [dataclasses.MISSING]
