@@ -20,10 +20,11 @@ Python keeps a module's bytecode, so that a process compiles none.
 
 `fields` and `replace` here are dataclasses' for records. What dataclasses
 reads of a class (`__dataclass_fields__`, for dataclasses.fields, replace and
-asdict, cattrs and the tests) is made when first read, importing dataclasses
-then. A record refuses itself what dataclass would refuse (a changeable record
-inheriting from a frozen one, a mutable default); keyword-only fields,
-ClassVar and InitVar are refused too.
+asdict, cattrs and the tests; `__dataclass_params__`, for a dataclass made
+from a record) is made when first read, importing dataclasses then. A record
+refuses itself what dataclass would refuse (a changeable record inheriting
+from a frozen one, a mutable default); keyword-only fields, ClassVar and
+InitVar are refused too.
 """
 
 from __future__ import annotations
@@ -72,7 +73,9 @@ def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
     every = _fields_of(cls)
     made: Any = _slotted(cls, every) if slots else cls
     made._record_field_list = every
-    made.__dataclass_fields__ = _DataclassFields(every)
+    made.__dataclass_fields__ = _FromDataclasses(functools.partial(_dataclass_fields, every=every))
+    made.__dataclass_params__ = _FromDataclasses(functools.partial(
+        _dataclass_params, eq=eq, frozen=frozen, unsafe_hash=unsafe_hash, slots=slots))
     if "__match_args__" not in own:
         made.__match_args__ = tuple(f.name for f in every if f.init)
     if not cls.__doc__:
@@ -258,28 +261,37 @@ def _slots_of(cls: type) -> tuple[str, ...]:
     return (slots,) if isinstance(slots, str) else tuple(slots)
 
 
-class _DataclassFields:
-    """A record's `__dataclass_fields__`, made when first read: dataclasses.Field objects of its fields, which
-    dataclasses.fields, replace and asdict (and cattrs) read. Made by dataclasses itself (make_dataclass), so
-    that every field is one that dataclasses made, imported then and not before."""
+class _FromDataclasses:
+    """What dataclasses reads of a record's class, made when first read, by dataclasses itself (make_dataclass)
+    and so importing it then and not before: `__dataclass_fields__` (dataclasses.Field objects of its fields,
+    which dataclasses.fields, replace and asdict, and cattrs, read) and `__dataclass_params__` (its options,
+    which @dataclass reads of every base of a class it makes)."""
 
-    def __init__(self, every: tuple[Field, ...]):
-        self.every = every
-        self.made: dict[str, Any] | None = None
+    def __init__(self, make: Callable[[Any], Any]):
+        self.make = make
+        self.made: Any = MISSING
 
-    def __get__(self, instance: object, owner: type | None = None) -> dict[str, Any]:
-        if self.made is None:
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if self.made is MISSING:
             import dataclasses
 
-            def option(value: Any) -> Any:
-                return dataclasses.MISSING if value is MISSING else value
-
-            specs = [(f.name, f.type, dataclasses.field(
-                default=option(f.default), default_factory=option(f.default_factory), init=f.init, repr=f.repr,
-                hash=f.hash, compare=f.compare, metadata=f.metadata)) for f in self.every]
-            self.made = dataclasses.make_dataclass("fields", specs, init=False, repr=False, eq=False,
-                                                   match_args=False).__dataclass_fields__
+            self.made = self.make(dataclasses)
         return self.made
+
+
+def _dataclass_fields(dataclasses: Any, every: tuple[Field, ...]) -> dict[str, Any]:
+    def option(value: Any) -> Any:
+        return dataclasses.MISSING if value is MISSING else value
+
+    specs = [(f.name, f.type, dataclasses.field(
+        default=option(f.default), default_factory=option(f.default_factory), init=f.init, repr=f.repr,
+        hash=f.hash, compare=f.compare, metadata=f.metadata)) for f in every]
+    made = dataclasses.make_dataclass("fields", specs, init=False, repr=False, eq=False, match_args=False)
+    return made.__dataclass_fields__
+
+
+def _dataclass_params(dataclasses: Any, **options: bool) -> Any:
+    return dataclasses.make_dataclass("params", [], **options).__dataclass_params__
 
 
 def _values_of(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:

@@ -364,3 +364,22 @@ def test_a_field_annotated_again_over_a_slotted_record_has_no_default():
 
     assert str(inspect.signature(Again)) == "(size)"
     assert [f.default for f in dataclasses.fields(Again)] == [dataclasses.MISSING]
+
+
+def test_a_dataclass_may_extend_a_record_and_keeps_its_fields_first():
+    _, Thing = _pair(frozen=True)
+
+    @dataclasses.dataclass(frozen=True)
+    class Weighed(Thing):
+        weight: int = 0
+
+    assert [f.name for f in dataclasses.fields(Weighed)] == ["name", "size", "tags", "note", "weight"]
+    assert Weighed("a", weight=2).size == 3
+
+
+def test_a_changeable_dataclass_may_not_extend_a_frozen_record():
+    _, Thing = _pair(frozen=True)
+    with pytest.raises(TypeError, match="non-frozen"):
+        @dataclasses.dataclass
+        class Loose(Thing):
+            extra: int = 0
