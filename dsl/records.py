@@ -80,8 +80,8 @@ def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
         made.__match_args__ = tuple(f.name for f in every if f.init)
     if not cls.__doc__:
         made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in every if f.init)})"
-    for base in made.__mro__[1:]:  # as dataclass refuses, from the options it was given (dataclass was told none)
-        if "_record_frozen" in base.__dict__ and base._record_frozen != frozen:
+    for base in made.__mro__[1:]:  # as dataclass refuses, of a base that is a record or a dataclass
+        if _frozen_of(base) not in (None, frozen):
             raise TypeError(f"cannot inherit {'' if frozen else 'non-'}frozen dataclass from a "
                             f"{'non-' if frozen else ''}frozen one")
     made._record_frozen = frozen
@@ -186,11 +186,11 @@ def replace(record: Any, /, **changes: Any) -> Any:
 
 
 def _fields_of(cls: type) -> tuple[Field, ...]:
-    """cls's fields as dataclass finds them: its record bases' first (a field written again keeps its place),
+    """cls's fields as dataclass finds them: its bases' first (a field written again keeps its place),
     then its own annotations, in order; the class attributes that held their options hold the plain defaults."""
     found: dict[str, Field] = {}
     for base in cls.__mro__[-1:0:-1]:
-        for f in base.__dict__.get("_record_field_list", ()):
+        for f in _own_fields(base):
             found[f.name] = f
     written = cls.__dict__.get("__annotations__", {})
     for name, annotation in written.items():
@@ -214,6 +214,29 @@ def _fields_of(cls: type) -> tuple[Field, ...]:
         if _is_field(value) and name not in written:
             raise TypeError(f"{name!r} is a field but has no type annotation")
     return tuple(found.values())
+
+
+def _own_fields(base: type) -> tuple[Field, ...]:
+    """The fields of a base that is a record, or a dataclass made by @dataclass itself; none of another."""
+    if "_record_field_list" in base.__dict__:
+        return base.__dict__["_record_field_list"]  # type: ignore[no-any-return]
+    if "__dataclass_fields__" not in base.__dict__:
+        return ()
+    found = []
+    for theirs in sys.modules["dataclasses"].fields(base):  # imported: @dataclass made base
+        mine = _field_from(theirs)
+        mine.name, mine.type = theirs.name, theirs.type
+        found.append(mine)
+    return tuple(found)
+
+
+def _frozen_of(base: type) -> bool | None:
+    """Whether a base that is a record or a dataclass is frozen; None for another."""
+    if "_record_frozen" in base.__dict__:
+        return base.__dict__["_record_frozen"]  # type: ignore[no-any-return]
+    if "__dataclass_params__" in base.__dict__:
+        return base.__dict__["__dataclass_params__"].frozen  # type: ignore[no-any-return]
+    return None
 
 
 def _is_field(value: Any) -> bool:

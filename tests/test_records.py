@@ -293,8 +293,10 @@ def test_a_plain_subclass_of_a_frozen_record_may_add_attributes_but_not_change_f
         noted.size = 2
 
 
-def test_a_changeable_record_may_not_inherit_from_a_frozen_one():
-    _, Thing = _pair(frozen=True)
+@pytest.mark.parametrize("made_by", ["record", "dataclass"])
+def test_a_changeable_record_may_not_inherit_from_a_frozen_one(made_by):
+    theirs, mine = _pair(frozen=True)
+    Thing = mine if made_by == "record" else theirs
     with pytest.raises(TypeError, match="non-frozen"):
         @record
         class Loose(Thing):
@@ -383,3 +385,14 @@ def test_a_changeable_dataclass_may_not_extend_a_frozen_record():
         @dataclasses.dataclass
         class Loose(Thing):
             extra: int = 0
+
+
+def test_a_record_may_extend_a_dataclass_and_keeps_its_fields_first():
+    Thing, _ = _pair()
+
+    @record
+    class Weighed(Thing):
+        weight: int = 0
+
+    assert [f.name for f in records.fields(Weighed)] == ["name", "size", "tags", "note", "weight"]
+    assert Weighed("a", 4).size == 4
