@@ -37,7 +37,7 @@ import sys
 from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter
-from types import CodeType, FunctionType, MemberDescriptorType
+from types import CodeType, FunctionType, MappingProxyType, MemberDescriptorType
 from typing import Any, TypeVar, overload
 
 from fracas.dsl import cache
@@ -135,6 +135,9 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
+_NO_METADATA: Any = MappingProxyType({})
+
+
 class Field:
     """One field of a record, with dataclass's options: what dataclasses.Field holds of it."""
 
@@ -149,7 +152,8 @@ class Field:
         self.type: Any = None
         self.default, self.default_factory = default, default_factory
         self.init, self.repr, self.hash, self.compare = init, repr, hash, compare
-        self.metadata, self.kw_only = metadata, kw_only
+        self.metadata = _NO_METADATA if metadata is None else MappingProxyType(metadata)  # read-only, as dataclass's
+        self.kw_only = kw_only
 
     def __repr__(self) -> str:
         return f"Field(name={self.name!r}, type={self.type!r}, default={self.default!r})"

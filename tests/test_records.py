@@ -396,3 +396,14 @@ def test_a_record_may_extend_a_dataclass_and_keeps_its_fields_first():
 
     assert [f.name for f in records.fields(Weighed)] == ["name", "size", "tags", "note", "weight"]
     assert Weighed("a", 4).size == 4
+
+
+def test_a_field_s_metadata_is_a_read_only_mapping_empty_where_none_was_given():
+    @record
+    class Noted:
+        length: int = records.field(default=0, metadata={"unit": "m"})
+        width: int = 0
+
+    length, width = records.fields(Noted)
+    assert isinstance(length.metadata, types.MappingProxyType) and length.metadata["unit"] == "m"
+    assert width.metadata == {}
