@@ -110,10 +110,10 @@ def _make(cls: C, frozen: bool, slots: bool, eq: bool, unsafe_hash: bool) -> C:
         made.__delattr__ = _refuse_deletion
         if slots and not own.keys() & {"__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"}:
             # Pickle's and copy's own way with slots sets each with setattr, which a frozen record refuses.
-            names = [f.name for f in every]
+            names = made._record_names = [f.name for f in every]
+            made.__setstate__ = _set_state
             if "__init__" in own or hasattr(made, "__post_init__") or not all(f.init for f in every):
-                made._record_names = names
-                made.__getstate__, made.__setstate__ = _state, _set_state
+                made.__getstate__ = _state
             else:  # rebuilt through __init__, its fields as its arguments: the quickest (the parse cache's nodes)
                 made._record_arguments = staticmethod(_values_of(names))
                 made.__reduce__ = _rebuilt
@@ -353,8 +353,14 @@ def _refuse_deletion(self: Any, name: str) -> None:
     super(cls._record_class, self).__delattr__(name)
 
 
-def _rebuilt(self: Any) -> tuple[type, tuple[Any, ...]]:
-    return self.__class__, self._record_arguments(self)
+def _rebuilt(self: Any) -> tuple[Any, ...]:
+    cls = self.__class__
+    if cls is self._record_class:
+        return cls, self._record_arguments(self)
+    # A plain subclass may write an __init__ taking other arguments: made without it, as dataclass's pickling does.
+    import copyreg
+
+    return copyreg.__newobj__, (cls,), _state(self)
 
 
 def _state(self: Any) -> list[Any]:

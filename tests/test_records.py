@@ -407,3 +407,17 @@ def test_a_field_s_metadata_is_a_read_only_mapping_empty_where_none_was_given():
     length, width = records.fields(Noted)
     assert isinstance(length.metadata, types.MappingProxyType) and length.metadata["unit"] == "m"
     assert width.metadata == {}
+
+
+def test_a_plain_subclass_of_a_frozen_slotted_record_with_an_init_of_its_own_can_be_copied():
+    @record(frozen=True, slots=True)
+    class Pair:
+        left: int
+        right: int
+
+    class Twins(Pair):
+        def __init__(self, both: int) -> None:
+            super().__init__(both, both)
+
+    for again in (copy.copy(Twins(3)), copy.deepcopy(Twins(3))):
+        assert type(again) is Twins and (again.left, again.right) == (3, 3)
