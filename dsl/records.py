@@ -158,6 +158,13 @@ class Field:
     def __repr__(self) -> str:
         return f"Field(name={self.name!r}, type={self.type!r}, default={self.default!r})"
 
+    def __set_name__(self, owner: type, name: str) -> None:
+        # Python tells the field, not its default, the name it is written under: a default that is a descriptor
+        # is told it here, as by dataclasses.Field.
+        set_name = getattr(type(self.default), "__set_name__", None)
+        if set_name is not None:
+            set_name(self.default, owner, name)
+
 
 def field(*, default: Any = MISSING, default_factory: Any = MISSING, init: bool = True, repr: bool = True,
           hash: bool | None = None, compare: bool = True, metadata: Any = None) -> Any:

@@ -421,3 +421,15 @@ def test_a_plain_subclass_of_a_frozen_slotted_record_with_an_init_of_its_own_can
 
     for again in (copy.copy(Twins(3)), copy.deepcopy(Twins(3))):
         assert type(again) is Twins and (again.left, again.right) == (3, 3)
+
+
+def test_a_default_written_with_field_is_told_its_name_as_a_descriptor_is():
+    class Named:
+        def __set_name__(self, owner: type, name: str) -> None:
+            self.name = name
+
+    @record
+    class Holder:
+        held: Named = records.field(default=Named())
+
+    assert Holder.held.name == "held"
