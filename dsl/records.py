@@ -233,8 +233,10 @@ def _own_fields(base: type) -> tuple[Field, ...]:
         return base.__dict__["_record_field_list"]  # type: ignore[no-any-return]
     if "__dataclass_fields__" not in base.__dict__:
         return ()
+    import dataclasses  # imported already: @dataclass made base
+
     found = []
-    for theirs in sys.modules["dataclasses"].fields(base):  # imported: @dataclass made base
+    for theirs in dataclasses.fields(base):
         mine = _field_from(theirs)
         mine.name, mine.type = theirs.name, theirs.type
         found.append(mine)
