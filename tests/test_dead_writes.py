@@ -54,3 +54,33 @@ def test_a_change_left_out_is_still_evaluated_and_its_errors_reported():
     broken = RULES.replace('t.note = "struck " + "once"', 't.note = if 1 / (divisor - 1) > 0 then "struck" else ""')
     with pytest.raises(ScenarioError, match="division by zero"):
         exact(dsl.loads(broken), Scenario("strike", {"t": {}, "divisor": 1}), outcomes_only=True)
+
+
+ONLY_A_NOTE = '''rules "A block whose one change to the world no rule reads"
+kind target {
+    note: text = ""
+}
+outcome total: int = 0
+action strike(t: target) {
+    total = roll(1, 6)
+    t.note = "struck"
+    total += 1
+}
+'''
+
+
+def test_a_block_whose_only_change_is_left_out_keeps_its_world_without_hashing_it_again(monkeypatch):
+    worlds: list[object] = []
+    real = Interned.id
+
+    def watched(self, frozen):
+        if "t" in frozen:  # a world, not the outcomes
+            worlds.append(frozen)
+        return real(self, frozen)
+
+    monkeypatch.setattr(Interned, "id", watched)
+    odds = exact(dsl.loads(ONLY_A_NOTE), Scenario("strike", {"t": {}}), outcomes_only=True)
+    assert odds.marginal("total") == {face: pytest.approx(1 / 6) for face in range(2, 8)}
+    # The world the action starts in, and that world again as it goes to the block after the draw (once, for
+    # every state): the six states after the note keep its number, none of their copies hashed.
+    assert len(worlds) == 2 and worlds[0] == worlds[1]
