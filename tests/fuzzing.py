@@ -16,9 +16,9 @@ from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import RulesError
 from fracas.interpreter import Scenario, ScenarioError, exact, parse_scenario, prepare, sample
 from fracas.interpreter.api import Prepared
-from fracas.interpreter.core.state import Frozen, State
 from fracas.interpreter.core import engines, resolve
 from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.state import Frozen, State
 from fracas.interpreter.tools.examples import run_examples, scenario_of
 from shortcuts import without_any
 

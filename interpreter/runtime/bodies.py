@@ -72,7 +72,8 @@ class Body:
 
 def _lethal_by(census: tuple[tuple[Body, int], ...]) -> tuple[tuple[object, str, int], ...]:
     """The owner, tag and number of each lethal body of a census: what a count of the lethal reads."""
-    return tuple((b.owner, b.tag, number) for b, number in census if b.hitpoints is not None and b.damage >= b.hitpoints)
+    return tuple((b.owner, b.tag, number) for b, number in census
+                 if b.hitpoints is not None and b.damage >= b.hitpoints)
 
 
 # Pools are sorted at every change, and the same few bodies come back again and again.
