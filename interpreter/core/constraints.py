@@ -195,8 +195,9 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
     clear = _clear_test(program)
     if clear is None:
         return
-    # (subject, constraint) -> how likely, and its likeliest state with its breach
-    ways: dict[tuple[str, int], tuple[Fraction, Fraction, State, _Breach]] = {}
+    # (subject, constraint) -> what the error would show (the outcomes, why the run stopped, the values the
+    # constraint read) -> how likely, with a state that shows it and its breach
+    ways: dict[tuple[str, int], dict[tuple[Any, ...], list[Any]]] = {}
     pairs = list(states.items()) if isinstance(states, Mapping) else states  # a sampled state is not hashed
     known: dict[int, bool] = {} if start is None else dict(_met_at_start(program, start, program.clear_test[1]))
     for state, p in pairs:
@@ -205,19 +206,21 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
         found = _breach_in(program, state)
         if found is None:
             continue
-        p = as_fraction(p)
-        way = (found.subject, id(found.constraint))
-        before = ways.get(way)
+        shown = ways.setdefault((found.subject, id(found.constraint)), {})
+        seen = (state.outcomes, state.stopped, found.found)
+        before = shown.get(seen)
         if before is None:
-            ways[way] = (p, p, state, found)
+            shown[seen] = [as_fraction(p), state, found]
         else:
-            likelier = p > before[1] or (p == before[1] and _order(state) < _order(before[2]))
-            ways[way] = (before[0] + p, *((p, state, found) if likelier else before[1:]))
+            before[0] += as_fraction(p)
     if not ways:
         return
-    # The likeliest way; of ways as likely, the constraint written first, then the subject first in order.
-    weight, _, first_state, first = min(ways.values(), key=lambda way: (
-        -way[0], way[3].constraint.pos.line, way[3].constraint.pos.column, way[3].subject))
+    # The likeliest way; of ways as likely, the constraint written first, then the subject first in order. Each
+    # shown as it is likeliest seen, ties broken by value: what the error says depends on the probabilities of
+    # what it shows alone, not on the order of the states, nor on what else they hold (locals, dead fields).
+    weight, way = min(((sum(entry[0] for entry in shown.values()), shown) for shown in ways.values()),
+                      key=lambda found: (-found[0], _where(found[1])))
+    _, first_state, first = min(way.values(), key=lambda entry: (-entry[0], _order(entry[1], entry[2])))
     subject, shown_value = first.subject, ""
     if first.found:
         path, value = first.found[0]
@@ -240,10 +243,16 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
                    hint)
 
 
-def _order(state: State) -> tuple[Any, ...]:
-    """Where a final state stands among others, by its values: what ties of likelihood are broken by."""
-    return (stable_key(tuple(sorted(state.outcomes.items()))), stable_key(tuple(sorted(state.world.items()))),
-            stable_key(state.stopped))
+def _where(shown: dict[tuple[Any, ...], list[Any]]) -> tuple[int, int, str]:
+    breach = next(iter(shown.values()))[2]
+    return breach.constraint.pos.line, breach.constraint.pos.column, breach.subject
+
+
+def _order(state: State, breach: _Breach) -> tuple[Any, ...]:
+    """Where what an error would show of a final state stands among others, by value: what ties of likelihood
+    are broken by."""
+    return (stable_key(tuple(sorted(state.outcomes.items()))), stable_key(state.stopped),
+            stable_key(tuple((tuple(path), value) for path, value in breach.found)))
 
 
 def _met_at_start(program: Program, start: State, alone: Callable[[Record], bool]) -> dict[int, bool]:
