@@ -716,9 +716,9 @@ class Generator:
 
         try:
             routines = {name: records.replace(routine, functions=named(routine.functions),
-                                                  dist_functions=named(routine.dist_functions),
-                                                  sampled=named(routine.sampled),
-                                                  projections=dict(routine.projections))
+                                              dist_functions=named(routine.dist_functions),
+                                              sampled=named(routine.sampled),
+                                              projections=dict(routine.projections))
                         for name, routine in self.routines.items()}
             lone = [(expr, names, self._function_name(function)) for (_, names), (expr, function) in self._lone.items()]
         except LookupError:
@@ -773,9 +773,9 @@ class Generator:
                 return [None if name is None else namespace[name] for name in names]
 
             gen.routines = {name: records.replace(routine, functions=found_functions(routine.functions),
-                                                      dist_functions=found_functions(routine.dist_functions),
-                                                      sampled=found_functions(routine.sampled),
-                                                      projections=dict(routine.projections))
+                                                  dist_functions=found_functions(routine.dist_functions),
+                                                  sampled=found_functions(routine.sampled),
+                                                  projections=dict(routine.projections))
                             for name, routine in parts["routines"].items()}
             gen._lone = {(id(expr), names): (expr, namespace[name]) for expr, names, name in parts["lone"]}
             gen._waiting = {(id(expr), names): (expr, name, data) for expr, names, name, data in parts["waiting"]}
