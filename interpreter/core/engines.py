@@ -552,7 +552,7 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         O = values[outcomes]
         S.W = Frozen(W) if copy_world else W
         S.O = Frozen(O) if copy_outcomes else O
-        S.stopped, S.stack, S.depth = stopped, stack, depth
+        S.stopped, S.stack, S.depth, S.wrote = stopped, stack, depth, False
         # A draw reads few things: states that agree on them draw the same distribution.
         reads = (tuple([F[i] for i in block.draw_slots]), world if block.draw_world else None,
                  outcomes if block.draw_outcomes else None)
@@ -562,8 +562,8 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
             drawn_before[reads] = (F[slot], following)
         else:
             F[slot], following = found
-        rest = (world if S.W is W else intern(S.W), outcomes if S.O is O else intern(S.O), S.stopped, S.stack,
-                S.depth)
+        rest = (intern(S.W) if S.wrote else world, intern(S.O) if copy_outcomes and S.O != O else outcomes,
+                S.stopped, S.stack, S.depth)  # as _lines_all: a copy left as it was keeps its number
         drawn = F[slot]
         kind = type(p)
         fold = folds.folded(routine, pc, following, slot, projection, R.gen) if following >= 0 else None
