@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from fracas import dsl
-from fracas.interpreter import Scenario, exact
+from fracas.interpreter import Scenario, estimate, exact
 from fracas.interpreter.core import carry, codegen, kept_code, liveness
 from fracas.interpreter.core.codegen import generator_for
 
@@ -125,7 +125,7 @@ def test_a_second_process_runs_the_code_the_first_kept(tmp_path, cache_folder):
     path.write_text(RULES)
     script = textwrap.dedent(f"""\
         from fracas import dsl
-        from fracas.interpreter import Scenario, exact
+        from fracas.interpreter import Scenario, estimate, exact
         from fracas.interpreter.core import codegen
         rules = dsl.load({str(path)!r})
         read_back = codegen.generator_for(rules).code != []
@@ -189,6 +189,50 @@ def test_code_read_back_but_not_needed_is_kept_for_a_later_run(tmp_path, cache_f
     made = len(compiles)
     assert odds(dsl.load(path)) == first
     assert len(compiles) == made
+
+
+def test_an_exact_run_of_kept_code_leaves_the_samplers_code_unread(tmp_path, cache_folder):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    odds(dsl.load(path))
+    again = dsl.load(path)
+    assert odds(again)
+    routine = generator_for(again).routines["strike"]
+    assert routine.sampled is None  # its module waits: half the code, which an exact run never calls
+
+
+def test_a_sampled_run_of_kept_code_reads_the_samplers_code_when_it_first_samples(tmp_path, cache_folder, compiles):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    first = estimate(dsl.load(path), SCENARIO, 300, seed=5).marginal("hits")
+    made = len(compiles)
+    again = dsl.load(path)
+    assert estimate(again, SCENARIO, 300, seed=5).marginal("hits") == first
+    assert len(compiles) == made  # read back, not generated again
+    assert generator_for(again).routines["strike"].sampled
+
+
+def test_a_samplers_module_read_back_is_kept_again_apart(tmp_path, cache_folder):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    estimate(dsl.load(path), SCENARIO, 100)
+    sampled = dsl.load(path)
+    estimate(sampled, SCENARIO, 100)  # the sampler's module run in this process
+    kept = generator_for(sampled).kept(kept_code.code_digest())
+    assert kept is not None and set(kept.parts["sampled waiting"]) == {"strike"}
+
+
+def test_a_damaged_samplers_module_is_written_again(tmp_path, cache_folder, compiles):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    first = estimate(dsl.load(path), SCENARIO, 300, seed=5).marginal("hits")
+    again = dsl.load(path)
+    gen = generator_for(again)
+    names, _ = gen._sampled_waiting["strike"]
+    gen._sampled_waiting["strike"] = (names, b"not marshalled code")
+    made = len(compiles)
+    assert estimate(again, SCENARIO, 300, seed=5).marginal("hits") == first
+    assert len(compiles) > made
 
 
 def test_what_a_later_run_works_out_of_the_flow_is_kept_too(tmp_path, cache_folder):

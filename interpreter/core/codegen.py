@@ -113,7 +113,8 @@ class Routine:
     blocks: list[Block | CallSite] = field(default_factory=list)
     functions: list[Callable[..., int] | None] = field(default_factory=list)
     dist_functions: list[Callable[..., int] | None] = field(default_factory=list)
-    sampled: list[Callable[..., int] | None] = field(default_factory=list)  # the sampler's: see _write_sampled
+    # The sampler's (see _write_sampled); None while its module, read back with kept code, waits (Generator.sampled).
+    sampled: list[Callable[..., int] | None] | None = field(default_factory=list)
     names: dict[str, int] = field(default_factory=dict)  # the routine's own top-level names -> slots
     params: list[int] = field(default_factory=list)
     result: int | None = None  # the slot that holds the value a step gives, when it ends
@@ -150,6 +151,8 @@ class Generator:
         # Lone functions read back from an earlier run but not run yet: key -> the expression, the function's
         # name and its marshalled module. Most are an example's or a metric's, which a call seldom needs.
         self._waiting: dict[tuple[int, tuple[str, ...]], tuple[n.Expr, str, bytes]] = {}
+        # The same for routines' sampler functions: routine -> their names and marshalled module.
+        self._sampled_waiting: dict[str, tuple[list[str | None], bytes]] = {}
         self._in_iterable = 0  # writing the list a comprehension runs over: no assignment expression there
         self.code: list[types.CodeType] = []  # every module run in the namespace, in order: what kept_code keeps
         self.grown = False  # whether it made code since it was made, read back or last kept
@@ -633,6 +636,24 @@ class Generator:
         self.code.append(code)
         return self.namespace.get(waiting[1])
 
+    def sampled(self, routine: Routine) -> list[Callable[..., int] | None]:
+        """A routine's sampler functions, their module run now if it was read back and waits."""
+        found = routine.sampled
+        if found is None:
+            waiting = self._sampled_waiting.get(routine.name)
+            code = None if waiting is None else _unmarshal(waiting[1])
+            if code is None:  # damaged (or read by another thread just now): written again
+                builder = RoutineBuilder(self, routine.decl)
+                builder.routine = routine
+                builder.write_sampled()
+                found = routine.sampled
+            else:
+                exec(code, self.namespace)
+                self.code.append(code)
+                found = routine.sampled = [None if name is None else self.namespace[name] for name in waiting[0]]
+            self._sampled_waiting.pop(routine.name, None)
+        return found  # type: ignore[return-value]
+
     def once(self, expr: n.Expr, names: tuple[str, ...]) -> Callable[[Any, Any, Any, Any], Any]:
         """As `lone`, for an expression made for one evaluation: nothing of it is kept with the rules."""
         kept = (self.namespace, self._constants, self.functions_made, self._summaries, self.source, self.code,
@@ -714,20 +735,26 @@ class Generator:
         def named(functions: list[Callable[..., Any] | None]) -> list[str | None]:
             return [None if f is None else self._function_name(f) for f in functions]
 
+        sampled_waiting = {name: data for name, (_, data) in self._sampled_waiting.items()}
         try:
             routines = {name: records.replace(routine, functions=named(routine.functions),
                                               dist_functions=named(routine.dist_functions),
-                                              sampled=named(routine.sampled),
+                                              sampled=named(routine.sampled) if routine.sampled is not None
+                                              else self._sampled_waiting[name][0],
                                               projections=dict(routine.projections))
                         for name, routine in self.routines.items()}
             lone = [(expr, names, self._function_name(function)) for (_, names), (expr, function) in self._lone.items()]
         except LookupError:
             return None
         later = {name: data for expr, name, data in self._waiting.values()}
+        samplers = {frozenset(filter(None, routine.sampled)): name for name, routine in routines.items()}
         first = []
         for module in self.code:
             name = _lone_alone(module)
-            if name is None:
+            sampler = samplers.get(frozenset(module.co_names))
+            if sampler is not None:
+                sampled_waiting[sampler] = marshal.dumps(module)
+            elif name is None:
                 first.append(module)
             else:
                 later[name] = marshal.dumps(module)
@@ -743,7 +770,8 @@ class Generator:
         plain = {name: value for name, value in constants.items() if name not in primitives}
         parts = {"constants": plain, "primitives": primitives,
                  "counter": next(self._counter), "functions made": set(self.functions_made),
-                 "summaries": dict(self._summaries), "lone": lone, "waiting": waiting, "routines": routines}
+                 "summaries": dict(self._summaries), "lone": lone, "waiting": waiting, "routines": routines,
+                 "sampled waiting": sampled_waiting}
         return KeptCode(made_by, marshal.dumps(first), parts)
 
     def _function_name(self, function: Callable[..., Any]) -> str:
@@ -772,11 +800,15 @@ class Generator:
             def found_functions(names: list[str | None]) -> list[Callable[..., Any] | None]:
                 return [None if name is None else namespace[name] for name in names]
 
+            waiting_samplers = parts["sampled waiting"]
             gen.routines = {name: records.replace(routine, functions=found_functions(routine.functions),
                                                   dist_functions=found_functions(routine.dist_functions),
-                                                  sampled=found_functions(routine.sampled),
+                                                  sampled=None if name in waiting_samplers
+                                                  else found_functions(routine.sampled),
                                                   projections=dict(routine.projections))
                             for name, routine in parts["routines"].items()}
+            gen._sampled_waiting = {name: (parts["routines"][name].sampled, data)
+                                    for name, data in waiting_samplers.items()}
             gen._lone = {(id(expr), names): (expr, namespace[name]) for expr, names, name in parts["lone"]}
             gen._waiting = {(id(expr), names): (expr, name, data) for expr, names, name, data in parts["waiting"]}
             gen._counter = itertools.count(parts["counter"])
@@ -982,12 +1014,18 @@ class RoutineBuilder:
             self._function(name, block.lines)
             if block.draw_slot is not None:
                 self._function(name + "_dist", block.dist_lines + block.lines[1:])
-        sampled = self._write_sampled()
         gen.compile(self.gen.rules.path, keep=True)
-        self.routine.sampled = [None if name is None else gen.namespace[name] for name in sampled]
         self.routine.functions = [None if name is None else gen.namespace[name] for name in names]
         self.routine.dist_functions = [None if name is None else gen.namespace.get(name + "_dist", gen.namespace[name])
                                        for name in names]
+        self.write_sampled()
+
+    def write_sampled(self) -> None:
+        """The sampler's functions, in a module of their own: kept code reads it back only when a run samples
+        (an exact run never does, and it is half the code)."""
+        sampled = self._write_sampled()
+        self.gen.compile(self.gen.rules.path, keep=True)
+        self.routine.sampled = [None if name is None else self.gen.namespace[name] for name in sampled]
 
     def _write_sampled(self) -> list[str | None]:
         """The blocks as the sampler runs them: each block that only one jump reaches is written into the

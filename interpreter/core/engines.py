@@ -169,7 +169,7 @@ class Run:
 def run_one(routine: Routine, S: rt.Working, R: Run, pc: int = 0) -> None:
     """Run a routine's blocks on one working state, from block `pc` (a block that runs as a function of
     its own, or a call site)."""
-    functions = routine.sampled
+    functions = routine.sampled if routine.sampled is not None else R.gen.sampled(routine)
     steps = 0
     room = R.work_limit - R.work
     while pc >= 0:
@@ -207,7 +207,8 @@ def run_until_chance(routine: Routine, S: rt.Working, R: Run) -> int:
 def go_on_from(routine: Routine, pc: int, S: rt.Working, R: Run) -> None:
     """Finish a run stopped at block pc by run_until_chance: one by one up to a block that runs as a function
     of its own (the blocks the sampler writes into the one before them), then as run_one does."""
-    blocks, sampled, functions = routine.blocks, routine.sampled, routine.functions
+    blocks, functions = routine.blocks, routine.functions
+    sampled = routine.sampled if routine.sampled is not None else R.gen.sampled(routine)
     while pc >= 0 and sampled[pc] is None and isinstance(blocks[pc], Block):
         R.work += 1
         pc = functions[pc](S, R)  # type: ignore[misc]
