@@ -125,7 +125,7 @@ def test_a_second_process_runs_the_code_the_first_kept(tmp_path, cache_folder):
     path.write_text(RULES)
     script = textwrap.dedent(f"""\
         from fracas import dsl
-        from fracas.interpreter import Scenario, estimate, exact
+        from fracas.interpreter import Scenario, exact
         from fracas.interpreter.core import codegen
         rules = dsl.load({str(path)!r})
         read_back = codegen.generator_for(rules).code != []
