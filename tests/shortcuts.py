@@ -1,13 +1,15 @@
 """The exact engine's shortcuts, each of which can be turned off: a run without them is the reference a
-run with them must equal, probability for probability."""
+run with them must equal, probability for probability. And a count of the blocks the engine runs, which
+tells a shortcut taken."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
 
-from fracas.interpreter.core import carry, engines, folds, liveness
+from fracas.interpreter.core import carry, engines, folds, liveness, tails
 
 
 def without_carrying(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,10 +44,28 @@ def without_skipping_dead_writes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(liveness.Projection, "dead_writes", lambda self, routine, namespace: frozenset())
 
 
+def without_running_tails_straight(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every state past the last draw run block by block, as the engine runs the rest."""
+    monkeypatch.setattr(tails, "tail_of", lambda routine, projection: frozenset())
+
+
 SHORTCUTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "carrying-fields": without_carrying, "going-past-blocks": without_going_past,
     "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
-    "skipping-dead-field-changes": without_skipping_dead_writes}
+    "skipping-dead-field-changes": without_skipping_dead_writes, "running-tails-straight": without_running_tails_straight}
+
+
+def block_runs(monkeypatch: pytest.MonkeyPatch) -> Counter:
+    """How many states each block of the exact engine runs on, counted from now on."""
+    runs: Counter = Counter()
+    run_block = engines._block_all
+
+    def counted(routine, pc, group, *rest):
+        runs[pc] += len(group)
+        return run_block(routine, pc, group, *rest)
+
+    monkeypatch.setattr(engines, "_block_all", counted)
+    return runs
 
 
 def without_any(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -293,7 +293,7 @@ def _chosen(routine: Any, projection: Projection, folds: dict[int, tuple[int, st
         for nxt in following:
             if nxt >= 0:
                 predecessors[nxt].append(pc)
-    touches = [_touched_by(block, routine.statics) for block in blocks]
+    touches = [touched_by(block, routine.statics) for block in blocks]
     for pc, (_, name) in folds.items():
         touched = touches[pc]
         if touched is not None and touched.outcomes is not None:
@@ -367,7 +367,7 @@ def _changed_before(blocks: list[Any], predecessors: list[list[int]], statics: d
                     order: list[int]) -> list[Touch]:
     """For each block, what some block before it may have changed."""
     anything = Touch(None, None, set())
-    changes = [_touched_by(block, statics, reads=False) or anything for block in blocks]
+    changes = [touched_by(block, statics, reads=False) or anything for block in blocks]
     before = [Touch(set(), set(), set()) for _ in blocks]
     changed = True
     ordered = sorted(range(len(blocks)), key=order.__getitem__)  # program order: most facts flow forward
@@ -383,7 +383,7 @@ def _changed_before(blocks: list[Any], predecessors: list[list[int]], statics: d
     return before
 
 
-def _touched_by(block: Any, statics: dict[int, str], reads: bool = True) -> Touch | None:
+def touched_by(block: Any, statics: dict[int, str], reads: bool = True) -> Touch | None:
     """What a block reads or writes (or only writes); None for a call site."""
     if getattr(block, "lines", None) is None:
         return None

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core.dist import Scaled
-from fracas.interpreter.core import carry, folds, liveness, loops, rt
+from fracas.interpreter.core import carry, folds, liveness, loops, rt, tails
 from fracas.interpreter.core.carry import Carried
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
@@ -272,7 +272,9 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     for (frame, world, outcomes, *rest), p in start.items():
         key = (projection.keep(0, list(frame)), intern(projection.world(0, world)), intern(outcomes), *rest)
         pending[0][key] = pending[0].get(key, 0) + p  # type: ignore[index]
-    finals = _flow(routine, pending, engine, R, projection).get(END, {})
+    # Only the outcomes observed: the states that reach the routine's tail run through it straight (tails.py).
+    straight = tails.tail_of(routine, projection) if not observe_all else frozenset()
+    finals = _flow(routine, pending, engine, R, projection, straight=straight).get(END, {})
     if fresh or (not analysed and projection.carried is not False):
         # Facts about the flow worked out after the code was kept (by a run that read other things of its
         # end): kept with it too, so that the next process reads them back rather than working them out.
@@ -285,12 +287,13 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
 
 def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEngine, R: Run,
           projection: liveness.Projection, region: frozenset[int] | None = None,
-          entry: int | None = None) -> dict[int, dict[Key, Any]]:
+          entry: int | None = None, straight: frozenset[int] = frozenset()) -> dict[int, dict[Key, Any]]:
     """Run states through the blocks, merging them where they meet, until they leave: the states leaving, by
     the block they go to (END for the routine's end).
 
     Within a `region` (a loop's blocks, from its first block `entry`), states leave for a block outside
-    it, and for `entry` again: one pass of the loop.
+    it, and for `entry` again: one pass of the loop. A state sent to a block of `straight` runs from there
+    to the end on its own (tails.run_to_end).
     """
     rank = routine.order
     waiting = [(rank[pc], pc) for pc in pending]
@@ -330,6 +333,12 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                 following = route[0]
                 if kept != world:
                     key = (key[0], kept, *key[2:])  # type: ignore[assignment]
+                if following in straight:
+                    finals = out.get(END)
+                    if finals is None:
+                        finals = out[END] = {}
+                    tails.run_to_end(routine, following, key, p, projection, R, finals, limit)
+                    continue
             leaving = following < 0 or following == entry or (region is not None and following not in region)
             if leaving:
                 target = out.get(following)

@@ -1,0 +1,260 @@
+"""The end of an exact run that meets no more chance, run straight through where only outcomes are observed.
+
+Past the last draw on every way to the end, a state only runs on to its
+final values, and when the run observes its outcomes alone (and the fields
+that constraints read), the final states merge by those anyway. The exact
+engine's work at each block there (keeping, projecting, interning, routing
+and merging every state, and splitting the values a state carries back into
+states of their own first) then buys nothing: each state, and each
+combination of the values it carries, runs to the end as the sampler runs
+one, block after block, and only its final state is kept.
+
+Merging at every block is what keeps a stretch with chance in it short (see
+engines.py); a tail has no chance left to multiply its states, so the
+states it would merge are at most those that reach it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fracas.dsl.records import record
+from fracas.interpreter.core import rt
+from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT, Carried, Touch, touched_by
+from fracas.interpreter.core.codegen import END, Block, Routine
+from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
+from fracas.interpreter.core.liveness import Projection
+from fracas.interpreter.core.state import Frozen
+from fracas.interpreter.runtime.getters import tuple_getter
+
+
+def tail_of(routine: Routine, projection: Projection) -> frozenset[int]:
+    """The blocks from which a state runs to the end straight: every way on from one draws nothing, enters no
+    while loop and calls no step that calls itself, and merges no states either (see _merges_none). Worked
+    out once, kept with the projection."""
+    found = projection.memo.get(_TAIL)
+    if found is None:
+        set_before = _outcomes_set_before(routine)
+        found = projection.memo[_TAIL] = frozenset(pc for pc in _tail(routine)
+                                                   if _merges_none(routine, projection, set_before, pc))
+    return found  # type: ignore[no-any-return]
+
+
+_TAIL = ("tail",)  # the projection's memo key (kept with it: see liveness._KEPT_MEMOS)
+
+
+def _tail(routine: Routine) -> frozenset[int]:
+    """The blocks from which every way to the end draws nothing, enters no while loop and calls no step (a for
+    loop's passes may be among them)."""
+    in_loops = {pc for region in routine.loops.values() for pc in region}
+    tail = {pc for pc, block in enumerate(routine.blocks)
+            if isinstance(block, Block) and block.draw_slot is None and pc not in in_loops}
+    changed = True
+    while changed:  # the largest set closed under "every block it leads to is in it": cycles of it stay
+        changed = False
+        for pc in list(tail):
+            if any(following >= 0 and following not in tail for following in routine.successors[pc]):
+                tail.discard(pc)
+                changed = True
+    return frozenset(tail)
+
+
+def _outcomes_set_before(routine: Routine) -> list[set[str]]:
+    """For each block, the outcomes that a block run before it may have set."""
+    sets = [{name for facts in getattr(block, "facts", None) or () if facts is not None for name in facts.outcome_sets}
+            for block in routine.blocks]
+    predecessors: list[list[int]] = [[] for _ in routine.blocks]
+    for pc, following in enumerate(routine.successors):
+        for nxt in following:
+            if nxt >= 0:
+                predecessors[nxt].append(pc)
+    before: list[set[str]] = []
+    for pc in range(len(routine.blocks)):
+        found: set[str] = set()
+        reached, waiting = set(), list(predecessors[pc])
+        while waiting:
+            at = waiting.pop()
+            if at not in reached:
+                reached.add(at)
+                found |= sets[at]
+                waiting.extend(predecessors[at])
+        before.append(found)
+    return before
+
+
+def _merges_none(routine: Routine, projection: Projection, set_before: list[set[str]], pc: int) -> bool:
+    """Whether nothing that tells states at block pc apart dies on the way to the end: none of the slots
+    (but those holding an input entity) and entity fields kept at pc is forgotten or set anew, and no outcome
+    that a block before may have set is set anew. Where something does (the intermediate values of an attack,
+    once its damage is known), the engine merges the states it told apart, and running each on its own
+    would run the blocks after once for each of them. (A value changed in place may merge states too, as
+    `x = min(x, 5)` does; that is not looked for: the odds are exact either way.)"""
+    live = projection.live[pc]
+    if live is None:
+        return False
+    slots = set(projection.kept[pc]) - set(routine.statics)  # an input entity is the same in every state
+    reached, waiting = {pc}, [pc]
+    while waiting:
+        at = waiting.pop()
+        later = projection.live[at]
+        if (later is None or not slots <= set(projection.kept[at])
+                or not all(later.field_live(entity, name) for entity, name in live.fields)):
+            return False
+        for facts in routine.blocks[at].facts:  # type: ignore[union-attr]
+            # An outcome set to a value made of its own (a text added to) is changed in place.
+            if facts is None:
+                return False
+            if (facts.outcome_kills - facts.outcome_reads) & set_before[at]:
+                return False
+        for following in routine.successors[at]:
+            if following >= 0 and following not in reached:
+                reached.add(following)
+                waiting.append(following)
+    return True
+
+
+def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projection: Projection, R: Any,
+               finals: dict[tuple[Any, ...], Any], limit: int) -> None:
+    """A state waiting for tail block pc run to the end, its final states added into `finals` (keyed as the
+    exact engine keys them, worlds and outcomes by number).
+
+    It runs once for each combination of the values it carries that the blocks on the way read or change;
+    the values they leave alone are put back into its final states, as the engine would put them back at
+    the end, and those that nothing reads any more are left out (their probabilities summed).
+    """
+    kept, world, outcomes, stopped, stack, depth = key
+    R.dead = projection.dead_writes(routine, R.gen.namespace)  # a step called before may have left its own
+    interned = R.interned
+    values, intern, changed = interned.values, interned.id, interned.changed
+    functions = routine.functions
+    frame = projection.expander(pc)(kept)
+    if type(p) is Carried:
+        names = p.names + tuple(name for name, _ in p.fixed)
+        plan = _plan(routine, projection, pc, names)
+        fixed = tuple(value for _, value in p.fixed)
+        runs: dict[tuple[Any, ...], dict[tuple[Any, ...], Any]] = {}
+        for carried, weight in p.items():
+            both = carried + fixed
+            ends = runs.get(plan.first(both))
+            if ends is None:
+                ends = runs[plan.first(both)] = {}
+            last = plan.last(both)
+            before = ends.get(last)
+            ends[last] = weight if before is None else before + weight
+    else:
+        plan, runs = _NO_PLAN, {(): {(): p}}
+    pos = routine.blocks[pc].pos or routine.decl.pos  # type: ignore[union-attr]
+    steps = 0
+    room = R.work_limit - R.work
+    for first, ends in runs.items():
+        slots, fields, outcome_names = plan.first_places
+        F = list(frame)
+        for at, slot in slots:
+            F[slot] = first[at]
+        S = rt.Working(F, _with_fields(values[world], fields, first, changed),
+                       _with_outcomes(values[outcomes], outcome_names, first), stopped, stack, depth)
+        at = pc
+        while at >= 0:  # as engines.run_one runs them
+            steps += 1
+            if steps > room:
+                rt.spend(R, steps, pos)
+            at = functions[at](S, R)  # type: ignore[misc]
+        end_frame = projection.keep(END, S.F)
+        _, fields_last, outcomes_last = plan.last_places
+        # A world or outcomes left as they came keep their number: no hash of them (as engines._lines_all).
+        run_world = None if fields_last else intern(S.W) if S.wrote or fields else world
+        run_outcomes = None if outcomes_last else intern(S.O) if outcome_names or S.O != values[outcomes] else outcomes
+        for last, weight in ends.items():
+            final = (end_frame,
+                     intern(_with_fields(S.W, fields_last, last, changed)) if run_world is None else run_world,
+                     intern(_with_outcomes(S.O, outcomes_last, last)) if run_outcomes is None else run_outcomes,
+                     S.stopped, S.stack, S.depth)
+            before = finals.setdefault(final, weight)
+            if before is not weight:
+                finals[final] = before + weight
+            elif len(finals) > limit:
+                raise RunError(pos, f"the exact engine holds more than {limit} states here", ESTIMATE_HINT)
+    R.work += steps
+
+
+Places = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, Any], ...], tuple[tuple[int, str], ...]]
+
+
+@record(frozen=True)
+class _Plan:
+    """Where a tail block's carried values go, by their place among the carried names: a getter of those
+    put back before the run (read or changed on the way: slots, entity fields, outcomes) and one of those
+    put back into its final state (left alone on the way), each with the places it puts them."""
+
+    first: Callable[[tuple[Any, ...]], tuple[Any, ...]]
+    first_places: Places
+    last: Callable[[tuple[Any, ...]], tuple[Any, ...]]
+    last_places: Places
+
+
+_NO_PLAN = _Plan(tuple_getter(()), ((), (), ()), tuple_getter(()), ((), (), ()))
+
+
+def _plan(routine: Routine, projection: Projection, pc: int, names: tuple[Any, ...]) -> _Plan:
+    memo = ("tail plan", pc, names)  # not kept with the projection (its getters are closures): made once a process
+    found = projection.memo.get(memo)
+    if found is None:
+        touched = _touched_on_the_way(routine, projection, pc)
+        live = projection.live[pc]
+        kept = set(projection.kept[pc])
+        first: tuple[list[int], list[Any], list[Any], list[Any]] = ([], [], [], [])
+        last: tuple[list[int], list[Any], list[Any], list[Any]] = ([], [], [], [])
+        for at, value in enumerate(names):
+            kind, name = value
+            if kind == SLOT:
+                if name in kept:  # a slot is put back before: at the end, none is observed but those read
+                    first[1].append((len(first[0]), name))
+                    first[0].append(at)
+                continue
+            if kind != OUTCOME and live is not None and not live.field_live(kind, name):
+                continue  # read no more: forgotten
+            into = first if touched.has(value) else last
+            (into[3] if kind == OUTCOME else into[2]).append((len(into[0]), name if kind == OUTCOME else value))
+            into[0].append(at)
+        found = projection.memo[memo] = _Plan(tuple_getter(tuple(first[0])), _places(first),
+                                              tuple_getter(tuple(last[0])), _places(last))
+    return found  # type: ignore[no-any-return]
+
+
+def _places(found: tuple[list[int], list[Any], list[Any], list[Any]]) -> Places:
+    return tuple(found[1]), tuple(found[2]), tuple(found[3])
+
+
+def _touched_on_the_way(routine: Routine, projection: Projection, pc: int) -> Touch:
+    """What the blocks from pc to the end read or change."""
+    touched = Touch(set(), set(), set())
+    reached, waiting = {pc}, [pc]
+    while waiting:
+        at = waiting.pop()
+        found = touched_by(routine.blocks[at], routine.statics)
+        assert found is not None  # a tail has no call site
+        touched = touched.union(found)
+        for following in routine.successors[at]:
+            if following >= 0 and following not in reached:
+                reached.add(following)
+                waiting.append(following)
+    return touched
+
+
+def _with_fields(world: Frozen, places: tuple[tuple[int, Any], ...], given: tuple[Any, ...], changed: Any) -> Frozen:
+    """A copy of the world with carried fields put back (those absent left out)."""
+    W = Frozen(world)
+    for at, (entity, name) in places:
+        if given[at] is not ABSENT:
+            W[entity] = changed(W[entity], name, given[at])
+    return W
+
+
+def _with_outcomes(outcomes: Frozen, places: tuple[tuple[int, str], ...], given: tuple[Any, ...]) -> Frozen:
+    """A copy of the outcomes with carried ones put back (those absent left out)."""
+    O = Frozen(outcomes)
+    for at, name in places:
+        if given[at] is not ABSENT:
+            O[name] = given[at]
+    return O
