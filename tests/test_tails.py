@@ -109,3 +109,11 @@ def test_a_long_loop_in_a_tail_stops_at_the_work_limit():
         exact(rules, Scenario("go", {}), outcomes_only=True)
     found = caught.value.diagnostics[0]
     assert found.line in (6, 7) and found.message == "this resolution did more than 1000 steps of work"
+
+
+def test_a_long_stretch_of_runs_to_the_end_is_told_to_the_progress_bar():
+    rules = rules_of("let a = roll(1, 150)\nlet b = roll(1, 150)\ntotal = a * 1000 + b")
+    told: list[int] = []
+    exact(rules, Scenario("go", {}), outcomes_only=True, progress=lambda pos, states: told.append(states))
+    # The engine tells of 150 states at most, at the draws; the 22,500 past them run to the end.
+    assert max(told) > 1000

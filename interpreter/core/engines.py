@@ -337,7 +337,7 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                     finals = out.get(END)
                     if finals is None:
                         finals = out[END] = {}
-                    tails.run_to_end(routine, following, key, p, projection, R, finals, limit)
+                    tails.run_to_end(routine, following, key, p, projection, R, finals, limit, progress)
                     continue
             leaving = following < 0 or following == entry or (region is not None and following not in region)
             if leaving:

@@ -115,13 +115,16 @@ def _merges_none(routine: Routine, projection: Projection, set_before: list[set[
 
 
 def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projection: Projection, R: Any,
-               finals: dict[tuple[Any, ...], Any], limit: int) -> None:
+               finals: dict[tuple[Any, ...], Any], limit: int,
+               progress: Callable[[Any, int], None] | None = None) -> None:
     """A state waiting for tail block pc run to the end, its final states added into `finals` (keyed as the
     exact engine keys them, worlds and outcomes by number).
 
     It runs once for each combination of the values it carries that the blocks on the way read or change;
     the values they leave alone are put back into its final states, as the engine would put them back at
-    the end, and those that nothing reads any more are left out (their probabilities summed).
+    the end, and those that nothing reads any more are left out (their probabilities summed). A long
+    stretch of runs (of this state or of many) is told to `progress` now and then, with the final states so
+    far: the engine tells it of each block it runs, and a tail's blocks are not run by it.
     """
     kept, world, outcomes, stopped, stack, depth = key
     R.dead = projection.dead_writes(routine, R.gen.namespace)  # a step called before may have left its own
@@ -136,9 +139,10 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
         runs: dict[tuple[Any, ...], dict[tuple[Any, ...], Any]] = {}
         for carried, weight in p.items():
             both = carried + fixed
-            ends = runs.get(plan.first(both))
+            first = plan.first(both)
+            ends = runs.get(first)
             if ends is None:
-                ends = runs[plan.first(both)] = {}
+                ends = runs[first] = {}
             last = plan.last(both)
             before = ends.get(last)
             ends[last] = weight if before is None else before + weight
@@ -147,8 +151,10 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
     pos = routine.blocks[pc].pos or routine.decl.pos  # type: ignore[union-attr]
     steps = 0
     room = R.work_limit - R.work
+    told = R.work >> _TELL_EVERY
+    slots, fields, outcome_names = plan.first_places
+    _, fields_last, outcomes_last = plan.last_places
     for first, ends in runs.items():
-        slots, fields, outcome_names = plan.first_places
         F = list(frame)
         for at, slot in slots:
             F[slot] = first[at]
@@ -160,8 +166,10 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
             if steps > room:
                 rt.spend(R, steps, pos)
             at = functions[at](S, R)  # type: ignore[misc]
+        if progress is not None and (R.work + steps) >> _TELL_EVERY != told:
+            told = (R.work + steps) >> _TELL_EVERY
+            progress(pos, len(finals))
         end_frame = projection.keep(END, S.F)
-        _, fields_last, outcomes_last = plan.last_places
         # A world or outcomes left as they came keep their number: no hash of them (as engines._lines_all).
         run_world = None if fields_last else intern(S.W) if S.wrote or fields else world
         run_outcomes = None if outcomes_last else intern(S.O) if outcome_names or S.O != values[outcomes] else outcomes
@@ -177,6 +185,8 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
                 raise RunError(pos, f"the exact engine holds more than {limit} states here", ESTIMATE_HINT)
     R.work += steps
 
+
+_TELL_EVERY = 14  # progress is told each time the blocks run reach another 2**14: a few dozen milliseconds' work
 
 Places = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, Any], ...], tuple[tuple[int, str], ...]]
 
