@@ -15,13 +15,10 @@ from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
-from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.reads import path_of, paths_read
 from fracas.dsl.records import record
-from fracas.dsl.statements import children
-from fracas.dsl.walk import descendants
 from fracas.dsl.ruleset import Constraint, Ruleset
-from fracas.dsl.types import Type
+from fracas.interpreter.core.constraint_reads import own_reads, reads_of
 from fracas.interpreter.core.dist import as_fraction
 from fracas.interpreter.core.resolve import evaluate
 from fracas.interpreter.core.errors import RunError
@@ -49,35 +46,7 @@ def constrained_fields(rules: Ruleset) -> frozenset[str]:
     a kind's constraint reads (in its test, through a comprehension's items, in the functions and modifiers it
     calls), and of every field whose value may hold a record with constraints (the check looks inside it: a
     record a rule wrote there must meet its own, whatever reads the field later)."""
-    found = rules.runtime_cache.get("constrained fields")
-    if found is None:
-        read = set()
-        for kind in rules.kinds.values():
-            for constraint in kind.constraints:
-                read |= {step for path in constraint.reads for step in path if isinstance(step, str)}
-                read |= _names_read(rules, constraint.test)
-        found = rules.runtime_cache["constrained fields"] = frozenset(read) | frozenset(
-            field.name for kind in rules.kinds.values() for field in kind.fields
-            if _may_hold_constrained(rules, field.type))
-    return found
-
-
-def _names_read(rules: Ruleset, test: n.Expr) -> set[str]:
-    """The name of every field an expression reads, on whatever record, and in the functions and modifiers it
-    calls, theirs too: more than the paths it reads (a comprehension's item, a function's parameter)."""
-    names: set[str] = set()
-    seen: set[str] = set()
-    waiting: list[n.Node] = [test]
-    while waiting:
-        for node in descendants(waiting.pop()):
-            if isinstance(node, n.Attr):
-                names.add(node.name)
-            elif isinstance(node, n.Call) and node.func not in seen:
-                called = rules.fns.get(node.func) or rules.modifiers.get(node.func)
-                if called is not None:
-                    seen.add(node.func)
-                    waiting.append(called)
-    return names
+    return reads_of(rules).constrained
 
 
 Path = tuple[str | int, ...]  # names, fields and list indices: ("attackers", 0, "figures")
@@ -286,24 +255,23 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
     if not any(kind.constraints for kind in rules.kinds.values()):
         program.clear_test = (None,)
         return None
-    layout = _layout(rules)
-    changing = _changing(rules)
+    found_reads = reads_of(rules)
+    layout, changing = found_reads.layout, found_reads.changing
     plans: dict[str, tuple[Callable[[tuple[Any, ...]], Any] | None, tuple[Constraint, ...], tuple[int, ...],
                            tuple[int, ...]]] = {}
-    for name, kind in rules.kinds.items():
+    for name in rules.kinds:
         places: set[int] = set()
         through: set[int] = set()
         for constraint in changing[name]:
-            reads = _reads_of(rules, constraint, program.shapes[name])
+            reads = own_reads(rules, constraint, name)
             if reads is None:
                 break
             places.update(reads[0])
             through.update(reads[1])
         else:
             read = None if not places | through else _values_at(tuple(sorted(places | through)))
-            plans[name] = (read, changing[name], tuple(sorted(through)),
-                           tuple(i for i in layout[name] if _may_hold_constrained(rules, kind.fields[i].type)))
-    outcomes_structured = any(_may_hold_constrained(rules, rules.outcomes[name].type) for name in layout[""])
+            plans[name] = (read, changing[name], tuple(sorted(through)), found_reads.structured[name])
+    outcomes_structured = found_reads.outcomes_structured
     met = program.constraints_met
 
     def constrained_inside(value: Any, known: dict[int, bool]) -> bool:
@@ -367,45 +335,6 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
 
     program.clear_test = (clear, alone)
     return clear
-
-
-def _may_hold_constrained(rules: Ruleset, typed: Type, seen: frozenset[str] = frozenset()) -> bool:
-    """Whether a value of this type may hold a record with constraints, at any depth (its kind's, or one
-    of its fields')."""
-    if typed.name == "any":
-        return True
-    if typed.name == "list":
-        return typed.item is None or _may_hold_constrained(rules, typed.item, seen)
-    if not typed.is_kind or typed.name in seen:
-        return False
-    kind = rules.kinds.get(typed.name)
-    return kind is None or bool(kind.constraints) or any(
-        _may_hold_constrained(rules, field.type, seen | {typed.name}) for field in kind.fields)
-
-
-def _reads_of(rules: Ruleset, constraint: Constraint, shape: Any) -> tuple[set[int], set[int]] | None:
-    """The places of the fields of `shape` a constraint reads: plain fields, and fields it reads through
-    (which must hold rows for the values to say all); None if it reads anything else but parameters,
-    or calls a function of the rules."""
-    if _calls_rules(constraint.test):
-        return None
-    fields = rules.kinds[shape.kind].fields
-    plain: set[int] = set()
-    through: set[int] = set()
-    for path in constraint.reads:
-        name = path[0]
-        if name in shape.index:
-            place = shape.index[name]
-            typed = fields[place].type
-            if len(path) == 1 and _plain(typed):
-                plain.add(place)
-            elif typed.is_kind:
-                through.add(place)
-            else:
-                return None
-        elif not (len(path) == 1 and name in rules.params):
-            return None
-    return plain, through
 
 
 def _values_at(places: tuple[int, ...]) -> Callable[[tuple[Any, ...]], Any]:
@@ -527,28 +456,19 @@ def _own_readers(rules: Ruleset, constraints: Iterable[Constraint],
 
 def _own_fields(rules: Ruleset, constraint: Constraint, shape: Any) -> tuple[int, ...] | None:
     """The places of the fields of `shape` a constraint reads, if it reads nothing else but parameters:
-    plain fields only, none read through (see _reads_of)."""
+    plain fields only, none read through (see constraint_reads.Reads.own)."""
     cache = rules.runtime_cache.setdefault("constraint fields", {})
     key = (id(constraint), shape.kind)
     if key not in cache:
-        reads = _reads_of(rules, constraint, shape)
-        cache[key] = None if reads is None or reads[1] else tuple(sorted(reads[0]))
+        reads = own_reads(rules, constraint, shape.kind)
+        cache[key] = None if reads is None or reads[1] else reads[0]
     return cache[key]  # type: ignore[no-any-return]
 
 
-def _layout(rules: Ruleset) -> dict[str, tuple[int, ...]]:
+def _layout(rules: Ruleset) -> dict[str, tuple[Any, ...]]:
     """By kind (and "" for the outcomes), the places of the fields whose type may hold a record, an
     entity or a list: the only ones worth looking into for records inside records."""
-    found = rules.runtime_cache.get("constraint layout")
-    if found is None:
-        def structured(t: Type) -> bool:
-            return t.is_kind or t.name in ("list", "any")
-
-        found = {name: tuple(i for i, f in enumerate(kind.fields) if structured(f.type))
-                 for name, kind in rules.kinds.items()}
-        found[""] = tuple(name for name, typed in rules.outcomes.items() if structured(typed.type))
-        rules.runtime_cache["constraint layout"] = found
-    return found
+    return reads_of(rules).layout
 
 
 class _Keys:
@@ -638,28 +558,4 @@ def records_in(where: str, value: Any, rules: Ruleset) -> Iterator[tuple[str, Re
 def _changing(rules: Ruleset) -> dict[str, tuple[Constraint, ...]]:
     """By kind, the constraints a statement could break: those that read a field some statement assigns,
     or call a function or modifier (which may read anything)."""
-    found = rules.runtime_cache.get("changing constraints")
-    if found is None:
-        found = rules.runtime_cache["changing constraints"] = {
-            name: tuple(c for c in kind.constraints if _may_change(c.test, rules.assigned_fields))
-            for name, kind in rules.kinds.items()}
-    return found
-
-
-def _plain(t: Type) -> bool:
-    """Whether a field of this type holds a plain value, never an entity of the scenario."""
-    return not (t.is_kind or t.name in ("list", "any"))
-
-
-def _calls_rules(expr: n.Expr) -> bool:
-    """Whether an expression calls a function or modifier of the rules."""
-    return (isinstance(expr, n.Call) and expr.func not in SIGNATURES) or any(
-        _calls_rules(child) for child in children(expr))
-
-
-def _may_change(expr: n.Expr, assigned: set[str]) -> bool:
-    if isinstance(expr, (n.Attr, n.Name)) and expr.name in assigned:
-        return True
-    if isinstance(expr, n.Call) and expr.func not in SIGNATURES:
-        return True
-    return any(_may_change(child, assigned) for child in children(expr))
+    return reads_of(rules).changing
