@@ -237,7 +237,16 @@ def _places(found: tuple[list[int], list[Any], list[Any], list[Any]]) -> Places:
 
 
 def _touched_on_the_way(routine: Routine, projection: Projection, pc: int) -> Touch:
-    """What the blocks from pc to the end read or change."""
+    """What the blocks from pc to the end read or change. Worked out once, kept with the projection: the
+    facts of the lines, read from their text, would be read again by each fresh process."""
+    memo = ("tail touches", pc)
+    found = projection.memo.get(memo)
+    if found is None:
+        found = projection.memo[memo] = _touched_from(routine, pc)
+    return found  # type: ignore[no-any-return]
+
+
+def _touched_from(routine: Routine, pc: int) -> Touch:
     touched = Touch(set(), set(), set())
     reached, waiting = {pc}, [pc]
     while waiting:
