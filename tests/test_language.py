@@ -27,6 +27,20 @@ def test_integers_stay_integers_and_division_is_exact():
     assert odds("result = ceil(7 / 2)") == {4: 1}
 
 
+def test_floor_and_ceil_of_a_division_round_toward_lower_and_higher_numbers_either_side_of_zero():
+    for expression, rounded in (("floor(-7 / 2)", -4), ("ceil(-7 / 2)", -3), ("floor(7 / -2)", -4),
+                                ("ceil(7 / -2)", -3), ("floor(-8 / 2)", -4), ("ceil((1/3) / (1/6))", 2),
+                                ("floor((7/2) / 1)", 3)):
+        assert odds(f"result = {expression}") == {rounded: 1}, expression
+
+
+def test_floor_and_ceil_of_a_roll_divided_are_distributions_of_whole_numbers():
+    assert odds("result = floor(roll(1, 6) / 4)") == {0: Fraction(1, 2), 1: Fraction(1, 2)}
+    assert odds("result = ceil(roll(1, 6) / 4)") == {1: Fraction(2, 3), 2: Fraction(1, 3)}
+    rules = dsl.loads(HEADER + "action go(d: die = {}) {\nresult = ceil(roll(1, 6) / 4)\n}\n", "test.rules")
+    assert forced(rules, Scenario("go", {}), [5]).outcomes["result"] == 2
+
+
 def share(expression: str) -> object:
     rules = dsl.loads(HEADER + f"outcome share: number = 0\naction go() {{\n share = {expression}\n}}\n", "t.rules")
     [value] = exact(rules, Scenario("go", {})).marginal("share")

@@ -226,8 +226,9 @@ class Generator:
             return special(node, scope)
         return self._lifted(node, scope)
 
-    def _lifted(self, node: n.Expr, scope: Scope) -> str:
-        """A strict node whose parts meet chance: its value code, applied to every combination of theirs."""
+    def _lifted(self, node: n.Expr, scope: Scope, code_of: Callable[[Any, Scope], str] | None = None) -> str:
+        """A strict node whose parts meet chance: its value code (code_of's, if given), applied to every
+        combination of theirs."""
         holes: list[str] = []
         parts: list[str] = []
 
@@ -241,7 +242,7 @@ class Generator:
 
         rewritten = map_children(node, hole)
         inner = {**scope, **{name: name.replace("__", "") for name in holes}}
-        code = getattr(self, "e_" + type(node).__name__)(rewritten, inner)
+        code = (code_of or getattr(self, "e_" + type(node).__name__))(rewritten, inner)
         args = ", ".join(name.replace("__", "") for name in holes)
         return f"D.apply(lambda {args}: {code}, ({''.join(p + ', ' for p in parts)}), R.budget)"
 
@@ -293,6 +294,9 @@ class Generator:
             call = (f"{target}(R, W, O, {self._deeper(node)}"
                     f"{''.join(', ' + a for a in names)}{extra})")
             return f"D.apply(lambda {', '.join(names)}: {call}, ({''.join(a + ', ' for a in args)}), R.budget)"
+        division = _rounded_division(node)
+        if division is not None:  # over each combination of the division's parts: no distribution of fractions
+            return self._lifted(division, scope, lambda rewritten, inner: self._rounded(node.func, rewritten, inner))
         return self._lifted(node, scope)
 
     def _split(self, node: n.Expr, scope: Scope) -> str:
@@ -480,6 +484,9 @@ class Generator:
         pos = self.const(call.pos)
         if sig is None or implementation is None:
             return f"rt.fail({pos}, {f'unknown function {call.func!r}'!r})"
+        division = _rounded_division(call)
+        if division is not None:
+            return self._rounded(call.func, division, scope)
         impl = self.const(implementation)
         if sig.variadic:
             items = "".join(self.expr(a, scope) + ", " for a in call.args)
@@ -493,6 +500,11 @@ class Generator:
             return f"{positional}R, {pos})"
         pairs = ", ".join(f"{k!r}: {v}" for k, v in given)
         return f"{impl}({{{pairs}}}, R, {pos})"
+
+    def _rounded(self, func: str, division: n.Binary, scope: Scope) -> str:
+        """floor(a / b) or ceil(a / b) in one step: whole numbers divided as Python divides them, no fraction made."""
+        return (f"rt.{func}_div({self.expr(division.left, scope)}, {self.expr(division.right, scope)}, R, "
+                f"{self.const(division.pos)})")
 
     def _positional(self, func: str, given: list[tuple[str, str]]) -> str | None:
         """The call up to R, its arguments in place and defaults filled in, if `func` takes them so and they
@@ -1450,3 +1462,11 @@ _KEPT_CONSTANTS = (int, str, Fraction, n.Node, n.Pos, RowRef, Dice, _Primitive)
 def _constant_key(value: Any) -> tuple[type, Any]:
     # By value where equal values serve alike; by identity otherwise (a node, a position, a primitive).
     return (type(value), id(value)) if not isinstance(value, (int, str, Fraction)) else (type(value), value)
+
+
+def _rounded_division(call: n.Call) -> n.Binary | None:
+    """The division a call of floor or ceil rounds, if that is all it is given."""
+    if call.func not in ("floor", "ceil") or len(call.args) != 1 or call.keywords:
+        return None
+    division = call.args[0]
+    return division if isinstance(division, n.Binary) and division.op == "/" else None

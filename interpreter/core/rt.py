@@ -85,6 +85,20 @@ def div(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
     return within(normalize(Fraction(a) / Fraction(b)), R, pos)
 
 
+def floor_div(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
+    """floor(a / b), `pos` the division's: whole numbers divided by one Python operation, no fraction made."""
+    if type(a) is int and type(b) is int and b:
+        return a // b
+    return math.floor(div(a, b, R, pos))
+
+
+def ceil_div(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
+    """ceil(a / b), as floor_div."""
+    if type(a) is int and type(b) is int and b:
+        return -(-a // b)
+    return math.ceil(div(a, b, R, pos))
+
+
 def _none_compared(symbol: str, pos: n.Pos) -> RunError:
     return RunError(pos, f"cannot compare none with '{symbol}'")
 
