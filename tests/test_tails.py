@@ -13,6 +13,7 @@ from fracas.dsl.limits import Limits
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
 from fracas.interpreter.core import tails
 from fracas.interpreter.core.codegen import generator_for
+from fracas.interpreter.core.interned import Interned
 from shortcuts import block_runs, without_running_tails_straight
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,3 +118,18 @@ def test_a_long_stretch_of_runs_to_the_end_is_told_to_the_progress_bar():
     exact(rules, Scenario("go", {}), outcomes_only=True, progress=lambda pos, states: told.append(states))
     # The engine tells of 150 states at most, at the draws; the 22,500 past them run to the end.
     assert max(told) > 1000
+
+
+def test_final_states_that_differ_only_in_how_they_were_reached_merge_by_their_outcomes(monkeypatch):
+    """A world a tail changed is numbered apart, not hashed: equal worlds of two runs, with equal outcomes, are one
+    final state all the same."""
+    text = ('rules "tails"\nkind die {\n  sides: int = 6\n  require sides > 0\n}\noutcome total: int = 0\n'
+            "action go(d: die) {\n  let x = roll(1, 2)\n  let y = roll(1, 2)\n  total = x + y\n  d.sides = 4\n}\n")
+    rules = dsl.loads(text, "tails.rules")
+    apart: list[object] = []
+    numbered = Interned.apart
+    monkeypatch.setattr(Interned, "apart", lambda self, world: apart.append(world) or numbered(self, world))
+    odds = exact(rules, Scenario("go", {"d": {}}), outcomes_only=True)
+    assert len(apart) == 4 and all(world == apart[0] for world in apart)  # a world for each run, all equal
+    assert odds.marginal("total") == {2: Fraction(1, 4), 3: Fraction(1, 2), 4: Fraction(1, 4)}
+    assert len(odds.states) == 3

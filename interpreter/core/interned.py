@@ -33,6 +33,13 @@ class Interned:
             self.values.append(frozen)
         return found
 
+    def apart(self, frozen: Frozen) -> int:
+        """A number for a world that nothing will look up or merge by its number: a final state of an
+        outcomes-only run, which merges by its outcomes (its world is only read by the constraints' check).
+        Not hashed; an equal world may have another number."""
+        self.values.append(frozen)
+        return len(self.values) - 1
+
     def changed(self, record: Record, name: str, value: Any) -> Record:
         """The record with one field changed, made once a run: the states of a block make the same changes
         to the same records again and again, and the same record met again is the same object, whose hash

@@ -118,7 +118,8 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
                finals: dict[tuple[Any, ...], Any], limit: int,
                progress: Callable[[Any, int], None] | None = None) -> None:
     """A state waiting for tail block pc run to the end, its final states added into `finals` (keyed as the
-    exact engine keys them, worlds and outcomes by number).
+    exact engine keys them, worlds and outcomes by number; a world the run changed by a number of its own,
+    not hashed, which only the constraints' check reads: outcomes-only final states merge by their outcomes).
 
     It runs once for each combination of the values it carries that the blocks on the way read or change;
     the values they leave alone are put back into its final states, as the engine would put them back at
@@ -129,7 +130,7 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
     kept, world, outcomes, stopped, stack, depth = key
     R.dead = projection.dead_writes(routine, R.gen.namespace)  # a step called before may have left its own
     interned = R.interned
-    values, intern, changed = interned.values, interned.id, interned.changed
+    values, intern, apart, changed = interned.values, interned.id, interned.apart, interned.changed
     functions = routine.functions
     frame = projection.expander(pc)(kept)
     if type(p) is Carried:
@@ -170,12 +171,13 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
             told = (R.work + steps) >> _TELL_EVERY
             progress(pos, len(finals))
         end_frame = projection.keep(END, S.F)
-        # A world or outcomes left as they came keep their number: no hash of them (as engines._lines_all).
-        run_world = None if fields_last else intern(S.W) if S.wrote or fields else world
+        # A world or outcomes left as they came keep their number: no hash of them (as engines._lines_all). A
+        # world changed is not hashed either: the final states merge by their outcomes (Interned.apart).
+        run_world = None if fields_last else apart(S.W) if S.wrote or fields else world
         run_outcomes = None if outcomes_last else intern(S.O) if outcome_names or S.O != values[outcomes] else outcomes
         for last, weight in ends.items():
             final = (end_frame,
-                     intern(_with_fields(S.W, fields_last, last, changed)) if run_world is None else run_world,
+                     apart(_with_fields(S.W, fields_last, last, changed)) if run_world is None else run_world,
                      intern(_with_outcomes(S.O, outcomes_last, last)) if run_outcomes is None else run_outcomes,
                      S.stopped, S.stack, S.depth)
             before = finals.setdefault(final, weight)
