@@ -9,9 +9,10 @@ states of their own first) then buys nothing: each state, and each
 combination of the values it carries, runs to the end as the sampler runs
 one, block after block, and only its final state is kept.
 
-Merging at every block is what keeps a stretch with chance in it short (see
-engines.py); a tail has no chance left to multiply its states, so the
-states it would merge are at most those that reach it.
+Merging at every block is what keeps a stretch short where values die (an
+attack's intermediate results, once its damage is known: see engines.py), so
+states run straight only from a block past which nothing that tells them
+apart dies; the engine would merge none of them on the way either.
 """
 
 from __future__ import annotations
