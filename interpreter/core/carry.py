@@ -15,7 +15,7 @@ carried field, the states are split by its values again.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -288,11 +288,7 @@ def _chosen(routine: Any, projection: Projection, folds: dict[int, tuple[int, st
     """The values each block would carry, told of these folds (see carried_at)."""
     blocks = routine.blocks
     in_loops = {pc for region in routine.loops.values() for pc in region}
-    predecessors: list[list[int]] = [[] for _ in blocks]
-    for pc, following in enumerate(routine.successors):
-        for nxt in following:
-            if nxt >= 0:
-                predecessors[nxt].append(pc)
+    predecessors = predecessors_of(routine.successors)
     touches = [touched_by(block, routine.statics) for block in blocks]
     for pc, (_, name) in folds.items():
         touched = touches[pc]
@@ -324,6 +320,16 @@ def _chosen(routine: Any, projection: Projection, folds: dict[int, tuple[int, st
 # states and putting it back costs a pass over every state's carried values, which the blocks run once
 # instead of once for each value must repay.
 BLOCKS_AFTER_A_DRAW = 2
+
+
+def predecessors_of(successors: list[list[int]]) -> list[list[int]]:
+    """For each block, the blocks that lead to it."""
+    found: list[list[int]] = [[] for _ in successors]
+    for pc, following in enumerate(successors):
+        for nxt in following:
+            if nxt >= 0:
+                found[nxt].append(pc)
+    return found
 
 
 def _alike_in_cycles(chosen: list[set[Field]], successors: list[list[int]]) -> list[set[Field]]:
@@ -641,16 +647,23 @@ def _split(parts: dict[tuple[Any, ...], Scaled], plan: tuple[Any, Any, Any, Any]
             before = totals.get(put)
             totals[put] = weight if before is None else before + weight
         return totals
-    split: dict[tuple[Any, ...], dict[tuple[Any, ...], Any]] = {}
-    for values, weight in parts.items():
-        put = put_of(values)
-        rest = rest_of(values)
-        into = split.get(put)
+    return grouped(parts.items(), put_of, rest_of)
+
+
+def grouped(pairs: Iterable[tuple[tuple[Any, ...], Any]], outer: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+            inner: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> dict[tuple[Any, ...], dict[tuple[Any, ...], Any]]:
+    """Combinations of values with their probabilities, by what `outer` picks of them, then by what `inner`
+    picks, the probabilities of those picked alike summed."""
+    found: dict[tuple[Any, ...], dict[tuple[Any, ...], Any]] = {}
+    for values, weight in pairs:
+        key = outer(values)
+        into = found.get(key)
         if into is None:
-            into = split[put] = {}
+            into = found[key] = {}
+        rest = inner(values)
         before = into.get(rest)
         into[rest] = weight if before is None else before + weight
-    return split
+    return found
 
 
 def _fixed(kept: tuple[tuple[Field, Any], ...], taken_fields: tuple[Field, ...],

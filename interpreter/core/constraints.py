@@ -457,12 +457,8 @@ def _own_readers(rules: Ruleset, constraints: Iterable[Constraint],
 def _own_fields(rules: Ruleset, constraint: Constraint, shape: Any) -> tuple[int, ...] | None:
     """The places of the fields of `shape` a constraint reads, if it reads nothing else but parameters:
     plain fields only, none read through (see constraint_reads.Reads.own)."""
-    cache = rules.runtime_cache.setdefault("constraint fields", {})
-    key = (id(constraint), shape.kind)
-    if key not in cache:
-        reads = own_reads(rules, constraint, shape.kind)
-        cache[key] = None if reads is None or reads[1] else reads[0]
-    return cache[key]  # type: ignore[no-any-return]
+    reads = own_reads(rules, constraint, shape.kind)
+    return None if reads is None or reads[1] else reads[0]
 
 
 def _layout(rules: Ruleset) -> dict[str, tuple[Any, ...]]:

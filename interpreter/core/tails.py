@@ -22,7 +22,8 @@ from typing import Any
 
 from fracas.dsl.records import record
 from fracas.interpreter.core import rt
-from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT, Carried, Touch, touched_by
+from fracas.interpreter.core.carry import (ABSENT, OUTCOME, SLOT, Carried, Touch, grouped, predecessors_of,
+                                           touched_by)
 from fracas.interpreter.core.codegen import END, Block, Routine
 from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
 from fracas.interpreter.core.liveness import Projection
@@ -65,23 +66,21 @@ def _outcomes_set_before(routine: Routine) -> list[set[str]]:
     """For each block, the outcomes that a block run before it may have set."""
     sets = [{name for facts in getattr(block, "facts", None) or () if facts is not None for name in facts.outcome_sets}
             for block in routine.blocks]
-    predecessors: list[list[int]] = [[] for _ in routine.blocks]
-    for pc, following in enumerate(routine.successors):
-        for nxt in following:
-            if nxt >= 0:
-                predecessors[nxt].append(pc)
-    before: list[set[str]] = []
-    for pc in range(len(routine.blocks)):
-        found: set[str] = set()
-        reached, waiting = set(), list(predecessors[pc])
-        while waiting:
-            at = waiting.pop()
-            if at not in reached:
-                reached.add(at)
-                found |= sets[at]
-                waiting.extend(predecessors[at])
-        before.append(found)
-    return before
+    predecessors = predecessors_of(routine.successors)
+    return [set().union(*(sets[at] for at in _reached(predecessors, predecessors[pc])))
+            for pc in range(len(routine.blocks))]
+
+
+def _reached(edges: list[list[int]], starts: list[int]) -> set[int]:
+    """The blocks reached from `starts` (themselves among them) along `edges` (the routine's end left out)."""
+    reached = {pc for pc in starts if pc >= 0}
+    waiting = list(reached)
+    while waiting:
+        for nxt in edges[waiting.pop()]:
+            if nxt >= 0 and nxt not in reached:
+                reached.add(nxt)
+                waiting.append(nxt)
+    return reached
 
 
 def _merges_none(routine: Routine, projection: Projection, set_before: list[set[str]], pc: int) -> bool:
@@ -95,9 +94,7 @@ def _merges_none(routine: Routine, projection: Projection, set_before: list[set[
     if live is None:
         return False
     slots = set(projection.kept[pc]) - set(routine.statics)  # an input entity is the same in every state
-    reached, waiting = {pc}, [pc]
-    while waiting:
-        at = waiting.pop()
+    for at in _reached(routine.successors, [pc]):
         later = projection.live[at]
         if (later is None or not slots <= set(projection.kept[at])
                 or not all(later.field_live(entity, name) for entity, name in live.fields)):
@@ -108,10 +105,6 @@ def _merges_none(routine: Routine, projection: Projection, set_before: list[set[
                 return False
             if (facts.outcome_kills - facts.outcome_reads) & set_before[at]:
                 return False
-        for following in routine.successors[at]:
-            if following >= 0 and following not in reached:
-                reached.add(following)
-                waiting.append(following)
     return True
 
 
@@ -138,16 +131,7 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
         names = p.names + tuple(name for name, _ in p.fixed)
         plan = _plan(routine, projection, pc, names)
         fixed = tuple(value for _, value in p.fixed)
-        runs: dict[tuple[Any, ...], dict[tuple[Any, ...], Any]] = {}
-        for carried, weight in p.items():
-            both = carried + fixed
-            first = plan.first(both)
-            ends = runs.get(first)
-            if ends is None:
-                ends = runs[first] = {}
-            last = plan.last(both)
-            before = ends.get(last)
-            ends[last] = weight if before is None else before + weight
+        runs = grouped(((carried + fixed, weight) for carried, weight in p.items()), plan.first, plan.last)
     else:
         plan, runs = _NO_PLAN, {(): {(): p}}
     pos = routine.blocks[pc].pos or routine.decl.pos  # type: ignore[union-attr]
@@ -251,16 +235,10 @@ def _touched_on_the_way(routine: Routine, projection: Projection, pc: int) -> To
 
 def _touched_from(routine: Routine, pc: int) -> Touch:
     touched = Touch(set(), set(), set())
-    reached, waiting = {pc}, [pc]
-    while waiting:
-        at = waiting.pop()
+    for at in _reached(routine.successors, [pc]):
         found = touched_by(routine.blocks[at], routine.statics)
         assert found is not None  # a tail has no call site
         touched = touched.union(found)
-        for following in routine.successors[at]:
-            if following >= 0 and following not in reached:
-                reached.add(following)
-                waiting.append(following)
     return touched
 
 
