@@ -309,7 +309,7 @@ def _resolve(prepared: Prepared, engine: ExactEngine, observe_all: bool = True) 
 
     def run() -> dict[State, Any]:
         return resolve.resolve(program, action, prepared.start, engine, observe_all,
-                               lambda states: check_after(program, action, states, exact=True),
+                               lambda finals: check_after(program, action, finals, exact=True),
                                constrained_fields(program.rules))
 
     return _diagnosed(prepared, run)
@@ -327,7 +327,8 @@ def _resolve_one(prepared: Prepared, engine: Engine) -> State:
 def _checker(prepared: Prepared) -> Callable[[State], None]:
     """What a sampled run's final state is shown to: the constraints that must hold after the action."""
     program, action, start = prepared.program, prepared.action, prepared.start
-    return lambda state: check_after(program, action, [(state, 1)], exact=False, start=start)
+    return lambda state: check_after(program, action, [(state.world, state.outcomes, state.stopped, 1)], exact=False,
+                                     start=start)
 
 
 def _diagnosed(prepared: Prepared, run: Callable[[], T]) -> T:

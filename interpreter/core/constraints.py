@@ -10,7 +10,7 @@ at the constraint, with how likely it is in the exact engine.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -23,9 +23,13 @@ from fracas.interpreter.core.dist import as_fraction
 from fracas.interpreter.core.resolve import evaluate
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.program import Program
-from fracas.interpreter.core.state import State
+from fracas.interpreter.core.state import Frozen, State
 from fracas.interpreter.core.values import Record, Ref, RowRef, show
 from fracas.interpreter.runtime.keys import stable_key
+
+# A final state as the check reads it: its world, its outcomes, why it stopped, and its probability.
+Final = tuple[Frozen, Frozen, str | None, Any]
+_NO_NAMES = Frozen()  # a state checked shows no names: constraints read records and outcomes
 
 
 def first_broken(program: Program, constraints: Iterable[Constraint], frame: dict[str, Any],
@@ -149,11 +153,13 @@ class _Breach:
     found: tuple[tuple[Path, Any], ...]
 
 
-def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any] | Sequence[tuple[State, Any]],
-                exact: bool, start: State | None = None) -> None:
+def check_after(program: Program, action: n.StepDecl, finals: Sequence[Final], exact: bool,
+                start: State | None = None) -> None:
     """Every state an action leaves must meet the constraints of every record in it; else a RunError.
 
-    The error stands at the constraint that fails, names the record and its
+    `finals`: each final state's world, outcomes and why it stopped, with its probability (all that the
+    check reads: a State is made only for one that the quick test does not clear). The error stands at
+    the constraint that fails, names the record and its
     values in a state that breaks it, and, from the exact engine, how likely
     the states that break it are. Where records break constraints in several
     ways (a record, a constraint), it is the likeliest way, shown in its
@@ -167,11 +173,11 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
     # (subject, constraint) -> what the error would show (the outcomes, why the run stopped, the values the
     # constraint read) -> how likely, with a state that shows it and its breach
     ways: dict[tuple[str, int], dict[tuple[Any, ...], list[Any]]] = {}
-    pairs = list(states.items()) if isinstance(states, Mapping) else states  # a sampled state is not hashed
     known: dict[int, bool] = {} if start is None else dict(_met_at_start(program, start, program.clear_test[1]))
-    for state, p in pairs:
-        if clear(state, known):
+    for world, outcomes, stopped, p in finals:
+        if clear(world, outcomes, known):
             continue
+        state = State((_NO_NAMES,), world, outcomes, stopped)
         found = _breach_in(program, state)
         if found is None:
             continue
@@ -195,7 +201,7 @@ def check_after(program: Program, action: n.StepDecl, states: Mapping[State, Any
         path, value = first.found[0]
         subject = f"{first.subject}.{path_text(path)}"
         shown_value = f" is {show(value)}" if plain(value) else ""
-    total = as_fraction(sum(p for _, p in pairs))
+    total = as_fraction(sum(final[3] for final in finals))
     if not exact:
         chance = ""
     elif weight == total:
@@ -238,7 +244,7 @@ def _met_at_start(program: Program, start: State, alone: Callable[[Record], bool
     return found  # type: ignore[no-any-return]
 
 
-def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | None:
+def _clear_test(program: Program) -> Callable[[Frozen, Frozen, dict[int, bool]], bool] | None:
     """A quick test that a state breaks no constraint (False: perhaps it does, look closer); None: the rules
     have no constraints.
 
@@ -289,7 +295,7 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
             known[id(value)] = free
         return not free
 
-    def record_clear(record: Record, known: dict[int, bool], state: State) -> bool:
+    def record_clear(record: Record, known: dict[int, bool], world: Frozen, outcomes: Frozen) -> bool:
         plan = plans.get(record.shape.kind)
         if plan is None:
             return False
@@ -304,7 +310,8 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
             if holds is None:
                 if len(met) >= _MEMO:
                     met.clear()
-                holds = met[key] = _first_broken_in(program, constraints, record, state) is None
+                holds = met[key] = _first_broken_in(program, constraints, record,
+                                                    State((_NO_NAMES,), world, outcomes)) is None
             if not holds:
                 return False
         for i in structured:
@@ -314,15 +321,15 @@ def _clear_test(program: Program) -> Callable[[State, dict[int, bool]], bool] | 
                 return False
         return True
 
-    def clear(state: State, known: dict[int, bool]) -> bool:
+    def clear(world: Frozen, outcomes: Frozen, known: dict[int, bool]) -> bool:
         """`known`: what this check has found of records and values by identity (the states of one check
         share their unchanged ones, and keep them alive)."""
         if outcomes_structured:
             return False
-        for record in state.world.values():
+        for record in world.values():
             found = known.get(id(record))
             if found is None:
-                found = known[id(record)] = record_clear(record, known, state)
+                found = known[id(record)] = record_clear(record, known, world, outcomes)
             if not found:
                 return False
         return True

@@ -15,6 +15,7 @@ applied to each value of its arguments in turn.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections import Counter
@@ -100,17 +101,72 @@ def reduced(probabilities: dict[Any, Any]) -> dict[Any, Any]:
     A short denominator is reduced by one gcd instead, which is cheaper there
     (measured: at 150 bits a third of the time, even at about 400).
     """
-    factored: dict[int, list[tuple[int, int]] | None] = {}
+    reducers: dict[int, _Reducer] = {}
+    # Denominators by identity: states of one draw share the denominator's object, a long number whose hash
+    # is worked out anew each time it is asked for. Every one is alive, in `probabilities`, all along.
+    by_object: dict[int, _Reducer] = {}
     out = {}
     for key, p in probabilities.items():
         if type(p) is Scaled:
-            d = p.d
-            primes = factored.get(d, False)
-            if primes is False:
-                primes = factored[d] = _small_factors(d) if d.bit_length() > _BY_GCD_UP_TO else None
-            p = _fraction(p.n, d, primes)
+            reducer = by_object.get(id(p.d))
+            if reducer is None:
+                reducer = reducers.get(p.d)
+                if reducer is None:
+                    reducer = reducers[p.d] = _Reducer(p.d)
+                by_object[id(p.d)] = reducer
+            p = reducer(p.n)
         out[key] = p
     return out
+
+
+class _Reducer:
+    """Numerators over one denominator made fractions in lowest terms.
+
+    The denominator divided by the powers of its primes that a numerator shares is the same for many
+    numerators (a few powers of each prime are met): made once for each, not a division of a long
+    number each time. The powers shared are one number, each prime's a digit of its own base.
+    """
+
+    __slots__ = ("d", "primes", "lowered")
+
+    def __init__(self, d: int):
+        self.d = d
+        factors = _small_factors(d) if d.bit_length() > _BY_GCD_UP_TO else None
+        self.primes: list[tuple[int, int, int]] | None = None
+        if factors is not None:
+            self.primes, base = [], 1
+            for q, most in factors:
+                self.primes.append((q, most, base))
+                base *= most + 1
+        self.lowered: dict[int, int] = {}
+
+    def __call__(self, n: int) -> Fraction:
+        primes = self.primes
+        if primes is None or n == 0:
+            g = math.gcd(n, self.d)
+            return _coprime_fraction(n // g, self.d // g)
+        shared = 0
+        for q, most, base in primes:
+            if q == 2:
+                if n & 1:  # the lowest bit read without a copy of the number
+                    continue
+                e = (n & -n).bit_length() - 1
+                if e > most:
+                    e = most
+                n >>= e
+            elif n % q:
+                continue
+            else:
+                e, n = _divide_out(n, q, most)
+            shared += e * base
+        d = self.lowered.get(shared)
+        if d is None:
+            d = self.d
+            for q, most, base in primes:
+                e = shared // base % (most + 1)
+                d = d >> e if q == 2 else d // q**e
+            self.lowered[shared] = d
+        return _coprime_fraction(n, d)
 
 
 def _primes_below(n: int) -> tuple[int, ...]:
@@ -146,35 +202,26 @@ def _divide_out(n: int, q: int, most: int) -> tuple[int, int]:
         return e, n >> e
     e, step, power = 0, 1, q
     while e < most:  # steps double while they divide, and start again from one when not
-        if e + step <= most and n % power == 0:
-            n //= power
-            e += step
-            step, power = step * 2, power * power
-        elif step == 1:
+        if e + step <= most:
+            quotient, remainder = divmod(n, power)  # one pass over a long number, divided or not
+            if not remainder:
+                n = quotient
+                e += step
+                step, power = step * 2, power * power
+                continue
+        if step == 1:
             break
-        else:
-            step, power = 1, q
+        step, power = 1, q
     return e, n
 
 
-_coprime = getattr(Fraction, "_from_coprime_ints", None)  # Python 3.12 on
+# A fraction of a numerator and a denominator known to share no factor, made without their gcd.
+_coprime_fraction: Callable[[int, int], Fraction] = getattr(  # Python 3.12 on; before, a keyword
+    Fraction, "_from_coprime_ints", functools.partial(Fraction, _normalize=False))
 
 
 # Bits of a denominator up to which one gcd reduces a probability faster than its small primes do.
 _BY_GCD_UP_TO = 384
-
-
-def _fraction(n: int, d: int, primes: list[tuple[int, int]] | None) -> Fraction:
-    """n / d in lowest terms, by d's small prime factors if given (d a positive whole number)."""
-    if primes is None or n == 0:
-        g = math.gcd(n, d)
-        n, d = n // g, d // g
-    else:
-        for q, most in primes:
-            if n % q == 0:
-                e, n = _divide_out(n, q, most)
-                d = d >> e if q == 2 else d // q**e
-    return _coprime(n, d) if _coprime is not None else Fraction(n, d, _normalize=False)  # type: ignore[call-arg]
 
 
 class Budget:

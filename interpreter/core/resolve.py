@@ -271,8 +271,8 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
 
     observe_all: the final states keep the action's names and the world; else
     only the outcomes (and why it stopped), so that far fewer states remain.
-    check: shown every final state before that, with the world's
-    `checked_fields` at least (the fields that constraints read). Python's cyclic garbage collector is
+    check: shown every final state before that, as its world (with `checked_fields` at least, the fields
+    that constraints read), outcomes, why it stopped and probability. Python's cyclic garbage collector is
     paused meanwhile (see collector.py).
     """
     with collector.paused():
@@ -298,7 +298,7 @@ def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngin
         before = full.get(state)
         full[state] = p if before is None else before + p
     if check is not None:
-        check(full)
+        check([(state.world, state.outcomes, state.stopped, p) for state, p in full.items()])
     return full
 
 
@@ -322,8 +322,7 @@ def _outcomes_only(finals: dict[Key, Any], values: list[Any], check: Callable[[A
     outcomes few.
     """
     if check is not None:
-        check([(State((_EMPTY,), values[world], values[outcomes], stopped), p)
-               for (_, world, outcomes, stopped, _, _), p in finals.items()])
+        check([(values[world], values[outcomes], stopped, p) for (_, world, outcomes, stopped, _, _), p in finals.items()])
     merged: dict[tuple[Any, Any], Any] = {}
     for (_, _, outcomes, stopped, _, _), p in finals.items():
         before = merged.get((outcomes, stopped))
