@@ -19,7 +19,7 @@ from fracas.dsl.diagnostics import Diagnostic, did_you_mean
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.core import collector, resolve
-from fracas.interpreter.core.constraints import check_after, constrained_fields
+from fracas.interpreter.core.constraints import check_after, clear_test, constrained_fields
 from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
 from fracas.interpreter.core.errors import RunError, ScenarioError
 from fracas.interpreter.core.program import Program
@@ -310,7 +310,7 @@ def _resolve(prepared: Prepared, engine: ExactEngine, observe_all: bool = True) 
     def run() -> dict[State, Any]:
         return resolve.resolve(program, action, prepared.start, engine, observe_all,
                                lambda finals: check_after(program, action, finals, exact=True),
-                               constrained_fields(program.rules))
+                               constrained_fields(program.rules), clear_test(program))
 
     return _diagnosed(prepared, run)
 

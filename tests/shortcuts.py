@@ -9,7 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
+from fracas import dsl
 from fracas.interpreter.core import carry, engines, folds, liveness, tails
+from fracas.interpreter.core.codegen import generator_for
 
 
 def without_carrying(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,10 +51,16 @@ def without_running_tails_straight(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tails, "tail_of", lambda routine, projection: frozenset())
 
 
+def without_running_tails_in_lanes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every combination of the values a tail reads run through all of its lines."""
+    monkeypatch.setattr(tails, "lanes_for", lambda *facts: None)
+
+
 SHORTCUTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "carrying-fields": without_carrying, "going-past-blocks": without_going_past,
     "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
-    "skipping-dead-field-changes": without_skipping_dead_writes, "running-tails-straight": without_running_tails_straight}
+    "skipping-dead-field-changes": without_skipping_dead_writes, "running-tails-straight": without_running_tails_straight,
+    "running-tails-in-lanes": without_running_tails_in_lanes}
 
 
 def block_runs(monkeypatch: pytest.MonkeyPatch) -> Counter:
@@ -66,6 +74,22 @@ def block_runs(monkeypatch: pytest.MonkeyPatch) -> Counter:
 
     monkeypatch.setattr(engines, "_block_all", counted)
     return runs
+
+
+def block_calls(rules: dsl.Ruleset, action: str, monkeypatch: pytest.MonkeyPatch) -> Counter:
+    """How many times each block's code runs, whoever runs it."""
+    calls: Counter = Counter()
+    routine = generator_for(rules).routines[action]
+
+    def counting(pc, function):
+        def counted(S, R):
+            calls[pc] += 1
+            return function(S, R)
+        return counted
+
+    monkeypatch.setattr(routine, "functions", [None if function is None else counting(pc, function)
+                                               for pc, function in enumerate(routine.functions)])
+    return calls
 
 
 def without_any(monkeypatch: pytest.MonkeyPatch) -> None:

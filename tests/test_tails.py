@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
 from fracas.interpreter.core import tails
 from fracas.interpreter.core.codegen import generator_for
 from fracas.interpreter.core.interned import Interned
-from shortcuts import block_runs, without_running_tails_straight
+from shortcuts import block_calls, block_runs, without_running_tails_straight
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = 'rules "tails"\noutcome total: int = 0\noutcome big: bool = false\n'
@@ -22,22 +21,6 @@ HEADER = 'rules "tails"\noutcome total: int = 0\noutcome big: bool = false\n'
 
 def rules_of(body: str, limits: Limits = Limits()) -> dsl.Ruleset:
     return dsl.loads(HEADER + "action go() {\n" + body + "\n}\n", "tails.rules", limits)
-
-
-def block_calls(rules: dsl.Ruleset, action: str, monkeypatch: pytest.MonkeyPatch) -> Counter:
-    """How many times each block's code runs, whoever runs it."""
-    calls: Counter = Counter()
-    routine = generator_for(rules).routines[action]
-
-    def counting(pc, function):
-        def counted(S, R):
-            calls[pc] += 1
-            return function(S, R)
-        return counted
-
-    monkeypatch.setattr(routine, "functions", [None if function is None else counting(pc, function)
-                                               for pc, function in enumerate(routine.functions)])
-    return calls
 
 
 def without_tails(rules: dsl.Ruleset, scenario: Scenario, monkeypatch: pytest.MonkeyPatch) -> dict:

@@ -167,15 +167,19 @@ def check_after(program: Program, action: n.StepDecl, finals: Sequence[Final], e
     change, cannot change. `start`: the state the action began in, whose
     records (met when the scenario was built) the states may still hold.
     """
-    clear = _clear_test(program)
+    clear = clear_test(program)
     if clear is None:
         return
     # (subject, constraint) -> what the error would show (the outcomes, why the run stopped, the values the
     # constraint read) -> how likely, with a state that shows it and its breach
     ways: dict[tuple[str, int], dict[tuple[Any, ...], list[Any]]] = {}
     known: dict[int, bool] = {} if start is None else dict(_met_at_start(program, start, program.clear_test[1]))
+    cleared: set[int] = set()  # worlds found clear, by identity: many final states may share one (lanes.py)
     for world, outcomes, stopped, p in finals:
-        if clear(world, outcomes, known):
+        if id(world) in cleared:
+            continue
+        if clear(world, outcomes, known):  # what a world meets does not depend on its outcomes, where it is clear
+            cleared.add(id(world))
             continue
         state = State((_NO_NAMES,), world, outcomes, stopped)
         found = _breach_in(program, state)
@@ -244,9 +248,10 @@ def _met_at_start(program: Program, start: State, alone: Callable[[Record], bool
     return found  # type: ignore[no-any-return]
 
 
-def _clear_test(program: Program) -> Callable[[Frozen, Frozen, dict[int, bool]], bool] | None:
-    """A quick test that a state breaks no constraint (False: perhaps it does, look closer); None: the rules
-    have no constraints.
+def clear_test(program: Program) -> Callable[[Frozen, Frozen, dict[int, bool]], bool] | None:
+    """A quick test that a final state's world (with its outcomes) breaks no constraint (False: perhaps it
+    does, look closer), told in `known` what it found of records by identity; None: the rules have no
+    constraints.
 
     Most records are entities whose changing constraints read only their own plain fields, rows
     through their fields, and parameters, with nothing constrained inside them: such a record meets

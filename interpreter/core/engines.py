@@ -133,11 +133,14 @@ class ExactEngine:
             raise RunError(pos, f"the exact engine stopped: {error}", hint) from None
 
 
+WORLDS_READ = "read"  # Run.world_check where what reads the final worlds is not known
+
+
 class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
     __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws",
-                 "passes", "solved", "interned", "dead")
+                 "passes", "solved", "interned", "dead", "world_check")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -155,6 +158,9 @@ class Run:
         self.solved: dict[Any, Any] = {}  # the exact engine's passes of a loop from each state met at its start
         self.interned: Interned | None = None  # the exact engine's worlds and outcomes, by number
         self.dead: frozenset[int] = frozenset()  # statements whose field changes the exact engine skips, by id
+        # What reads an outcomes-only run's final worlds: nothing (None), the constraints' quick test of a world
+        # (world, outcomes, known) -> bool, or not known (WORLDS_READ): see lanes.py.
+        self.world_check: Any = WORLDS_READ
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params

@@ -16,7 +16,7 @@ class Interned:
     without hashing it, and what a block forgets of a world is remembered by number.
     """
 
-    __slots__ = ("values", "ids", "forgotten", "records")
+    __slots__ = ("values", "ids", "forgotten", "records", "checked")
 
     def __init__(self) -> None:
         self.values: list[Frozen] = []
@@ -24,6 +24,9 @@ class Interned:
         # (projection, region, entry, block) -> what a world (by number) keeps on its way to the block
         self.forgotten: dict[tuple[Any, ...], dict[int, int]] = {}
         self.records: dict[tuple[Any, ...], Record] = {}  # see changed
+        # What the constraints' quick test found of records (and values in them) by identity, where final
+        # states are checked as they are made (lanes.py): each record is kept alive here or in a world.
+        self.checked: dict[int, bool] = {}
 
     def id(self, frozen: Frozen) -> int:
         # One lookup, met or not: each costs a call of Frozen's hash, even where it is known.

@@ -11,8 +11,8 @@ from fracas.interpreter.core import collector
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
-from fracas.interpreter.core.engines import (ExactEngine, Key, Run, SampleEngine, go_on_from, projection_of, run_all,
-                                             run_until_chance)
+from fracas.interpreter.core.engines import (WORLDS_READ, ExactEngine, Key, Run, SampleEngine, go_on_from,
+                                             projection_of, run_all, run_until_chance)
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.kept_code import keep_if_grown
 from fracas.interpreter.core.state import Frozen, State
@@ -266,25 +266,27 @@ _MEMO = 64  # start states remembered, per program
 
 def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine, observe_all: bool = True,
             check: Callable[[Any], None] | None = None,
-            checked_fields: frozenset[str] = frozenset()) -> dict[State, Any]:
+            checked_fields: frozenset[str] = frozenset(), world_check: Any = WORLDS_READ) -> dict[State, Any]:
     """Every final state with its exact probability.
 
     observe_all: the final states keep the action's names and the world; else
     only the outcomes (and why it stopped), so that far fewer states remain.
     check: shown every final state before that, as its world (with `checked_fields` at least, the fields
-    that constraints read), outcomes, why it stopped and probability. Python's cyclic garbage collector is
-    paused meanwhile (see collector.py).
+    that constraints read), outcomes, why it stopped and probability. world_check: what the check reads of
+    a world, as Run.world_check tells it (the constraints' quick test; None: the rules have none). Python's
+    cyclic garbage collector is paused meanwhile (see collector.py).
     """
     with collector.paused():
-        return _resolved(program, action, start, engine, observe_all, check, checked_fields)
+        return _resolved(program, action, start, engine, observe_all, check, checked_fields, world_check)
 
 
 def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngine, observe_all: bool,
-              check: Callable[[Any], None] | None, checked_fields: frozenset[str]) -> dict[State, Any]:
+              check: Callable[[Any], None] | None, checked_fields: frozenset[str], world_check: Any) -> dict[State, Any]:
     routine = routine_of(program, action)
     key: Key = (tuple(_start(routine, start)), start.world, start.outcomes, None, (), 0)
     gen = generator_for(program.rules)
     R = Run(program, engine, gen)
+    R.world_check = None if check is None else world_check
     finals = run_all(routine, {key: Fraction(1)}, engine, R, observe_all, checked_fields, numbered=not observe_all)
     keep_if_grown(gen)  # what this call made (its inputs' constants too) is there for the next process
     if not observe_all:

@@ -26,6 +26,7 @@ from fracas.interpreter.core.carry import (ABSENT, OUTCOME, SLOT, Carried, Touch
                                            touched_by)
 from fracas.interpreter.core.codegen import END, Block, Routine
 from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
+from fracas.interpreter.core.lanes import lanes_for, run_in_lanes
 from fracas.interpreter.core.liveness import Projection
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.runtime.getters import tuple_getter
@@ -127,25 +128,34 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
     values, intern, apart, changed = interned.values, interned.id, interned.apart, interned.changed
     functions = routine.functions
     frame = projection.expander(pc)(kept)
-    if type(p) is Carried:
-        names = p.names + tuple(name for name, _ in p.fixed)
-        plan = _plan(routine, projection, pc, names)
-        fixed = tuple(value for _, value in p.fixed)
-        runs = grouped(((carried + fixed, weight) for carried, weight in p.items()), plan.first, plan.last)
-    else:
-        plan, runs = _NO_PLAN, {(): {(): p}}
-    pos = routine.blocks[pc].pos or routine.decl.pos  # type: ignore[union-attr]
-    steps = 0
-    room = R.work_limit - R.work
-    told = R.work >> _TELL_EVERY
+    plan = _plan(routine, projection, pc, p.names + tuple(name for name, _ in p.fixed)) if type(p) is Carried \
+        else _NO_PLAN
     slots, fields, outcome_names = plan.first_places
     _, fields_last, outcomes_last = plan.last_places
-    for first, ends in runs.items():
+    pos = routine.blocks[pc].pos or routine.decl.pos  # type: ignore[union-attr]
+
+    def working(first: tuple[Any, ...]) -> rt.Working:
         F = list(frame)
         for at, slot in slots:
             F[slot] = first[at]
-        S = rt.Working(F, _with_fields(values[world], fields, first, changed),
-                       _with_outcomes(values[outcomes], outcome_names, first), stopped, stack, depth)
+        return rt.Working(F, _with_fields(values[world], fields, first, changed),
+                          _with_outcomes(values[outcomes], outcome_names, first), stopped, stack, depth)
+
+    if type(p) is Carried:
+        fixed = tuple(value for _, value in p.fixed)
+        rows = [(carried + fixed, weight) for carried, weight in p.items()]
+        if len(rows) > 1 and _in_lanes(routine, projection, pc, p, plan, rows, working, R, finals, limit, pos):
+            if progress is not None:
+                progress(pos, len(finals))
+            return
+        runs = grouped(rows, plan.first, plan.last)
+    else:
+        runs = {(): {(): p}}
+    steps = 0
+    room = R.work_limit - R.work
+    told = R.work >> _TELL_EVERY
+    for first, ends in runs.items():
+        S = working(first)
         at = pc
         while at >= 0:  # as engines.run_one runs them
             steps += 1
@@ -173,6 +183,29 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
     R.work += steps
 
 
+def _in_lanes(routine: Routine, projection: Projection, pc: int, p: Carried, plan: _Plan,
+              rows: list[tuple[tuple[Any, ...], Any]], working: Callable[[tuple[Any, ...]], rt.Working], R: Any,
+              finals: dict[tuple[Any, ...], Any], limit: int, pos: Any) -> bool:
+    """The rows run to the end in lanes (lanes.py), if the tail falls into them and they save runs."""
+    found = lanes_for(routine, projection, R.gen, pc, p.names + tuple(name for name, _ in p.fixed), plan.first_at)
+    if found is None:
+        return False
+    _, fields_last, outcomes_last = plan.last_places
+    changed = R.interned.changed
+    first = plan.first
+
+    def put_back(W: Frozen, O: Frozen, last: tuple[Any, ...]) -> tuple[Frozen, Frozen]:
+        """The world with the fields left alone put back (a copy); the outcomes, a copy not yet hashed, with
+        the outcomes left alone put back in place."""
+        for at, name in outcomes_last:
+            if last[at] is not ABSENT:
+                O[name] = last[at]
+        return (_with_fields(W, fields_last, last, changed) if fields_last else W), O
+
+    return run_in_lanes(routine, found, rows, lambda row: working(first(row)), plan.last, put_back, bool(fields_last),
+                        projection, R, finals, limit, pos)
+
+
 _TELL_EVERY = 14  # progress is told each time the blocks run reach another 2**14: a few dozen milliseconds' work
 
 Places = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, Any], ...], tuple[tuple[int, str], ...]]
@@ -188,6 +221,7 @@ class _Plan:
     first_places: Places
     last: Callable[[tuple[Any, ...]], tuple[Any, ...]]
     last_places: Places
+    first_at: tuple[int, ...] = ()  # the places of those put back before the run
 
 
 _NO_PLAN = _Plan(tuple_getter(()), ((), (), ()), tuple_getter(()), ((), (), ()))
@@ -215,7 +249,7 @@ def _plan(routine: Routine, projection: Projection, pc: int, names: tuple[Any, .
             (into[3] if kind == OUTCOME else into[2]).append((len(into[0]), name if kind == OUTCOME else value))
             into[0].append(at)
         found = projection.memo[memo] = _Plan(tuple_getter(tuple(first[0])), _places(first),
-                                              tuple_getter(tuple(last[0])), _places(last))
+                                              tuple_getter(tuple(last[0])), _places(last), tuple(first[0]))
     return found  # type: ignore[no-any-return]
 
 

@@ -1,0 +1,395 @@
+"""The end of an outcomes-only run in lanes: lines that share nothing, each run once for each value it reads.
+
+A tail (tails.py) runs once for each combination of the carried values its
+blocks touch. Where its lines fall apart into lanes that read and change
+nothing in common (one side's loss landing on that side, the other's on the
+other), a lane's results depend on the carried values it reads alone: it runs
+once for each of those, and each combination's final state is put together
+from its lanes' results, a lookup each, not a run of every line. The lines
+that read no carried value run once for all, in a first run of the whole tail.
+
+Lines fall into one lane where one reads or changes what another changes, so
+lanes can run in any order, apart: each one's results are what they would be
+in a run of every line. The constraints' check reads final worlds: the records
+that lanes make are checked as they are made, once each, and where all of them
+meet their constraints the final states share one world; where one may not,
+each final state gets its own, and the check finds what breaks and says so as
+it would have. A lane that stops the run or raises an error gives the tail
+back to a run of each combination, which stops or fails as it would have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from fracas.dsl.records import record
+from fracas.interpreter.core import rt
+from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT
+from fracas.interpreter.core.codegen import END, Block, Routine
+from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
+from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, Projection, slot_facts
+from fracas.interpreter.core.state import Frozen
+from fracas.interpreter.runtime.getters import tuple_getter
+
+# What a line reads or changes: a slot of the frame, an outcome, or an entity's field (entity or ANY).
+Thing = tuple[Any, ...]
+_SLOT, _OUTCOME, _FIELD = "slot", "outcome", "field"
+
+
+# ---- which lines make a lane: worked out once for each tail block, whatever is carried -----------
+
+
+@record(frozen=True)
+class Split:
+    """A tail's lines (its blocks' lines, in order, but the jumps) in lanes, by place, with what each lane
+    reads and changes. Lines that only name input entities in slots of their own (a step's parameters, as it
+    is called) are every lane's: each lane runs them too, in their place."""
+
+    chain: tuple[int, ...]  # the blocks, from the tail block to the end
+    lines: tuple[tuple[str, int], ...]
+    lanes: tuple[tuple[int, ...], ...]  # each lane's lines, every lane's among them
+    reads: tuple[frozenset[Thing], ...]
+    writes: tuple[frozenset[Thing], ...]
+
+
+def split_of(routine: Routine, projection: Projection, pc: int) -> Split | None:
+    """The lanes of the tail from block pc; None where it cannot be run in lanes: its blocks branch, or a
+    line's reads are not known, or it is in one lane only."""
+    memo = ("tail lanes", pc)
+    if memo not in projection.memo:
+        projection.memo[memo] = _split(routine, pc)
+    return projection.memo[memo]  # type: ignore[no-any-return]
+
+
+def _split(routine: Routine, pc: int) -> Split | None:
+    chain: list[int] = []
+    lines: list[tuple[str, int]] = []
+    things: list[tuple[frozenset[Thing], frozenset[Thing]]] = []
+    at = pc
+    while at != END:
+        block = routine.blocks[at]
+        if not isinstance(block, Block) or len(routine.successors[at]) != 1 or not block.lines:
+            return None
+        chain.append(at)
+        *body, (jump, _) = block.lines
+        if jump.strip() != f"return {routine.successors[at][0]}":
+            return None
+        for (line, rules_line), facts in zip(body, block.facts):
+            found = _things(line, facts, routine.statics)
+            if found is None:
+                return None
+            lines.append((line, rules_line))
+            things.append(found)
+        at = routine.successors[at][0]
+    shared = _every_lanes(things, routine.statics)
+    lanes = _lanes([(reads, writes) if i not in shared else (frozenset(), frozenset())
+                    for i, (reads, writes) in enumerate(things)])
+    lanes = [lane for lane in lanes if not set(lane) <= shared]
+    if len(lanes) < 2:
+        return None
+    return Split(tuple(chain), tuple(lines), tuple(tuple(sorted(set(lane) | shared)) for lane in lanes),
+                 tuple(frozenset().union(*(things[i][0] for i in lane)) for lane in lanes),
+                 tuple(frozenset().union(*(things[i][1] for i in lane)) for lane in lanes))
+
+
+def _every_lanes(things: list[tuple[frozenset[Thing], frozenset[Thing]]], statics: dict[int, str]) -> set[int]:
+    """The lines that every lane runs: those that read only slots holding input entities (or nothing) and
+    change only slots that no other line changes."""
+    shared = {i for i, (reads, writes) in enumerate(things)
+              if all(thing[0] == _SLOT and thing[1] in statics for thing in reads)
+              and all(thing[0] == _SLOT for thing in writes)}
+    others = frozenset().union(*(things[i][1] for i in range(len(things)) if i not in shared))
+    return {i for i in shared if not ((things[i][0] | things[i][1]) & others)}
+
+
+def _things(line: str, facts: LineFacts | None, statics: dict[int, str]) -> tuple[frozenset[Thing], frozenset[Thing]] | None:
+    """What a line reads and what it changes; None for a line under a condition, one that leaves the block,
+    or one whose reads are not known."""
+    if facts is None or line.startswith(" ") or "return" in line or line.rstrip().endswith(":"):
+        return None
+    slot_reads, slot_writes, maybe = slot_facts(line)
+    if maybe:
+        return None
+    reads: set[Thing] = {(_SLOT, slot) for slot in slot_reads}
+    writes: set[Thing] = {(_SLOT, slot) for slot in slot_writes}
+    reads |= {(_FIELD, _entity(slot, statics), name) for slot, name in facts.field_reads}
+    writes |= {(_FIELD, _entity(slot, statics), name) for slot, name in facts.field_sets}
+    named = {name for _, name in facts.field_sets}
+    writes |= {(_FIELD, ANY, name) for name in facts.field_writes - named}
+    reads |= {(_OUTCOME, name) for name in facts.outcome_reads}
+    writes |= {(_OUTCOME, name) for name in facts.outcome_sets | facts.outcome_kills}
+    return frozenset(reads), frozenset(writes)
+
+
+def _entity(slot: Any, statics: dict[int, str]) -> Any:
+    return ANY if slot is ANY else statics.get(slot, ANY)
+
+
+def _meet(a: Thing, b: Thing) -> bool:
+    """Whether two things may be one: the same slot or outcome, or a field of the same name on an entity that
+    may be the same."""
+    if a[0] != b[0]:
+        return False
+    if a[0] != _FIELD:
+        return a[1] == b[1]
+    return ((a[2] == b[2] or EVERY_FIELD in (a[2], b[2]))
+            and (a[1] == b[1] or a[1] is ANY or b[1] is ANY))
+
+
+def _meets(things: Iterable[Thing], others: Iterable[Thing]) -> bool:
+    others = list(others)
+    return any(_meet(a, b) for a in things for b in others)
+
+
+def _lanes(things: list[tuple[frozenset[Thing], frozenset[Thing]]]) -> list[tuple[int, ...]]:
+    """The lines in lanes: two lines are in one where one changes what the other reads or changes."""
+    lane = list(range(len(things)))
+
+    def root(i: int) -> int:
+        while lane[i] != i:
+            lane[i] = lane[lane[i]]
+            i = lane[i]
+        return i
+
+    for j, (reads_j, writes_j) in enumerate(things):
+        for i in range(j):
+            reads_i, writes_i = things[i]
+            if _meets(writes_i, reads_j | writes_j) or _meets(reads_i, writes_j):
+                lane[root(j)] = root(i)
+    found: dict[int, list[int]] = {}
+    for i in range(len(things)):
+        found.setdefault(root(i), []).append(i)
+    return [tuple(lines) for lines in found.values()]
+
+
+# ---- what a lane reads and gives, for the values carried into a tail ------------------------------
+
+
+@record(frozen=True)
+class Lane:
+    """A lane that reads carried values: its code, the places of the values it reads in a state's carried
+    values, and what it gives (the fields, outcomes and observed slots it changes, and the carried ones it
+    reads, which it leaves as they were)."""
+
+    run: Callable[[rt.Working, Any], Any]
+    reads: Callable[[tuple[Any, ...]], tuple[Any, ...]]
+    fields: tuple[tuple[str, str], ...]
+    outcomes: tuple[str, ...]
+    slots: tuple[int, ...]
+
+
+@record(frozen=True)
+class Lanes:
+    lanes: tuple[Lane, ...]
+    blocks: tuple[int, ...]  # the whole tail's blocks, for the first run
+    one_owner: bool  # whether each entity's fields come from one lane at most: its records checked lane by lane
+
+
+def lanes_for(routine: Routine, projection: Projection, gen: Any, pc: int, names: tuple[Any, ...],
+              first: tuple[int, ...]) -> Lanes | None:
+    """The lanes of the tail from pc that read carried values, for states carrying `names` (`first`: the places of
+    those its blocks touch); None where the tail does not fall into lanes."""
+    memo = ("tail lanes for", pc, names)  # not kept: it holds the lanes' code
+    if memo not in projection.memo:
+        projection.memo[memo] = _lanes_for(routine, projection, gen, pc, names, first)
+    return projection.memo[memo]  # type: ignore[no-any-return]
+
+
+def _lanes_for(routine: Routine, projection: Projection, gen: Any, pc: int, names: tuple[Any, ...],
+               first: tuple[int, ...]) -> Lanes | None:
+    split = split_of(routine, projection, pc)
+    if split is None:
+        return None
+    observed = set(projection.end)
+    carried = [(at, _thing(names[at])) for at in first]
+    lanes = []
+    owners: dict[str, int] = {}
+    one_owner = True
+    for index, (lines, reads, writes) in enumerate(zip(split.lanes, split.reads, split.writes)):
+        inputs = [(at, thing) for at, thing in carried if _meets([thing], reads)]
+        if not inputs:
+            continue  # it reads no carried value: the first run's results are every state's
+        gives = set(writes) | {thing for _, thing in inputs}
+        if any(thing[0] == _FIELD and (thing[1] is ANY or thing[2] == EVERY_FIELD) for thing in gives):
+            return None  # a change to an entity not known here: its result cannot be put in its place
+        fields = tuple(sorted((thing[1], thing[2]) for thing in gives if thing[0] == _FIELD))
+        for entity in {entity for entity, _ in fields}:
+            one_owner = one_owner and owners.setdefault(entity, index) == index
+        lanes.append(Lane(_compiled(routine, gen, pc, index, [split.lines[i] for i in lines]),
+                          tuple_getter(tuple(at for at, _ in inputs)), fields,
+                          tuple(sorted(thing[1] for thing in gives if thing[0] == _OUTCOME)),
+                          tuple(sorted(thing[1] for thing in gives if thing[0] == _SLOT and thing[1] in observed))))
+    return Lanes(tuple(lanes), split.chain, one_owner)
+
+
+def _thing(value: tuple[Any, Any]) -> Thing:
+    kind, name = value
+    if kind == SLOT:
+        return (_SLOT, name)
+    if kind == OUTCOME:
+        return (_OUTCOME, name)
+    return (_FIELD, kind, name)
+
+
+def _compiled(routine: Routine, gen: Any, pc: int, index: int, lines: list[tuple[str, int]]) -> Callable[..., Any]:
+    """A lane's lines as a function of a working state, as a block's are written (kept with the rules' code, so
+    that a later process reads it back)."""
+    name = f"{routine.name}_t{pc}_lane{index}"
+    found = gen.namespace.get(name)
+    if found is None:
+        gen.source.append((f"def {name}(S, R):", lines[0][1]))
+        gen.source.append(("    F = S.F; W = S.W; O = S.O; depth = 0", lines[0][1]))
+        gen.source.extend(("    " + line, rules_line) for line, rules_line in lines)
+        gen.compile(gen.rules.path, keep=True)
+        found = gen.namespace[name]
+    return found  # type: ignore[no-any-return]
+
+
+# ---- a tail run in lanes ---------------------------------------------------------------------------
+
+
+Start = Callable[[tuple[Any, ...]], rt.Working]  # a working state at the tail with one state's carried values
+PutBack = Callable[[Frozen, Frozen, tuple[Any, ...]], tuple[Frozen, Frozen]]  # the values a tail leaves alone
+
+
+def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...], Any]], start: Start,
+                 last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack, last_fields: bool,
+                 projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any) -> bool:
+    """Each combination of carried values (`rows`, each with its probability) run to the end in lanes, its
+    final state added into `finals`; False, with nothing added, where lanes would save no runs, or where a lane
+    stops the run or fails, or the work would pass its limit (the caller runs each combination instead, which
+    meets them where it would have). `start` makes the working state for one row; `last` picks the values the
+    tail leaves alone (`last_fields`: some of them fields), which `put_back` puts into a final world and
+    outcomes."""
+    # A lane that reads one value in every row gives every row the first run's results.
+    keyed = [(lane, len({lane.reads(row) for row, _ in rows})) for lane in lanes.lanes]
+    lanes = Lanes(tuple(lane for lane, keys in keyed if keys > 1), lanes.blocks, lanes.one_owner)
+    runs = sum(keys for _, keys in keyed if keys > 1)
+    work = len(lanes.blocks) + runs  # as a run of each combination counts it: a block run, a step
+    if 2 * runs > len(rows) or work > R.work_limit - R.work:
+        return False  # a lane that reads a value of its own in most rows saves little of a run, and costs more
+    S0 = start(rows[0][0])
+    stopped, stack, depth = S0.stopped, S0.stack, S0.depth
+    functions = routine.functions
+    for at in lanes.blocks:  # every line once: what the lanes that read no carried value give every state
+        functions[at](S0, R)  # type: ignore[misc]
+    if S0.stopped != stopped or S0.stack is not stack or S0.depth != depth:
+        return False
+    results: list[dict[tuple[Any, ...], Given]] = []
+    try:
+        for lane in lanes.lanes:
+            found: dict[tuple[Any, ...], Given] = {}
+            for row, _ in rows:
+                key = lane.reads(row)
+                if key not in found:
+                    S = start(row)
+                    lane.run(S, R)
+                    if S.stopped != stopped or S.stack is not stack or S.depth != depth:
+                        return False
+                    found[key] = _given(lane, S)
+            results.append(found)
+    except Exception:  # the run of each combination meets it again, where it would have
+        return False
+    R.work += work
+    _put_together(lanes, results, rows, S0, last, put_back, last_fields, projection, R, finals, limit, pos)
+    return True
+
+
+# What a lane's run gives: its fields' values, (entity, name, value), absent where the entity has no such field;
+# its outcomes', (name, value), and those it left out; its observed slots', (slot, value).
+Given = tuple[tuple[tuple[str, str, Any], ...], tuple[tuple[str, Any], ...], tuple[str, ...], tuple[tuple[int, Any], ...]]
+
+
+def _given(lane: Lane, S: rt.Working) -> Given:
+    W, O, F = S.W, S.O, S.F
+    fields = tuple((entity, name, W[entity].get(name) if entity in W and W[entity].has(name) else ABSENT)
+                   for entity, name in lane.fields)
+    outcomes = tuple((name, O[name]) for name in lane.outcomes if name in O)
+    return (fields, outcomes, tuple(name for name in lane.outcomes if name not in O),
+            tuple((slot, F[slot]) for slot in lane.slots))
+
+
+def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
+                  rows: list[tuple[tuple[Any, ...], Any]], S0: rt.Working,
+                  last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack, last_fields: bool,
+                  projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any) -> None:
+    """The final state of each row: the first run's, with each lane's results for the values it read in their
+    places, and the values the tail left alone put back."""
+    interned = R.interned
+    intern, apart, changed = interned.id, interned.apart, interned.changed
+    W0, O0 = S0.W, S0.O
+    end0 = projection.keep(END, S0.F)
+    any_slots = any(lane.slots for lane in lanes.lanes)
+    shared = None if last_fields else _shared_world(lanes, results, W0, O0, R)
+    one_world = None if shared is None else apart(shared)
+    worlds: dict[tuple[Any, ...], int] = {}
+    # A row's outcomes by what made them: the lanes' results (each one object for all the rows that read
+    # the same values, known by identity) and the values left alone.
+    outcomes: dict[tuple[Any, ...], int] = {}
+    pickers = [(lane.reads, found) for lane, found in zip(lanes.lanes, results)]
+    stopped, stack, depth = S0.stopped, S0.stack, S0.depth
+    for row, weight in rows:
+        given = [found[reads(row)] for reads, found in pickers]
+        left = last(row)
+        key = (*map(id, given), left)
+        O_id = outcomes.get(key)
+        if O_id is None:
+            world, O = put_back(W0, _with_outcomes(O0, given), left)
+            O_id = outcomes[key] = intern(O)
+            if one_world is None:
+                worlds[key] = apart(_with_fields(world, given, changed))
+        end = end0 if not any_slots else projection.keep(END, _with_slots(S0.F, given))
+        final = (end, one_world if one_world is not None else worlds[key], O_id, stopped, stack, depth)
+        before = finals.setdefault(final, weight)
+        if before is not weight:
+            finals[final] = before + weight
+        elif len(finals) > limit:
+            raise RunError(pos, f"the exact engine holds more than {limit} states here", ESTIMATE_HINT)
+
+
+def _shared_world(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]], W0: Frozen, O0: Frozen,
+                  R: Any) -> Frozen | None:
+    """One world for every final state, where nothing reads their worlds, or where the records the lanes make
+    all meet their constraints (checked once each, in the first run's world); None where each final state
+    needs its own."""
+    check = R.world_check
+    if check is None:
+        return W0
+    if not callable(check) or not lanes.one_owner:
+        return None  # not known what reads them, or records made by two lanes: each state's own
+    known = R.interned.checked
+    if not check(W0, O0, known):
+        return None
+    for lane, found in zip(lanes.lanes, results):
+        if lane.fields:
+            for given in found.values():
+                if not check(_with_fields(W0, (given,), R.interned.changed), O0, known):
+                    return None
+    return W0
+
+
+def _with_fields(W0: Frozen, given: Iterable[Given], changed: Any) -> Frozen:
+    W = Frozen(W0)
+    for fields, _, _, _ in given:
+        for entity, name, value in fields:
+            if value is not ABSENT:
+                W[entity] = changed(W[entity], name, value)
+    return W
+
+
+def _with_outcomes(O0: Frozen, given: Iterable[Given]) -> Frozen:
+    O = Frozen(O0)
+    for _, outcomes, gone, _ in given:
+        O.update(outcomes)
+        for name in gone:
+            O.pop(name, None)
+    return O
+
+
+def _with_slots(F0: list[Any], given: Iterable[Given]) -> list[Any]:
+    F = list(F0)
+    for _, _, _, slots in given:
+        for slot, value in slots:
+            F[slot] = value
+    return F

@@ -1,0 +1,119 @@
+"""Past the last draw, a tail whose lines fall apart into lanes runs each lane once for each value it reads."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from fracas import dsl
+from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
+from fracas.interpreter.core import tails
+from fracas.interpreter.core.codegen import generator_for
+from shortcuts import block_calls, without_running_tails_in_lanes
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Two losses drawn, a splash on others around (none here), then each loss landing on its own side: two lanes,
+# each reading one loss, past the last draw.
+EXCHANGE = """rules "lanes"
+kind side {
+    health: int = 30
+    require health >= 0
+}
+outcome dealt: int = 0
+outcome taken: int = 0
+outcome splash: int = 0
+action exchange(a: side, b: side, others: list of side = []) {
+    dealt = roll(1, 20)
+    taken = roll(1, 20)
+    for other in others {
+        splash += roll(1, 2)
+    }
+    LANDING
+}
+"""
+APART = "b.health -= dealt\n    a.health -= taken"
+SIDES = {"a": {}, "b": {}}
+
+
+def rules_of(landing: str = APART) -> dsl.Ruleset:
+    return dsl.loads(EXCHANGE.replace("LANDING", landing), "lanes.rules")
+
+
+def odds_without_lanes(rules: dsl.Ruleset, scenario: Scenario, monkeypatch: pytest.MonkeyPatch) -> dict:
+    with monkeypatch.context() as patched:
+        without_running_tails_in_lanes(patched)
+        return exact(dsl.loads(rules.sources[rules.path].text, rules.path), scenario, outcomes_only=True).states
+
+
+def tail_block_calls(rules: dsl.Ruleset, scenario: Scenario, monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many times the code of the blocks past the last draw runs, in an outcomes-only run."""
+    exact(rules, scenario, outcomes_only=True)  # the code made
+    calls = block_calls(rules, scenario.action, monkeypatch)
+    exact(rules, scenario, outcomes_only=True)
+    routine = generator_for(rules).routines[scenario.action]
+    [projection] = [found for (whole, _), found in routine.projections.items() if not whole]
+    return sum(calls[pc] for pc in tails.tail_of(routine, projection))
+
+
+def refusal(rules: dsl.Ruleset, scenario: Scenario) -> str:
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, scenario, outcomes_only=True)
+    return caught.value.diagnostics[0].format()
+
+
+def test_each_loss_lands_once_for_each_of_its_values_not_once_for_each_pair(monkeypatch):
+    rules, scenario = rules_of(), Scenario("exchange", SIDES)
+    assert tail_block_calls(rules, scenario, monkeypatch) == 1  # the whole tail once; each lane 20 times on its own
+    odds = exact(rules, scenario, outcomes_only=True)
+    assert len(odds.states) == 400 and set(odds.states.values()) == {Fraction(1, 400)}
+    assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)
+
+
+def test_lines_that_read_both_losses_run_for_each_pair(monkeypatch):
+    rules, scenario = rules_of("b.health -= dealt + taken"), Scenario("exchange", {"a": {}, "b": {"health": 50}})
+    assert tail_block_calls(rules, scenario, monkeypatch) == 400
+    assert exact(rules, scenario, outcomes_only=True).states == odds_without_lanes(rules, scenario, monkeypatch)
+
+
+def test_a_step_called_for_each_side_lands_each_loss_in_a_lane_of_its_own(monkeypatch):
+    # The step's parameters name the sides in slots of their own: lines every lane runs.
+    step = "step land(on: side, loss: int) {\n    on.health -= loss\n}\n"
+    rules = dsl.loads(EXCHANGE.replace("action exchange", step + "action exchange")
+                      .replace("LANDING", "land(b, dealt)\n    land(a, taken)"), "lanes.rules")
+    scenario = Scenario("exchange", SIDES)
+    assert tail_block_calls(rules, scenario, monkeypatch) < 400
+    assert exact(rules, scenario, outcomes_only=True).states == odds_without_lanes(rules, scenario, monkeypatch)
+
+
+def test_a_loss_that_breaks_a_constraint_is_refused_as_without_lanes(monkeypatch):
+    rules, scenario = rules_of(), Scenario("exchange", {"a": {"health": 10}, "b": {"health": 15}})
+    found = refusal(rules, scenario)
+    assert "it breaks the constraint 'health >= 0'" in found
+    with monkeypatch.context() as patched:
+        without_running_tails_in_lanes(patched)
+        assert refusal(rules_of(), scenario) == found
+
+
+def test_a_line_that_fails_for_one_value_fails_as_without_lanes(monkeypatch):
+    rules, scenario = rules_of("b.health -= floor(60 / (dealt - 3))\n    a.health -= taken"), Scenario("exchange", SIDES)
+    found = refusal(rules, scenario)
+    assert "division by zero" in found
+    with monkeypatch.context() as patched:
+        without_running_tails_in_lanes(patched)
+        assert refusal(rules_of("b.health -= floor(60 / (dealt - 3))\n    a.health -= taken"), scenario) == found
+
+
+def test_the_weewar_exchange_lands_each_side_s_loss_in_a_lane_of_its_own(monkeypatch):
+    """Six draws per health point each way at health 20: 441 pairs of losses, 21 of each, landing at the end."""
+    rules = dsl.load(ROOT / "rules" / "weewar.rules")
+    scenario = load_scenario(ROOT / "rules" / "scenarios" / "weewar-tank-ganging-up.toml")
+    for side in ("attacker", "defender"):
+        scenario.inputs[side]["health"] = 20
+    scenario = Scenario(scenario.action, scenario.inputs, params={"full_health": 20}, choices=scenario.choices)
+    assert tail_block_calls(rules, scenario, monkeypatch) == 1
+    odds = exact(rules, scenario, outcomes_only=True)
+    assert len(odds.states) == 21 * 21
+    assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)
