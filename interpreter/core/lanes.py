@@ -20,12 +20,13 @@ back to a run of each combination, which stops or fails as it would have.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from fracas.dsl.records import record
 from fracas.interpreter.core import rt
-from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT
+from fracas.interpreter.core.carry import OUTCOME, SLOT
 from fracas.interpreter.core.codegen import END, Block, Routine
 from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, Projection, slot_facts
@@ -296,15 +297,16 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
     return True
 
 
-# What a lane's run gives: its fields' values, (entity, name, value), absent where the entity has no such field;
-# its outcomes', (name, value), and those it left out; its observed slots', (slot, value).
+# What a lane's run gives: its fields' values, (entity, name, value); its outcomes', (name, value), and those
+# it left out; its observed slots', (slot, value).
 Given = tuple[tuple[tuple[str, str, Any], ...], tuple[tuple[str, Any], ...], tuple[str, ...], tuple[tuple[int, Any], ...]]
 
 
 def _given(lane: Lane, S: rt.Working) -> Given:
+    """What a lane's run gives. A field it names that the world does not hold fails (a KeyError): the tail is
+    run for each combination instead, and nothing it made is put in a record it does not belong to."""
     W, O, F = S.W, S.O, S.F
-    fields = tuple((entity, name, W[entity].get(name) if entity in W and W[entity].has(name) else ABSENT)
-                   for entity, name in lane.fields)
+    fields = tuple((entity, name, W[entity].get(name)) for entity, name in lane.fields)
     outcomes = tuple((name, O[name]) for name in lane.outcomes if name in O)
     return (fields, outcomes, tuple(name for name in lane.outcomes if name not in O),
             tuple((slot, F[slot]) for slot in lane.slots))
@@ -323,24 +325,24 @@ def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
     any_slots = any(lane.slots for lane in lanes.lanes)
     shared = None if last_fields else _shared_world(lanes, results, W0, O0, R)
     one_world = None if shared is None else apart(shared)
-    worlds: dict[tuple[Any, ...], int] = {}
-    # A row's outcomes by what made them: the lanes' results (each one object for all the rows that read
-    # the same values, known by identity) and the values left alone.
-    outcomes: dict[tuple[Any, ...], int] = {}
+    # A row's world and outcomes by what made them: the lanes' results (each one object for all the rows that
+    # read the same values, known by identity) and the values left alone. Remembered only where some rows share
+    # their lanes' results: where each row has its own, a memo would only be missed.
+    made: dict[tuple[Any, ...], tuple[int, int]] = {}
+    remember = math.prod(map(len, results)) < len(rows)
     pickers = [(lane.reads, found) for lane, found in zip(lanes.lanes, results)]
     stopped, stack, depth = S0.stopped, S0.stack, S0.depth
     for row, weight in rows:
         given = [found[reads(row)] for reads, found in pickers]
         left = last(row)
-        key = (*map(id, given), left)
-        O_id = outcomes.get(key)
-        if O_id is None:
+        ids = made.get((*map(id, given), left)) if remember else None
+        if ids is None:
             world, O = put_back(W0, _with_outcomes(O0, given), left)
-            O_id = outcomes[key] = intern(O)
-            if one_world is None:
-                worlds[key] = apart(_with_fields(world, given, changed))
+            ids = (one_world if one_world is not None else apart(_with_fields(world, given, changed)), intern(O))
+            if remember:
+                made[(*map(id, given), left)] = ids
         end = end0 if not any_slots else projection.keep(END, _with_slots(S0.F, given))
-        final = (end, one_world if one_world is not None else worlds[key], O_id, stopped, stack, depth)
+        final = (end, *ids, stopped, stack, depth)
         before = finals.setdefault(final, weight)
         if before is not weight:
             finals[final] = before + weight
@@ -373,8 +375,7 @@ def _with_fields(W0: Frozen, given: Iterable[Given], changed: Any) -> Frozen:
     W = Frozen(W0)
     for fields, _, _, _ in given:
         for entity, name, value in fields:
-            if value is not ABSENT:
-                W[entity] = changed(W[entity], name, value)
+            W[entity] = changed(W[entity], name, value)
     return W
 
 
