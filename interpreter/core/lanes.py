@@ -255,14 +255,14 @@ PutBack = Callable[[Frozen, Frozen, tuple[Any, ...]], tuple[Frozen, Frozen]]  # 
 
 
 def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...], Any]], start: Start,
-                 last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack, last_fields: bool,
+                 last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, last_fields: bool,
                  projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any) -> bool:
     """Each combination of carried values (`rows`, each with its probability) run to the end in lanes, its
     final state added into `finals`; False, with nothing added, where lanes would save no runs, or where a lane
     stops the run or fails, or the work would pass its limit (the caller runs each combination instead, which
     meets them where it would have). `start` makes the working state for one row; `last` picks the values the
     tail leaves alone (`last_fields`: some of them fields), which `put_back` puts into a final world and
-    outcomes."""
+    outcomes (None: it leaves none)."""
     # A lane that reads one value in every row gives every row the first run's results.
     keyed = [(lane, len({lane.reads(row) for row, _ in rows})) for lane in lanes.lanes]
     lanes = Lanes(tuple(lane for lane, keys in keyed if keys > 1), lanes.blocks, lanes.one_owner)
@@ -314,10 +314,10 @@ def _given(lane: Lane, S: rt.Working) -> Given:
 
 def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
                   rows: list[tuple[tuple[Any, ...], Any]], S0: rt.Working,
-                  last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack, last_fields: bool,
+                  last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, last_fields: bool,
                   projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any) -> None:
     """The final state of each row: the first run's, with each lane's results for the values it read in their
-    places, and the values the tail left alone put back."""
+    places, and the values the tail left alone put back (by `put_back`; None: it left none)."""
     interned = R.interned
     intern, apart, changed = interned.id, interned.apart, interned.changed
     W0, O0 = S0.W, S0.O
@@ -330,14 +330,32 @@ def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
     # their lanes' results: where each row has its own, a memo would only be missed.
     made: dict[tuple[Any, ...], tuple[int, int]] = {}
     remember = math.prod(map(len, results)) < len(rows)
-    pickers = [(lane.reads, found) for lane, found in zip(lanes.lanes, results)]
     stopped, stack, depth = S0.stopped, S0.stack, S0.depth
+    if (one_world is not None and put_back is None and not any_slots and not remember
+            and not any(given[2] for found in results for given in found.values())):
+        # Where each row's final state differs from the others in its outcomes alone (each side's loss landing
+        # on its side, the world shared, nothing put back): its outcomes, made from each lane's.
+        outcome_pickers = [(lane.reads, {key: given[1] for key, given in found.items()})
+                           for lane, found in zip(lanes.lanes, results)]
+        for row, weight in rows:
+            O = Frozen(O0)
+            for reads, outcomes in outcome_pickers:
+                O.update(outcomes[reads(row)])
+            final = (end0, one_world, intern(O), stopped, stack, depth)
+            before = finals.setdefault(final, weight)
+            if before is not weight:
+                finals[final] = before + weight
+            elif len(finals) > limit:
+                raise RunError(pos, f"the exact engine holds more than {limit} states here", ESTIMATE_HINT)
+        return
+    pickers = [(lane.reads, found) for lane, found in zip(lanes.lanes, results)]
     for row, weight in rows:
         given = [found[reads(row)] for reads, found in pickers]
         left = last(row)
         ids = made.get((*map(id, given), left)) if remember else None
         if ids is None:
-            world, O = put_back(W0, _with_outcomes(O0, given), left)
+            world, O = (W0, _with_outcomes(O0, given)) if put_back is None else put_back(W0, _with_outcomes(O0, given),
+                                                                                         left)
             ids = (one_world if one_world is not None else apart(_with_fields(world, given, changed)), intern(O))
             if remember:
                 made[(*map(id, given), left)] = ids

@@ -202,8 +202,9 @@ def _in_lanes(routine: Routine, projection: Projection, pc: int, p: Carried, pla
                 O[name] = last[at]
         return (_with_fields(W, fields_last, last, changed) if fields_last else W), O
 
-    return run_in_lanes(routine, found, rows, lambda row: working(first(row)), plan.last, put_back, bool(fields_last),
-                        projection, R, finals, limit, pos)
+    return run_in_lanes(routine, found, rows, lambda row: working(first(row)), plan.last,
+                        put_back if fields_last or outcomes_last else None, bool(fields_last), projection, R, finals,
+                        limit, pos)
 
 
 _TELL_EVERY = 14  # progress is told each time the blocks run reach another 2**14: a few dozen milliseconds' work
