@@ -327,10 +327,14 @@ def _outcomes_only(finals: dict[Key, Any], values: list[Any], check: Callable[[A
         check([(values[world], values[outcomes], stopped, p) for (_, world, outcomes, stopped, _, _), p in finals.items()])
     merged: dict[tuple[Any, Any], Any] = {}
     for (_, _, outcomes, stopped, _, _), p in finals.items():
-        before = merged.get((outcomes, stopped))
-        merged[(outcomes, stopped)] = p if before is None else before + p
-    return {State((_EMPTY,), _EMPTY, values[outcomes], stopped): p
+        key = (outcomes, stopped)
+        before = merged.get(key)
+        merged[key] = p if before is None else before + p
+    return {State(_NO_NAMES, _EMPTY, values[outcomes], stopped): p
             for (outcomes, stopped), p in D.reduced(merged).items()}
+
+
+_NO_NAMES = (_EMPTY,)  # the frames of an outcomes-only final state: no names
 
 
 _LITERALS = (n.Number, n.Text, n.Bool)
