@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from fracas import dsl
+from fracas.dsl.limits import Limits
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
 from fracas.interpreter.core import tails
 from fracas.interpreter.core.codegen import generator_for
@@ -98,12 +99,13 @@ def test_a_loss_that_breaks_a_constraint_is_refused_as_without_lanes(monkeypatch
 
 
 def test_a_line_that_fails_for_one_value_fails_as_without_lanes(monkeypatch):
-    rules, scenario = rules_of("b.health -= floor(60 / (dealt - 3))\n    a.health -= taken"), Scenario("exchange", SIDES)
+    landing = "b.health -= floor(60 / (dealt - 3))\n    a.health -= taken"
+    rules, scenario = rules_of(landing), Scenario("exchange", SIDES)
     found = refusal(rules, scenario)
     assert "division by zero" in found
     with monkeypatch.context() as patched:
         without_running_tails_in_lanes(patched)
-        assert refusal(rules_of("b.health -= floor(60 / (dealt - 3))\n    a.health -= taken"), scenario) == found
+        assert refusal(rules_of(landing), scenario) == found
 
 
 def test_the_weewar_exchange_lands_each_side_s_loss_in_a_lane_of_its_own(monkeypatch):
@@ -117,3 +119,50 @@ def test_the_weewar_exchange_lands_each_side_s_loss_in_a_lane_of_its_own(monkeyp
     odds = exact(rules, scenario, outcomes_only=True)
     assert len(odds.states) == 21 * 21
     assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)
+
+
+# A tail that counts a list of 100 things (work of its own, as its comprehension runs) beside its lanes.
+COUNTING = """rules "counting"
+kind side {
+    health: int = 300
+}
+outcome d1: int = 0
+outcome o9: int = 0
+outcome splash: int = 0
+action go(a: side, b: side, others: list of side = [], mates: list of side = []) {
+    o9 = roll(1, 20)
+    d1 = roll(1, 10)
+    for m in mates {
+        splash += roll(1, 2)
+    }
+    LANDING
+}
+"""
+CROWD = {"a": {}, "b": {}, "others": [{} for _ in range(100)], "mates": [{}]}
+
+
+def counting(landing: str, work: int) -> dsl.Ruleset:
+    return dsl.loads(COUNTING.replace("LANDING", landing), "counting.rules", Limits(work=work))
+
+
+def test_lanes_do_no_more_work_than_a_run_of_each_combination(monkeypatch):
+    # Both losses read the count: one lane, reading d1 (10 values) where a run of each combination would run
+    # 10 times too (o9 is left alone): not run in lanes, and within the work a run of each combination does.
+    landing = "let n = len([o for o in others])\n    b.health -= d1 + n\n    a.health -= 11 - d1 + n"
+    scenario = Scenario("go", CROWD)
+    odds = exact(counting(landing, 3000), scenario, outcomes_only=True)
+    with monkeypatch.context() as patched:
+        without_running_tails_in_lanes(patched)
+        assert odds.states == exact(counting(landing, 3000), scenario, outcomes_only=True).states
+
+
+def test_lanes_that_give_up_leave_the_work_counted_as_it_was(monkeypatch):
+    # The lane that counts runs 20 times (2,000 items) before the other fails at d1 = 10; the run of each
+    # combination that follows meets the division by zero after about 18,100 steps, not the work limit.
+    landing = "let n = len([o for o in others])\n    b.health -= d1 + floor(1 / (d1 - 10))\n    a.health -= o9 + n"
+    scenario = Scenario("go", CROWD)
+    found = refusal(counting(landing, 18_500), scenario)
+    assert "division by zero" in found
+    with monkeypatch.context() as patched:
+        without_running_tails_in_lanes(patched)
+        assert refusal(counting(landing, 18_500), scenario) == found

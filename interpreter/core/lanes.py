@@ -104,7 +104,8 @@ def _every_lanes(things: list[tuple[frozenset[Thing], frozenset[Thing]]], static
     return {i for i in shared if not ((things[i][0] | things[i][1]) & others)}
 
 
-def _things(line: str, facts: LineFacts | None, statics: dict[int, str]) -> tuple[frozenset[Thing], frozenset[Thing]] | None:
+def _things(line: str, facts: LineFacts | None,
+            statics: dict[int, str]) -> tuple[frozenset[Thing], frozenset[Thing]] | None:
     """What a line reads and what it changes; None for a line under a condition, one that leaves the block,
     or one whose reads are not known."""
     if facts is None or line.startswith(" ") or "return" in line or line.rstrip().endswith(":"):
@@ -250,19 +251,20 @@ def _compiled(routine: Routine, gen: Any, pc: int, index: int, lines: list[tuple
 # ---- a tail run in lanes ---------------------------------------------------------------------------
 
 
-Start = Callable[[tuple[Any, ...]], rt.Working]  # a working state at the tail with one state's carried values
+Start = Callable[[tuple[Any, ...]], rt.Working]  # a working state at the tail with the carried values it touches
 PutBack = Callable[[Frozen, Frozen, tuple[Any, ...]], tuple[Frozen, Frozen]]  # the values a tail leaves alone
 
 
-def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...], Any]], start: Start,
+def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...], Any]],
+                 first: Callable[[tuple[Any, ...]], tuple[Any, ...]], start: Start,
                  last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, last_fields: bool,
                  projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any) -> bool:
     """Each combination of carried values (`rows`, each with its probability) run to the end in lanes, its
-    final state added into `finals`; False, with nothing added, where lanes would save no runs, or where a lane
-    stops the run or fails, or the work would pass its limit (the caller runs each combination instead, which
-    meets them where it would have). `start` makes the working state for one row; `last` picks the values the
-    tail leaves alone (`last_fields`: some of them fields), which `put_back` puts into a final world and
-    outcomes (None: it leaves none)."""
+    final state added into `finals`; False, with nothing added and the work counted as it was, where lanes
+    would save no runs, or where a lane stops the run or fails, or the work would pass its limit (the caller
+    runs each combination instead, which meets them where it would have). `first` picks the values the tail
+    touches, `start` makes a working state of them; `last` picks the values it leaves alone (`last_fields`: some
+    of them fields), which `put_back` puts into a final world and outcomes (None: it leaves none)."""
     # A lane that reads one value in every row gives every row the first run's results.
     keyed = [(lane, len({lane.reads(row) for row, _ in rows})) for lane in lanes.lanes]
     lanes = Lanes(tuple(lane for lane, keys in keyed if keys > 1), lanes.blocks, lanes.one_owner)
@@ -270,36 +272,49 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
     work = len(lanes.blocks) + runs  # as a run of each combination counts it: a block run, a step
     if 2 * runs > len(rows) or work > R.work_limit - R.work:
         return False  # a lane that reads a value of its own in most rows saves little of a run, and costs more
-    S0 = start(rows[0][0])
+    # Each run of a lane does at most the work of a run of the whole tail: lanes run at most half as often as the
+    # whole tail would (once for each combination of the values it touches) do no more work than it would. That
+    # many combinations there are at least as many as one lane reads values.
+    most = max((keys for _, keys in keyed), default=1)
+    if 2 * runs > most and 2 * runs > len({first(row) for row, _ in rows}):
+        return False
+    spent = R.work  # the work the lines count as they run (a comprehension's items), given back if lanes give up
+    S0 = start(first(rows[0][0]))
     stopped, stack, depth = S0.stopped, S0.stack, S0.depth
     functions = routine.functions
     for at in lanes.blocks:  # every line once: what the lanes that read no carried value give every state
         functions[at](S0, R)  # type: ignore[misc]
-    if S0.stopped != stopped or S0.stack is not stack or S0.depth != depth:
-        return False
     results: list[dict[tuple[Any, ...], Given]] = []
     try:
+        if S0.stopped != stopped or S0.stack is not stack or S0.depth != depth:
+            raise _GiveUp
         for lane in lanes.lanes:
             found: dict[tuple[Any, ...], Given] = {}
             for row, _ in rows:
                 key = lane.reads(row)
                 if key not in found:
-                    S = start(row)
+                    S = start(first(row))
                     lane.run(S, R)
                     if S.stopped != stopped or S.stack is not stack or S.depth != depth:
-                        return False
+                        raise _GiveUp
                     found[key] = _given(lane, S)
             results.append(found)
     except Exception:  # the run of each combination meets it again, where it would have
+        R.work = spent
         return False
     R.work += work
     _put_together(lanes, results, rows, S0, last, put_back, last_fields, projection, R, finals, limit, pos)
     return True
 
 
+class _GiveUp(Exception):
+    """A lane stopped the run: the tail is run for each combination instead."""
+
+
 # What a lane's run gives: its fields' values, (entity, name, value); its outcomes', (name, value), and those
 # it left out; its observed slots', (slot, value).
-Given = tuple[tuple[tuple[str, str, Any], ...], tuple[tuple[str, Any], ...], tuple[str, ...], tuple[tuple[int, Any], ...]]
+Given = tuple[tuple[tuple[str, str, Any], ...], tuple[tuple[str, Any], ...], tuple[str, ...],
+              tuple[tuple[int, Any], ...]]
 
 
 def _given(lane: Lane, S: rt.Working) -> Given:

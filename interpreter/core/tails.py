@@ -202,7 +202,7 @@ def _in_lanes(routine: Routine, projection: Projection, pc: int, p: Carried, pla
                 O[name] = last[at]
         return (_with_fields(W, fields_last, last, changed) if fields_last else W), O
 
-    return run_in_lanes(routine, found, rows, lambda row: working(first(row)), plan.last,
+    return run_in_lanes(routine, found, rows, first, working, plan.last,
                         put_back if fields_last or outcomes_last else None, bool(fields_last), projection, R, finals,
                         limit, pos)
 
