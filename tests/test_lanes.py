@@ -10,7 +10,7 @@ import pytest
 from fracas import dsl
 from fracas.dsl.limits import Limits
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
-from fracas.interpreter.core import tails
+from fracas.interpreter.core import lanes, tails
 from fracas.interpreter.core.codegen import generator_for
 from shortcuts import block_calls, without_running_tails_in_lanes
 
@@ -166,3 +166,21 @@ def test_lanes_that_give_up_leave_the_work_counted_as_it_was(monkeypatch):
     with monkeypatch.context() as patched:
         without_running_tails_in_lanes(patched)
         assert refusal(counting(landing, 18_500), scenario) == found
+
+
+def test_a_lane_s_results_serve_every_state_that_reaches_the_tail_with_what_it_reads(monkeypatch):
+    """The commander's attack at 20 dice each way: the attack's damage is carried through the counterattack, and
+    39 states reach step 10 with its 40 values each. The lane that lands it on the defender reads it and the
+    defender alone: it runs for each value once, not at each of the 39 states."""
+    path = ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml"
+    rules, shipped = dsl.load(ROOT / "rules" / "exalted-war.rules"), load_scenario(path)
+    inputs = {role: {**values, "wits": 20 - values["war"] - values["accuracy"]} for role, values in
+              ((role, shipped.inputs[role]) for role in ("attacker", "defender"))}
+    scenario = Scenario(shipped.action, inputs, choices=shipped.choices)
+    exact(rules, scenario, outcomes_only=True)  # the code made
+    given = lanes._given
+    runs: list[object] = []
+    monkeypatch.setattr(lanes, "_given", lambda lane, S: runs.append(lane) or given(lane, S))
+    odds = exact(rules, scenario, outcomes_only=True)
+    assert len(runs) == 40  # not 39 * 40
+    assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)

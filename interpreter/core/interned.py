@@ -16,7 +16,7 @@ class Interned:
     without hashing it, and what a block forgets of a world is remembered by number.
     """
 
-    __slots__ = ("values", "ids", "forgotten", "records", "checked")
+    __slots__ = ("values", "ids", "forgotten", "records", "checked", "lanes")
 
     def __init__(self) -> None:
         self.values: list[Frozen] = []
@@ -27,6 +27,8 @@ class Interned:
         # What the constraints' quick test found of records (and values in them) by identity, where final
         # states are checked as they are made (lanes.py): each record is kept alive here or in a world.
         self.checked: dict[int, bool] = {}
+        # What a lane of a tail gave, by the lane, the other values it read and the carried ones (lanes.py).
+        self.lanes: dict[tuple[Any, ...], Any] = {}
 
     def id(self, frozen: Frozen) -> int:
         # One lookup, met or not: each costs a call of Frozen's hash, even where it is known.

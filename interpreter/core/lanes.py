@@ -26,7 +26,7 @@ from typing import Any
 
 from fracas.dsl.records import record
 from fracas.interpreter.core import rt
-from fracas.interpreter.core.carry import OUTCOME, SLOT
+from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT
 from fracas.interpreter.core.codegen import END, Block, Routine
 from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, Projection, slot_facts
@@ -49,6 +49,7 @@ class Split:
 
     chain: tuple[int, ...]  # the blocks, from the tail block to the end
     lines: tuple[tuple[str, int], ...]
+    things: tuple[tuple[frozenset[Thing], frozenset[Thing]], ...]  # what each line reads and changes
     lanes: tuple[tuple[int, ...], ...]  # each lane's lines, every lane's among them
     reads: tuple[frozenset[Thing], ...]
     writes: tuple[frozenset[Thing], ...]
@@ -89,7 +90,7 @@ def _split(routine: Routine, pc: int) -> Split | None:
     lanes = [lane for lane in lanes if not set(lane) <= shared]
     if len(lanes) < 2:
         return None
-    return Split(tuple(chain), tuple(lines), tuple(tuple(sorted(set(lane) | shared)) for lane in lanes),
+    return Split(tuple(chain), tuple(lines), tuple(things), tuple(tuple(sorted(set(lane) | shared)) for lane in lanes),
                  tuple(frozenset().union(*(things[i][0] for i in lane)) for lane in lanes),
                  tuple(frozenset().union(*(things[i][1] for i in lane)) for lane in lanes))
 
@@ -179,6 +180,9 @@ class Lane:
     fields: tuple[tuple[str, str], ...]
     outcomes: tuple[str, ...]
     slots: tuple[int, ...]
+    # The values of what else it reads before changing it, in a working state at the tail (the same for every
+    # combination of carried values there); None where something it reads is not known (a field of any entity).
+    context: Callable[[rt.Working], tuple[Any, ...]] | None
 
 
 @record(frozen=True)
@@ -221,8 +225,32 @@ def _lanes_for(routine: Routine, projection: Projection, gen: Any, pc: int, name
         lanes.append(Lane(_compiled(routine, gen, pc, index, [split.lines[i] for i in lines]),
                           tuple_getter(tuple(at for at, _ in inputs)), fields,
                           tuple(sorted(thing[1] for thing in gives if thing[0] == _OUTCOME)),
-                          tuple(sorted(thing[1] for thing in gives if thing[0] == _SLOT and thing[1] in observed))))
+                          tuple(sorted(thing[1] for thing in gives if thing[0] == _SLOT and thing[1] in observed)),
+                          _context([split.things[i] for i in lines], {thing for _, thing in inputs})))
     return Lanes(tuple(lanes), split.chain, one_owner)
+
+
+def _context(lines: list[tuple[frozenset[Thing], frozenset[Thing]]],
+             inputs: set[Thing]) -> Callable[[rt.Working], tuple[Any, ...]] | None:
+    """A getter of the values of what a lane's lines read before they change it, but the carried values it reads
+    (one combination's own); None where one of them is a field of an entity not known here."""
+    exposed: list[Thing] = []
+    written: set[Thing] = set()
+    for reads, writes in lines:
+        exposed += sorted((thing for thing in reads - written - inputs if thing not in exposed), key=repr)
+        written |= writes
+    if any(thing[0] == _FIELD and (thing[1] is ANY or thing[2] == EVERY_FIELD) for thing in exposed):
+        return None
+    getters = [_value_of(thing) for thing in exposed]
+    return lambda S: tuple(get(S) for get in getters)
+
+
+def _value_of(thing: Thing) -> Callable[[rt.Working], Any]:
+    if thing[0] == _SLOT:
+        return lambda S: S.F[thing[1]]
+    if thing[0] == _OUTCOME:
+        return lambda S: S.O.get(thing[1], ABSENT)
+    return lambda S: S.W[thing[1]].get(thing[2])  # a KeyError where there is no such entity or field
 
 
 def _thing(value: tuple[Any, Any]) -> Thing:
@@ -265,22 +293,44 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
     runs each combination instead, which meets them where it would have). `first` picks the values the tail
     touches, `start` makes a working state of them; `last` picks the values it leaves alone (`last_fields`: some
     of them fields), which `put_back` puts into a final world and outcomes (None: it leaves none)."""
-    # A lane that reads one value in every row gives every row the first run's results.
-    keyed = [(lane, len({lane.reads(row) for row, _ in rows})) for lane in lanes.lanes]
-    lanes = Lanes(tuple(lane for lane, keys in keyed if keys > 1), lanes.blocks, lanes.one_owner)
-    runs = sum(keys for _, keys in keyed if keys > 1)
-    work = len(lanes.blocks) + runs  # as a run of each combination counts it: a block run, a step
-    if 2 * runs > len(rows) or work > R.work_limit - R.work:
-        return False  # a lane that reads a value of its own in most rows saves little of a run, and costs more
-    # Each run of a lane does at most the work of a run of the whole tail: lanes run at most half as often as the
-    # whole tail would (once for each combination of the values it touches) do no more work than it would. That
-    # many combinations there are at least as many as one lane reads values.
-    most = max((keys for _, keys in keyed), default=1)
-    if 2 * runs > most and 2 * runs > len({first(row) for row, _ in rows}):
-        return False
-    spent = R.work  # the work the lines count as they run (a comprehension's items), given back if lanes give up
     S0 = start(first(rows[0][0]))
     stopped, stack, depth = S0.stopped, S0.stack, S0.depth
+    # Each lane's results for the values its rows read: remembered through the resolution (with the other values
+    # it reads, the same for every row here), and those of the first row taken from the first run. A lane that
+    # reads one value in every row gives every row the first run's results.
+    remembered = R.interned.lanes
+    wanted: list[tuple[Lane, Any, dict[tuple[Any, ...], Given], list[tuple[tuple[Any, ...], tuple[Any, ...]]]]] = []
+    runs, most, shared = 0, 1, True
+    for lane in lanes.lanes:
+        rows_of: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        for row, _ in rows:
+            rows_of.setdefault(lane.reads(row), row)
+        if len(rows_of) == 1:
+            continue
+        most = max(most, len(rows_of))
+        context = _context_in(lane, S0)
+        shared = shared and context is not None
+        found: dict[tuple[Any, ...], Given] = {}
+        todo = []
+        for key, row in rows_of.items():
+            known = None if context is None else remembered.get((id(lane), context, key))
+            if known is not None:
+                found[key] = known
+            elif row is not rows[0][0]:
+                todo.append((key, row))
+        runs += len(todo)
+        wanted.append((lane, context, found, todo))
+    lanes = Lanes(tuple(lane for lane, _, _, _ in wanted), lanes.blocks, lanes.one_owner)
+    work = len(lanes.blocks) + runs  # as a run of each combination counts it: a block run, a step
+    # Lanes that run at most half as often as the whole tail would save runs; lanes whose results are remembered
+    # for the states to come may run about as often, once. Each run of a lane does at most the work of a run of
+    # the whole tail: they run at most as often as it would (once for each combination of the values it
+    # touches, at least as many as one lane reads values) and do no more work than it would.
+    if 2 * runs > len(rows) and not shared or work > R.work_limit - R.work:
+        return False
+    if 1 + runs > most and 1 + runs > len({first(row) for row, _ in rows}):
+        return False
+    spent = R.work  # the work the lines count as they run (a comprehension's items), given back if lanes give up
     functions = routine.functions
     for at in lanes.blocks:  # every line once: what the lanes that read no carried value give every state
         functions[at](S0, R)  # type: ignore[misc]
@@ -288,16 +338,20 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
     try:
         if S0.stopped != stopped or S0.stack is not stack or S0.depth != depth:
             raise _GiveUp
-        for lane in lanes.lanes:
-            found: dict[tuple[Any, ...], Given] = {}
-            for row, _ in rows:
-                key = lane.reads(row)
-                if key not in found:
-                    S = start(first(row))
-                    lane.run(S, R)
-                    if S.stopped != stopped or S.stack is not stack or S.depth != depth:
-                        raise _GiveUp
-                    found[key] = _given(lane, S)
+        for lane, context, found, todo in wanted:
+            key = lane.reads(rows[0][0])
+            if key not in found:
+                found[key] = _given(lane, S0)
+                if context is not None:
+                    remembered[(id(lane), context, key)] = found[key]
+            for key, row in todo:
+                S = start(first(row))
+                lane.run(S, R)
+                if S.stopped != stopped or S.stack is not stack or S.depth != depth:
+                    raise _GiveUp
+                found[key] = _given(lane, S)
+                if context is not None:
+                    remembered[(id(lane), context, key)] = found[key]
             results.append(found)
     except Exception:  # the run of each combination meets it again, where it would have
         R.work = spent
@@ -305,6 +359,19 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
     R.work += work
     _put_together(lanes, results, rows, S0, last, put_back, last_fields, projection, R, finals, limit, pos)
     return True
+
+
+def _context_in(lane: Lane, S: rt.Working) -> tuple[Any, ...] | None:
+    """The values of what else a lane reads, in a working state, as a key of its remembered results; None where
+    they cannot be one (not known, or not hashable)."""
+    if lane.context is None:
+        return None
+    try:
+        found = lane.context(S)
+        hash(found)
+    except (KeyError, TypeError):
+        return None
+    return found
 
 
 class _GiveUp(Exception):
