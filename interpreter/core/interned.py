@@ -16,7 +16,7 @@ class Interned:
     without hashing it, and what a block forgets of a world is remembered by number.
     """
 
-    __slots__ = ("values", "ids", "forgotten", "records", "checked", "lanes")
+    __slots__ = ("values", "ids", "forgotten", "records", "checked", "lanes", "lane_hits")
 
     def __init__(self) -> None:
         self.values: list[Frozen] = []
@@ -29,6 +29,7 @@ class Interned:
         self.checked: dict[int, bool] = {}
         # What a lane of a tail gave, by the lane, the other values it read and the carried ones (lanes.py).
         self.lanes: dict[tuple[Any, ...], Any] = {}
+        self.lane_hits: dict[int, int] = {}  # how often a lane's remembered results served, by the lane's id
 
     def id(self, frozen: Frozen) -> int:
         # One lookup, met or not: each costs a call of Frozen's hash, even where it is known.

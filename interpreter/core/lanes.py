@@ -298,7 +298,7 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
     # Each lane's results for the values its rows read: remembered through the resolution (with the other values
     # it reads, the same for every row here), and those of the first row taken from the first run. A lane that
     # reads one value in every row gives every row the first run's results.
-    remembered = R.interned.lanes
+    remembered, hits = R.interned.lanes, R.interned.lane_hits
     wanted: list[tuple[Lane, Any, dict[tuple[Any, ...], Given], list[tuple[tuple[Any, ...], tuple[Any, ...]]]]] = []
     runs, most, shared = 0, 1, True
     for lane in lanes.lanes:
@@ -309,7 +309,6 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
             continue
         most = max(most, len(rows_of))
         context = _context_in(lane, S0)
-        shared = shared and context is not None
         found: dict[tuple[Any, ...], Given] = {}
         todo = []
         for key, row in rows_of.items():
@@ -319,6 +318,11 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
             elif row is not rows[0][0]:
                 todo.append((key, row))
         runs += len(todo)
+        # Results remembered pay where they serve states to come: tried once for a lane, and again where they
+        # have served (not where what else it reads differs from state to state).
+        served = hits.get(id(lane))
+        shared = shared and context is not None and (served is None or served > 0 or bool(found))
+        hits[id(lane)] = (served or 0) + len(found)
         wanted.append((lane, context, found, todo))
     lanes = Lanes(tuple(lane for lane, _, _, _ in wanted), lanes.blocks, lanes.one_owner)
     work = len(lanes.blocks) + runs  # as a run of each combination counts it: a block run, a step
