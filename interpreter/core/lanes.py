@@ -7,6 +7,10 @@ other), a lane's results depend on the carried values it reads alone: it runs
 once for each of those, and each combination's final state is put together
 from its lanes' results, a lookup each, not a run of every line. The lines
 that read no carried value run once for all, in a first run of the whole tail.
+A lane's results are remembered through the resolution, by the carried values
+it read and the values of what else it read: the states that reach the tail
+with other values of what it does not read meet them again (an attack's
+damage landing on the defender, whatever the counterattack did).
 
 Lines fall into one lane where one reads or changes what another changes, so
 lanes can run in any order, apart: each one's results are what they would be

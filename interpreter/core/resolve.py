@@ -281,7 +281,8 @@ def resolve(program: Any, action: n.StepDecl, start: State, engine: ExactEngine,
 
 
 def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngine, observe_all: bool,
-              check: Callable[[Any], None] | None, checked_fields: frozenset[str], world_check: Any) -> dict[State, Any]:
+              check: Callable[[Any], None] | None, checked_fields: frozenset[str],
+              world_check: Any) -> dict[State, Any]:
     routine = routine_of(program, action)
     key: Key = (tuple(_start(routine, start)), start.world, start.outcomes, None, (), 0)
     gen = generator_for(program.rules)
@@ -324,7 +325,8 @@ def _outcomes_only(finals: dict[Key, Any], values: list[Any], check: Callable[[A
     outcomes few.
     """
     if check is not None:
-        check([(values[world], values[outcomes], stopped, p) for (_, world, outcomes, stopped, _, _), p in finals.items()])
+        check([(values[world], values[outcomes], stopped, p)
+               for (_, world, outcomes, stopped, _, _), p in finals.items()])
     merged: dict[tuple[Any, Any], Any] = {}
     for (_, _, outcomes, stopped, _, _), p in finals.items():
         key = (outcomes, stopped)

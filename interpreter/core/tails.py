@@ -12,7 +12,9 @@ one, block after block, and only its final state is kept.
 Merging at every block is what keeps a stretch short where values die (an
 attack's intermediate results, once its damage is known: see engines.py), so
 states run straight only from a block past which nothing that tells them
-apart dies; the engine would merge none of them on the way either.
+apart dies; the engine would merge none of them on the way either. Where the
+lines on the way fall apart into lanes that share nothing, each lane runs once
+for each value it reads, not once for each combination (lanes.py).
 """
 
 from __future__ import annotations
@@ -120,7 +122,8 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
     the values they leave alone are put back into its final states, as the engine would put them back at
     the end, and those that nothing reads any more are left out (their probabilities summed). A long
     stretch of runs (of this state or of many) is told to `progress` now and then, with the final states so
-    far: the engine tells it of each block it runs, and a tail's blocks are not run by it.
+    far: the engine tells it of each block it runs, and a tail's blocks are not run by it. Where the blocks'
+    lines fall apart into lanes, each lane runs once for each value it reads instead (lanes.py).
     """
     kept, world, outcomes, stopped, stack, depth = key
     R.dead = projection.dead_writes(routine, R.gen.namespace)  # a step called before may have left its own
