@@ -326,7 +326,6 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
         # have served (not where what else it reads differs from state to state).
         served = hits.get(id(lane))
         shared = shared and context is not None and (served is None or served > 0 or bool(found))
-        hits[id(lane)] = (served or 0) + len(found)
         wanted.append((lane, context, found, todo))
     lanes = Lanes(tuple(lane for lane, _, _, _ in wanted), lanes.blocks, lanes.one_owner)
     work = len(lanes.blocks) + runs  # as a run of each combination counts it: a block run, a step
@@ -338,6 +337,9 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
         return False
     if 1 + runs > most and 1 + runs > len({first(row) for row, _ in rows}):
         return False
+    for lane, context, found, _ in wanted:
+        if context is not None:
+            hits[id(lane)] = hits.get(id(lane), 0) + len(found)
     spent = R.work  # the work the lines count as they run (a comprehension's items), given back if lanes give up
     functions = routine.functions
     for at in lanes.blocks:  # every line once: what the lanes that read no carried value give every state
