@@ -1124,10 +1124,7 @@ class RoutineBuilder:
         return target
 
     def _function(self, name: str, lines: list[tuple[str, int]]) -> None:
-        lines = lines or [(f"return {END}", self.decl.pos.line)]
-        self.gen.source.append((f"def {name}(S, R):", lines[0][1]))
-        self.gen.source.append(("    F = S.F; W = S.W; O = S.O; depth = 0", lines[0][1]))
-        self.gen.source.extend(("    " + line, rules_line) for line, rules_line in lines)
+        self.gen.source.extend(block_function(name, lines or [(f"return {END}", self.decl.pos.line)]))
 
     # ---- statements
 
@@ -1338,6 +1335,12 @@ class RoutineBuilder:
 
 
 # ---- helpers -------------------------------------------------------------------------------------
+
+
+def block_function(name: str, lines: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """A function of a working state and the run, (S, R), that runs these lines as a block's are run."""
+    return [(f"def {name}(S, R):", lines[0][1]), ("    F = S.F; W = S.W; O = S.O; depth = 0", lines[0][1]),
+            *(("    " + line, rules_line) for line, rules_line in lines)]
 
 
 _BOOLEAN_OPS = {"and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "not in"}

@@ -31,7 +31,7 @@ from typing import Any
 from fracas.dsl.records import record
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT
-from fracas.interpreter.core.codegen import END, Block, Routine
+from fracas.interpreter.core.codegen import END, Block, Routine, block_function
 from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, Projection, slot_facts
 from fracas.interpreter.core.state import Frozen
@@ -272,9 +272,7 @@ def _compiled(routine: Routine, gen: Any, pc: int, index: int, lines: list[tuple
     name = f"{routine.name}_t{pc}_lane{index}"
     found = gen.namespace.get(name)
     if found is None:
-        gen.source.append((f"def {name}(S, R):", lines[0][1]))
-        gen.source.append(("    F = S.F; W = S.W; O = S.O; depth = 0", lines[0][1]))
-        gen.source.extend(("    " + line, rules_line) for line, rules_line in lines)
+        gen.source.extend(block_function(name, lines))
         gen.compile(gen.rules.path, keep=True)
         found = gen.namespace[name]
     return found  # type: ignore[no-any-return]
