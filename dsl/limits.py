@@ -29,7 +29,9 @@ class Limits:
     states: int = 200_000            # states the exact engine holds at once
     digits: int = 1000               # of a number, written or computed (a fraction: of either part)
     samples: int = 1_000_000         # sampled runs asked for by --samples (minutes, not days)
-    work: int = 1_000_000            # steps of one resolution: blocks run (per state, exactly) and list items made
+    # Steps of one resolution: blocks run (per state, exactly), list items made, and in the exact engine
+    # branches on draws and chance computed (long numbers cost more): about a microsecond each.
+    work: int = 1_000_000
 
     def __post_init__(self) -> None:
         for name, ceiling in CEILINGS.items():

@@ -379,7 +379,7 @@ def exact(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None =
     progress: told now and then which rule the engine is at and how many states wait.
     """
     prepared = prepare(rules, scenario, overrides)
-    engine = ExactEngine(max_states or rules.limits.states, progress, rules.limits.work)
+    engine = ExactEngine(max_states or rules.limits.states, progress)
     return Distribution(prepared, _resolve(prepared, engine, not outcomes_only))
 
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fracas import dsl
 from fracas.dsl.limits import Limits
 from fracas.interpreter import Scenario, ScenarioError, exact, sample
+from fracas.interpreter.tools.examples import run_example
 
-HEADER = 'rules "runaways"\noutcome x: int = 0\n'
+RULES = Path(__file__).resolve().parent.parent / "rules"
+
+HEADER = 'rules "runaways"\noutcome x: int = 0\noutcome y: int = 0\n'
 
 
 def stopped(body: str, engine: str, limits: Limits = Limits()) -> tuple[int, str, str]:
@@ -25,14 +30,14 @@ def stopped(body: str, engine: str, limits: Limits = Limits()) -> tuple[int, str
 @pytest.mark.parametrize("engine", ["sampled", "exact"])
 def test_nested_loops_of_ten_thousand_stop_at_the_work_limit(engine):
     line, message, hint = stopped("for i in range(10000) {\n  for j in range(10000) { x += 1 }\n}", engine)
-    assert line in (4, 5) and message == "this resolution did more than 1000000 steps of work"
+    assert line in (5, 6) and message == "this resolution did more than 1000000 steps of work"
     assert "--limit work=N" in hint
 
 
 @pytest.mark.parametrize("engine", ["sampled", "exact"])
 def test_a_sum_over_a_nested_comprehension_stops_at_the_work_limit(engine):
     line, message, _ = stopped("x = sum([sum([i * j for j in range(10000)]) for i in range(10000)])", engine)
-    assert line == 4 and message == "this resolution did more than 1000000 steps of work"
+    assert line == 5 and message == "this resolution did more than 1000000 steps of work"
 
 
 @pytest.mark.parametrize("draw", ["roll(1, 1000)", "roll(1, 1000) / 7"], ids=["whole numbers", "fractions"])
@@ -49,7 +54,7 @@ def test_a_loop_adding_wide_draws_into_an_outcome_stops_at_the_work_limit(draw):
 
 def test_forty_chance_branches_in_one_statement_stop_at_the_state_limit():
     line, message, hint = stopped("let all = [" + ", ".join(["chance(1/2)"] * 40) + "]\nx = len(all)", "exact")
-    assert line == 4 and message == "one statement has more than 200000 ways to turn out"
+    assert line == 5 and message == "one statement has more than 200000 ways to turn out"
     assert "--limit states=N" in hint
 
 
@@ -67,3 +72,42 @@ def test_ten_thousand_shots_at_bodies_that_cannot_die_change_nothing_and_end(eng
         assert exact(rules, Scenario("go", {})).marginal("x") == {3: 1}
     else:
         assert sample(rules, Scenario("go", {}), seed=1).outcomes["x"] == 3
+
+
+def test_pools_drawn_anew_for_each_size_a_pool_can_have_add_up_to_the_work_limit():
+    # Inside one statement: 3001 sizes, each a new pool's distribution; no one of them is over the limit.
+    line, message, hint = stopped("x = successes(successes(3000, 6, at_least: 4), 6, at_least: 5)", "exact",
+                                  Limits(work=20_000))
+    assert line == 5 and message.startswith("the exact engine stopped: ")
+    assert message.endswith(" takes this resolution past 20000 steps of work") and "--limit work=N" in hint
+
+
+def test_the_largest_of_those_pools_alone_is_within_the_same_limit():
+    rules = dsl.loads(HEADER + "action go() {\n x = successes(3000, 6, at_least: 5)\n}\n", "pool.rules",
+                      Limits(work=20_000))
+    assert len(exact(rules, Scenario("go", {})).marginal("x")) == 3001
+
+
+def test_states_branching_on_long_distributions_stop_at_the_work_limit():
+    # Each of 3001 states draws a pool of its own size: millions of branches of numbers thousands of digits long,
+    # merged into a few thousand states, never many at once.
+    line, message, _ = stopped("x = successes(3000, 6, at_least: 4)\nx = successes(x, 6, at_least: 5)\n"
+                               "if x > 5 { y = 1 }", "exact", Limits(work=100_000))
+    assert line == 6 and message == "this resolution did more than 100000 steps of work"
+
+
+def test_states_summing_long_distributions_into_an_outcome_stop_at_the_work_limit():
+    # Two million sums of a value drawn into the outcome, few for whole numbers, but each weight is long.
+    line, message, _ = stopped("x = successes(2000, 6, at_least: 4)\nx = successes(x, 6, at_least: 5)", "exact",
+                               Limits(work=300_000))
+    assert line == 6 and message == "this resolution did more than 300000 steps of work"
+
+
+def test_a_weapon_of_thousands_of_attacks_stops_at_the_work_limit():
+    # Found by fuzzing: each of the thousands of hit counts draws its wound rolls, with the attacks carried.
+    text = RULES.joinpath("miniatures.rules").read_text()
+    text = text.replace("attacks: dice = 1 ", "attacks: dice = 3000 ")
+    rules = dsl.loads(text, "miniatures.rules", Limits(work=100_000))
+    example = next(e for e in rules.examples if e.example_id == "MIN-07")
+    result = run_example(rules, example)
+    assert not result.passed and result.message.endswith("this resolution did more than 100000 steps of work")

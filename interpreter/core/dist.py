@@ -24,8 +24,10 @@ from fractions import Fraction
 from typing import Any
 
 from fracas.dsl.nodes import Pos
+from fracas.interpreter.core import rt
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, product_steps
 
 
 class Dist:
@@ -225,19 +227,25 @@ _BY_GCD_UP_TO = 384
 
 
 class Budget:
-    """How many combinations one statement may enumerate: the exact engine's limit, inside a statement."""
+    """How many combinations one statement may enumerate (the exact engine's limit, inside a statement), and
+    the resolution whose work mixing them counts toward."""
 
-    __slots__ = ("limit", "pos")
+    __slots__ = ("limit", "pos", "run")
 
-    def __init__(self, limit: int, pos: Pos | None):
+    def __init__(self, limit: int, pos: Pos | None, run: Any = None):
         self.limit = limit
         self.pos = pos
+        self.run = run
 
     def check(self, size: int) -> None:
         if size > self.limit:
             raise RunError(self.pos, f"one statement has more than {self.limit} ways to turn out",
                            "estimate by sampling instead (fracas odds --samples N), "
                            "or raise the limit with --limit states=N")
+
+    def spend(self, steps: int) -> None:
+        if self.run is not None:
+            rt.spend(self.run, steps, self.pos)
 
 
 def lift(value: Any) -> Dist:
@@ -292,6 +300,9 @@ def _mix(results: list[tuple[Any, int]], total: int, budget: Budget) -> Any:
     for value, w in results:
         if type(value) is Dist:
             factor = w * (scale // value.total)
+            # A result that is a distribution (a pool whose size was drawn) mixes in each of its values.
+            budget.spend(len(value.weights) * (1 + product_steps(factor.bit_length(), value.total.bit_length())
+                                               // PRIMITIVE_STEPS))
             for v, u in value.weights.items():
                 merged[v] = merged.get(v, 0) + u * factor
         else:
@@ -303,11 +314,12 @@ def _mix(results: list[tuple[Any, int]], total: int, budget: Budget) -> Any:
 class Chooser:
     """The engine as an expression of the exact engine sees it: a draw gives the whole distribution."""
 
-    __slots__ = ("engine",)
+    __slots__ = ("engine", "run")
     trace = None
 
-    def __init__(self, engine: Any):
+    def __init__(self, engine: Any, run: Any):
         self.engine = engine
+        self.run = run  # whose work a draw's computing counts toward
 
     def draw(self, primitive: Any, pos: Pos) -> Dist:
-        return self.engine.weights(primitive, pos)
+        return self.engine.weights(primitive, pos, self.run)

@@ -25,9 +25,8 @@ from fracas.interpreter.core.carry import Carried
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
 from fracas.interpreter.core.interned import Interned
-from fracas.dsl.limits import DEFAULT
 from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
-from fracas.interpreter.runtime.weights import Allowance, LimitError
+from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, Allowance, LimitError, WorkLimitError, long_products
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import show
 
@@ -108,29 +107,53 @@ class ExactEngine:
     exact = True
     trace = None
 
-    def __init__(self, max_states: int, progress: Callable[[Pos | None, int], None] | None = None,
-                 work: int = DEFAULT.work):
+    def __init__(self, max_states: int, progress: Callable[[Pos | None, int], None] | None = None):
         self.max_states = max_states
         # Told now and then, on a long run, which rule is being worked on and how many states wait.
         self.progress = progress
-        self.work = work
 
     def draw(self, primitive: Any, pos: Pos) -> Any:
         # Reached only if the static analysis missed a chance primitive: a bug of ours.
         raise RunError(pos, "internal error: a statement judged free of chance met chance")
 
-    def weights(self, primitive: Any, pos: Pos) -> D.Dist:
-        """Every outcome of a primitive with its whole-number weight, within the limits."""
+    def weights(self, primitive: Any, pos: Pos, R: Run) -> D.Dist:
+        """Every outcome of a primitive with its whole-number weight, within the limits.
+
+        Its work counts toward the resolution's (a primitive met once for each of thousands of states is a
+        runaway too), and so do the digits of its weights, which the resolution keeps for the states
+        that draw it again: a limit on work is a limit on the memory they hold.
+        """
         try:
             if isinstance(primitive, Chance):
-                # A step of a primitive's work is a multiply-add, far less than a block run: 50 a step.
-                found = primitive.weights(Allowance(states=self.max_states, work=50 * self.work))
+                allowance = Allowance(states=self.max_states, work=PRIMITIVE_STEPS * max(0, R.work_limit - R.work))
+                found = primitive.weights(allowance)
+                R.work += (allowance.spent // PRIMITIVE_STEPS
+                           + len(found.weights) * found.total.bit_length() // BITS_IN_A_STEP)
+                if R.work > R.work_limit:
+                    raise WorkLimitError(primitive.describe(), R.work_limit)
                 return D.Dist(dict(zip(found.outcomes, found.weights)), found.total)
             return D.Dist.of_fractions(primitive.distribution())
+        except WorkLimitError as error:
+            limits = R.program.rules.limits
+            raise RunError(pos, f"the exact engine stopped: {error.what} takes this resolution past {limits.work} "
+                           "steps of work", "estimate by sampling instead (fracas odds --samples N); "
+                           + limits.hint("work")) from None
         except LimitError as error:
-            hint = ESTIMATE_HINT if error.name != "work" else (
-                "estimate by sampling instead (fracas odds --samples N), or raise the limit with --limit work=N")
-            raise RunError(pos, f"the exact engine stopped: {error}", hint) from None
+            raise RunError(pos, f"the exact engine stopped: {error}", ESTIMATE_HINT) from None
+
+
+# A resolution's step of work may keep so many bits of a draw's weights.
+BITS_IN_A_STEP = 8000
+
+
+def _branching_work(p: Any, drawn: D.Dist) -> int:
+    """Steps of the resolution's work to branch a state of probability p on a draw: a state for each of its
+    values, each probability a product of p and a weight (long numbers after a long run of draws)."""
+    kind = type(p)
+    if kind is loops.ByStart:  # a probability for each start of a loop's passes, each multiplied
+        return len(drawn.weights) * len(p.parts)
+    bottom = p.d if kind is Scaled else p.bottom if kind is Carried else p.denominator if kind is Fraction else 1
+    return len(drawn.weights) + long_products(len(drawn.weights), bottom.bit_length(), drawn.total.bit_length())
 
 
 WORLDS_READ = "read"  # Run.world_check where what reads the final worlds is not known
@@ -266,7 +289,7 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     keep the frame's slots that are observed (`Projection.end`). numbered: their worlds and outcomes
     are left as their numbers in R.interned, for a caller that merges them first.
     """
-    R.chooser = D.Chooser(engine)  # an expression's draw gives the whole distribution
+    R.chooser = D.Chooser(engine, R)  # an expression's draw gives the whole distribution
     R.passes = None
     if R.interned is None:
         R.interned = Interned()
@@ -558,7 +581,7 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
     copy_world, copy_outcomes = block.writes_world, block.writes_outcomes
     keep, expand = projection.keep, projection.expander(pc)
     values, intern = R.interned.values, R.interned.id  # type: ignore[union-attr]
-    R.budget = D.Budget(engine.max_states, block.pos)
+    R.budget = D.Budget(engine.max_states, block.pos, R)
     drawn_before = R.draws.setdefault((id(routine), pc), {})
     S = rt.Working([], {}, {})  # one working state, filled anew for each state in turn
     sums: folds.Sums | None = None  # folded draws of whole-number probabilities, summed over the group
@@ -608,6 +631,9 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
                 sums = folds.Sums(fold, projection, R, engine.max_states, _block_pos(routine, pc))
             sums.add(F, rest, drawn, p)
             continue
+        R.work += _branching_work(p, drawn)
+        if R.work > R.work_limit:
+            rt.spend(R, 0, _block_pos(routine, pc))
         if fold is None:
             keys = []
             for value in drawn.weights:

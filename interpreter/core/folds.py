@@ -24,6 +24,7 @@ from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.sums import SumTable
+from fracas.interpreter.runtime.weights import long_products
 
 
 def forgets_only(line: str, live: tuple[int, ...]) -> bool:
@@ -125,6 +126,9 @@ class Sums:
         others, old = fold.apart(self.R, rest[1])
         top, bottom = (p.n, p.d) if type(p) is Scaled else (p.numerator, p.denominator)
         group = (kept, world, others, tail, id(drawn), bottom)
+        steps = long_products(len(drawn.weights), bottom.bit_length(), drawn.total.bit_length())
+        if steps:
+            rt.spend(self.R, steps, self.pos)
         table = self.tables.get(group)
         if table is None:
             table = self.tables[group] = (
@@ -163,13 +167,17 @@ class Sums:
 
     def states(self) -> Iterator[tuple[tuple[Any, ...], Any, int]]:
         fold, R = self.fold, self.R
+        denominators: dict[int, int] = {}  # a group's, by its table: a long product, made once
         for (kept, world, others, tail, _, bottom), table, value in self.order:
             if type(table) is SumTable:
                 numerator, total = table.table()[value], table.drawn.total
             else:
                 numerator, total = table[value], table[_DRAWN].total
+            denominator = denominators.get(id(table))
+            if denominator is None:
+                denominator = denominators[id(table)] = bottom * total
             yield ((kept, world, fold.joined(R, others, value), *tail),  # type: ignore[misc]
-                   Scaled(numerator, bottom * total), fold.following)
+                   Scaled(numerator, denominator), fold.following)
 
 
 _DRAWN = object()  # where a table of Sums keeps its draw
@@ -201,6 +209,10 @@ def sums_of(fold: Fold, drawn: D.Dist, R: Any, pos: Pos) -> Callable[[list[tuple
 
     def sums(olds: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
         olds_whole = all(type(old) is int for old, _ in olds)
+        steps = long_products(len(olds) * len(weights), max(top.bit_length() for _, top in olds),
+                              drawn.total.bit_length())
+        if steps:
+            rt.spend(R, steps, pos)
         if whole and olds_whole:
             rt.spend(R, 2 * len(olds), pos)
             table = SumTable(drawn)

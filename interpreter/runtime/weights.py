@@ -24,6 +24,9 @@ from fracas.interpreter.runtime.keys import plain_order, stable_key
 
 DEFAULT_STATES = 1_000_000  # outcomes one computation may hold when no budget is given
 DEFAULT_WORK = 20_000_000  # steps of work (a step is about 0.1 microsecond: seconds) when no budget is given
+# A step here is a multiply-add of small numbers, far less than a block run on a state, the exact engine's step
+# of work (the limit 'work'): so many of these make one of those.
+PRIMITIVE_STEPS = 50
 
 
 class LimitError(RuntimeError):
@@ -56,6 +59,7 @@ class WorkLimitError(StateLimitError):
     def __init__(self, what: str, limit: int):
         LimitError.__init__(self, f"{what} needs more than {limit} steps of work, the limit", limit)
         self.states = 0
+        self.what = what
 
 
 class Budget(Protocol):
@@ -304,8 +308,9 @@ def dense_power(ways: list[int], count: int, budget: Budget = UNLIMITED, what: s
 
 def binomial(miss: int, hit: int, count: int, budget: Budget = UNLIMITED, what: str = "trials") -> list[int]:
     """The weights of k hits among `count` trials, each of weight `miss` to fail and `hit` to succeed:
-    comb(count, k) * hit**k * miss**(count - k), each from the one before."""
-    budget.spend((count + 1) * step_size(count * (miss + hit).bit_length()), what)
+    comb(count, k) * hit**k * miss**(count - k), each from the one before: two multiplications and a division
+    by small numbers."""
+    budget.spend((count + 1) * 3 * step_size(count * (miss + hit).bit_length()), what)
     ways = [miss**count]
     for k in range(count):
         ways.append(ways[-1] * (count - k) * hit // ((k + 1) * miss))
@@ -324,6 +329,13 @@ def product_steps(a_bits: int, b_bits: int) -> int:
     long multiplication grows with the product of the sizes.
     """
     return 1 + (a_bits + b_bits) // 4000 + a_bits * b_bits // 200_000
+
+
+def long_products(count: int, a_bits: int, b_bits: int) -> int:
+    """Steps of the exact engine's work (PRIMITIVE_STEPS of these each) that `count` probabilities cost beyond
+    their states' steps, each a product of numbers so many bits long, then merged (a sum of two more such
+    products where denominators differ): nothing while the numbers are short."""
+    return count * (3 * product_steps(a_bits, b_bits) // PRIMITIVE_STEPS)
 
 
 def _cost(a: list[int], b: list[int]) -> int:
