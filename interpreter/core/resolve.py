@@ -288,7 +288,12 @@ def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngin
     gen = generator_for(program.rules)
     R = Run(program, engine, gen)
     R.world_check = None if check is None else world_check
-    finals = run_all(routine, {key: Fraction(1)}, engine, R, observe_all, checked_fields, numbered=not observe_all)
+    try:
+        finals = run_all(routine, {key: Fraction(1)}, engine, R, observe_all, checked_fields, numbered=not observe_all)
+    finally:
+        # The exact engine's chooser and budget count their work toward the run they belong to: a reference
+        # cycle through all the run holds, which only the cyclic collector would free (milliseconds, later).
+        R.chooser = R.budget = None
     keep_if_grown(gen)  # what this call made (its inputs' constants too) is there for the next process
     if not observe_all:
         assert R.interned is not None
