@@ -184,3 +184,16 @@ def test_a_lane_s_results_serve_every_state_that_reaches_the_tail_with_what_it_r
     odds = exact(rules, scenario, outcomes_only=True)
     assert len(runs) == 40  # not 39 * 40
     assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)
+
+
+def test_the_next_run_reads_back_how_the_tail_falls_apart_into_lanes(tmp_path, cache_folder, monkeypatch):
+    path = tmp_path / "lanes.rules"
+    path.write_text(EXCHANGE.replace("LANDING", APART))
+    scenario = Scenario("exchange", SIDES)
+    split: list[object] = []
+    real = lanes._split
+    monkeypatch.setattr(lanes, "_split", lambda *args: split.append(args) or real(*args))
+    first = exact(dsl.load(path), scenario, outcomes_only=True).states
+    assert len(split) == 1
+    assert exact(dsl.load(path), scenario, outcomes_only=True).states == first  # as a new process would
+    assert len(split) == 1

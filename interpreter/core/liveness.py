@@ -81,9 +81,10 @@ class Live:
 
 
 # The engine's memos of a projection kept with it (see Projection.__reduce__): engines._pass_through's, folds.folded's,
-# tails.tail_of's and _touched_on_the_way's, and the field changes Projection.dead_writes finds dead.
+# tails.tail_of's and _touched_on_the_way's, lanes.split_of's, and the field changes Projection.dead_writes finds
+# dead.
 _DEAD_WRITES = ("dead writes",)  # memo key of Projection.dead_writes
-_KEPT_MEMOS = ("through", "fold", "tail", "tail touches", _DEAD_WRITES[0])
+_KEPT_MEMOS = ("through", "fold", "tail", "tail touches", "tail lanes", _DEAD_WRITES[0])
 _SET_FIELD = r"^\s*rt\.set_field\(.*, (K\d+)\)$"  # a field changed, and its statement's constant
 
 
