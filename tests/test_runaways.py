@@ -35,6 +35,12 @@ def test_nested_loops_of_ten_thousand_stop_at_the_work_limit(engine):
 
 
 @pytest.mark.parametrize("engine", ["sampled", "exact"])
+def test_only_an_exact_run_that_stops_at_the_work_limit_suggests_sampling(engine):
+    _, _, hint = stopped("for i in range(10000) {\n  for j in range(200) { x += 1 }\n}", engine)
+    assert ("fracas odds --samples N" in hint) == (engine == "exact")
+
+
+@pytest.mark.parametrize("engine", ["sampled", "exact"])
 def test_a_sum_over_a_nested_comprehension_stops_at_the_work_limit(engine):
     line, message, _ = stopped("x = sum([sum([i * j for j in range(10000)]) for i in range(10000)])", engine)
     assert line == 5 and message == "this resolution did more than 1000000 steps of work"

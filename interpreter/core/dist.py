@@ -25,7 +25,7 @@ from typing import Any
 
 from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import rt
-from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
 from fracas.interpreter.runtime.keys import stable_key
 from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, product_steps
 
@@ -239,9 +239,7 @@ class Budget:
 
     def check(self, size: int) -> None:
         if size > self.limit:
-            raise RunError(self.pos, f"one statement has more than {self.limit} ways to turn out",
-                           "estimate by sampling instead (fracas odds --samples N), "
-                           "or raise the limit with --limit states=N")
+            raise RunError(self.pos, f"one statement has more than {self.limit} ways to turn out", ESTIMATE_HINT)
 
     def spend(self, steps: int) -> None:
         if self.run is not None:

@@ -23,7 +23,7 @@ from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core import carry, folds, liveness, loops, rt, tails
 from fracas.interpreter.core.carry import Carried
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
-from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
+from fracas.interpreter.core.errors import ESTIMATE_HINT, SAMPLE_INSTEAD, RunError
 from fracas.interpreter.core.interned import Interned
 from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
 from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, Allowance, LimitError, WorkLimitError, long_products
@@ -136,8 +136,7 @@ class ExactEngine:
         except WorkLimitError as error:
             limits = R.program.rules.limits
             raise RunError(pos, f"the exact engine stopped: {error.what} takes this resolution past {limits.work} "
-                           "steps of work", "estimate by sampling instead (fracas odds --samples N); "
-                           + limits.hint("work")) from None
+                           "steps of work", f"{SAMPLE_INSTEAD}; {limits.hint('work')}") from None
         except LimitError as error:
             raise RunError(pos, f"the exact engine stopped: {error}", ESTIMATE_HINT) from None
 
@@ -163,7 +162,7 @@ class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
     __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws",
-                 "passes", "solved", "interned", "dead", "world_check")
+                 "passes", "solved", "interned", "dead", "world_check", "exact")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -184,6 +183,7 @@ class Run:
         # What reads an outcomes-only run's final worlds: nothing (None), the constraints' quick test of a world
         # (world, outcomes, known) -> bool, or not known (WORLDS_READ): see lanes.py.
         self.world_check: Any = WORLDS_READ
+        self.exact = getattr(chooser, "exact", False)  # an exact run that stops on its work may be sampled instead
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params

@@ -6,8 +6,9 @@ from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.nodes import Pos
 
 
-# What a limit of the exact engine's states suggests.
-ESTIMATE_HINT = "estimate by sampling instead (fracas odds --samples N), or raise the limit with --limit states=N"
+# What a limit of the exact engine suggests first: its states, and its work.
+SAMPLE_INSTEAD = "estimate by sampling instead (fracas odds --samples N)"
+ESTIMATE_HINT = SAMPLE_INSTEAD + ", or raise the limit with --limit states=N"
 
 
 class RunError(Exception):

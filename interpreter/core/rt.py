@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
-from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError
 from fracas.interpreter.core.values import Record, Ref, RowRef, normalize, show
 from fracas.interpreter.runtime.bodies import Pool, Volley
 
@@ -326,7 +326,8 @@ def spend(R: Any, amount: int, pos: n.Pos | None) -> None:
     R.work += amount
     if R.work > R.work_limit:
         limits = R.program.rules.limits
-        raise RunError(pos, f"this resolution did more than {limits.work} steps of work", limits.hint("work"))
+        hint = f"{SAMPLE_INSTEAD}; {limits.hint('work')}" if R.exact else limits.hint("work")
+        raise RunError(pos, f"this resolution did more than {limits.work} steps of work", hint)
 
 
 def items_of(source: Any, R: Any, pos: n.Pos) -> Any:
