@@ -94,19 +94,29 @@ def test_the_largest_of_those_pools_alone_is_within_the_same_limit():
     assert len(exact(rules, Scenario("go", {})).marginal("x")) == 3001
 
 
-def test_states_branching_on_long_distributions_stop_at_the_work_limit():
+# Exact runaways that never hold many states at once, each stopped where its work is: the rules, the line that
+# stops, the limit.
+FEW_STATES_AT_A_TIME = {
     # Each of 3001 states draws a pool of its own size: millions of branches of numbers thousands of digits long,
-    # merged into a few thousand states, never many at once.
-    line, message, _ = stopped("x = successes(3000, 6, at_least: 4)\nx = successes(x, 6, at_least: 5)\n"
-                               "if x > 5 { y = 1 }", "exact", Limits(work=100_000))
-    assert line == 6 and message == "this resolution did more than 100000 steps of work"
-
-
-def test_states_summing_long_distributions_into_an_outcome_stop_at_the_work_limit():
+    # merged into a few thousand states.
+    "states branching on long distributions": (
+        "x = successes(3000, 6, at_least: 4)\nx = successes(x, 6, at_least: 5)\nif x > 5 { y = 1 }", 6, 100_000),
     # Two million sums of a value drawn into the outcome, few for whole numbers, but each weight is long.
-    line, message, _ = stopped("x = successes(2000, 6, at_least: 4)\nx = successes(x, 6, at_least: 5)", "exact",
-                               Limits(work=300_000))
-    assert line == 6 and message == "this resolution did more than 300000 steps of work"
+    "states summing long distributions into an outcome": (
+        "x = successes(2000, 6, at_least: 4)\nx = successes(x, 6, at_least: 5)", 6, 300_000),
+    # x waits, carried, while q and r are drawn; the `if` reads q and r but not x, and x goes back into each state.
+    "a carried value split back into states again and again": (
+        "x = roll(1, 3000)\nlet q = roll(1, 1000)\nlet r = roll(1, 2)\nif q > r { y = min(q, 3) } else { y = 1 }",
+        8, 100_000),
+    "an expression over wide draws worked out in many states": (
+        "let q = roll(1, 3000)\nx = min(roll(1, 400) + roll(1, 400) + q, 2)", 6, 100_000),
+}
+
+
+@pytest.mark.parametrize("body, line, work", FEW_STATES_AT_A_TIME.values(), ids=FEW_STATES_AT_A_TIME)
+def test_an_exact_runaway_of_few_states_at_a_time_stops_at_the_work_limit(body, line, work):
+    found, message, _ = stopped(body, "exact", Limits(work=work))
+    assert found == line and message == f"this resolution did more than {work} steps of work"
 
 
 def test_a_weapon_of_thousands_of_attacks_stops_at_the_work_limit():
@@ -117,3 +127,16 @@ def test_a_weapon_of_thousands_of_attacks_stops_at_the_work_limit():
     example = next(e for e in rules.examples if e.example_id == "MIN-07")
     result = run_example(rules, example)
     assert not result.passed and result.message.endswith("this resolution did more than 100000 steps of work")
+
+
+def test_a_dice_value_rolled_anew_for_each_count_stops_at_the_work_limit():
+    line, message, hint = stopped("let n = roll(1, 300)\nx = roll(dice(n, 20) + 1d2)", "exact", Limits(work=100_000))
+    assert line == 6 and message.startswith("the exact engine stopped: ")
+    assert message.endswith(" takes this resolution past 100000 steps of work")
+
+
+def test_chance_worked_out_by_an_earlier_resolution_stops_at_the_same_limit():
+    # A process that resolves again and again (the language server's) remembers what it worked out: the work is
+    # charged all the same.
+    first = stopped("let n = roll(1, 300)\nx = roll(n, 20)", "exact", Limits(work=100_000))
+    assert stopped("let n = roll(1, 300)\nx = roll(n, 20)", "exact", Limits(work=100_000)) == first

@@ -246,11 +246,25 @@ def test_a_remembered_result_is_held_to_the_states_limit_of_who_asks():
         fire.weights(Allowance(states=1))
 
 
-def test_a_remembered_result_costs_no_work():
-    memo = Memo(lambda problem, budget: Weights.certain(problem))
-    budget = Allowance(work=0)
-    memo(1, Allowance(), "one")
-    assert memo(1, budget, "one").outcomes == (1,) and budget.spent == 0
+def costly(problem, budget):
+    budget.spend(problem, "a costly problem")
+    return Weights.certain(problem)
+
+
+def test_a_remembered_result_is_charged_the_work_it_cost():
+    memo = Memo(costly)
+    memo(500, Allowance(), "500")
+    budget = Allowance()
+    assert memo(500, budget, "500").outcomes == (500,) and budget.spent == 500
+
+
+def test_a_remembered_result_stops_at_the_work_limit_as_it_did_when_computed():
+    # Limits stop the same problems in a process that computed them before (the language server's).
+    memo = Memo(costly)
+    memo(500, Allowance(), "500")
+    with pytest.raises(LimitError) as caught:
+        memo(500, Allowance(work=499), "500")
+    assert caught.value.name == "work"
 
 
 @pytest.mark.parametrize("primitive", [

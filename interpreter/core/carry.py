@@ -452,6 +452,7 @@ class Regroup:
         self._stay: dict[tuple[Field, ...], bool] = {}
         # (shared parts, by identity; their names) -> the parts, kept alive, and their split (see _split)
         self._splits: dict[tuple[int, tuple[Field, ...]], tuple[dict[Any, Any], dict[Any, Any]]] = {}
+        self.work = 0  # steps of work the states split so far cost, for the engine to count
 
     def states(self, key: tuple[Any, ...], p: Any) -> Iterator[tuple[tuple[Any, ...], Any]]:
         if not self.before:
@@ -485,11 +486,14 @@ class Regroup:
         kept_names, back_names = plan[2], plan[3]
         if p.owned:  # parts of its own, which may take additions later: split afresh, and given on
             split = _split(p.parts, plan, after)
+            self.work += len(p.parts)
         else:  # parts shared by the states a draw made of one (a counterattack's results, say): split once
             found = self._splits.get((id(p.parts), names))
             if found is None or found[0] is not p.parts:
                 found = self._splits[(id(p.parts), names)] = (p.parts, _split(p.parts, plan, after))
+                self.work += len(p.parts)
             split = found[1]
+        self.work += len(split)  # a state for each combination of the values put back
         top, bottom = p.top, p.bottom
         for put, parts in split.items():
             restored = self._restore(key, tuple(zip(back_names, put)))

@@ -25,7 +25,7 @@ from fracas.interpreter.core.carry import Carried
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import ESTIMATE_HINT, SAMPLE_INSTEAD, RunError
 from fracas.interpreter.core.interned import Interned
-from fracas.interpreter.runtime.chance import Chance, Fire, ForcedRollError
+from fracas.interpreter.runtime.chance import Chance, DiceValue, Fire, ForcedRollError
 from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, Allowance, LimitError, WorkLimitError, long_products
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import show
@@ -124,7 +124,7 @@ class ExactEngine:
         that draw it again: a limit on work is a limit on the memory they hold.
         """
         try:
-            if isinstance(primitive, Chance):
+            if isinstance(primitive, (Chance, DiceValue)):
                 allowance = Allowance(states=self.max_states, work=PRIMITIVE_STEPS * max(0, R.work_limit - R.work))
                 found = primitive.weights(allowance)
                 R.work += (allowance.spent // PRIMITIVE_STEPS
@@ -386,6 +386,7 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                         -1 if leaving else following, interned)
                 states = regroup.states(key, p)
             else:
+                regroup = None
                 states = ((key, p),)
             for key, p in states:
                 before = target.setdefault(key, p)  # hashing a key is most of the cost of a merge: once, mostly
@@ -398,6 +399,9 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                 elif len(target) > limit:
                     raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states here",
                                    ESTIMATE_HINT)
+            if regroup is not None and regroup.work:  # a state split by the values it carried: each part counted
+                rt.spend(R, regroup.work, _block_pos(routine, pc))
+                regroup.work = 0
     return out
 
 

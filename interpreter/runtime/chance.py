@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 import sys
 from collections.abc import Iterable, Iterator
@@ -162,6 +163,16 @@ class DiceValue:
 
     def distribution(self) -> Distribution:
         return _dice_value_distribution(self.groups, self.plus)
+
+    def weights(self, budget: Budget = UNLIMITED) -> Weights:
+        """Every total with its whole-number weight, each group's sum convolved in, its work charged."""
+        found: Weights | None = None
+        for count, sides in self.groups:
+            group = Dice(count, sides).weights(budget)
+            found = group if found is None else found.combine(group, operator.add, budget, self.describe())
+        assert found is not None  # a dice value has a group at least (one without is a plain int)
+        plus = self.plus
+        return found.map(lambda total: total + plus, budget, self.describe()) if plus else found
 
     def describe(self) -> str:
         text = " + ".join(f"{count}d{sides}" for count, sides in self.groups)

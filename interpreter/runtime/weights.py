@@ -344,12 +344,16 @@ def _cost(a: list[int], b: list[int]) -> int:
     A step is one multiply-add of small numbers in a Python loop. The double
     loop costs its multiply-adds, each longer as the numbers grow. A packed
     product is one multiplication of integers of so many machine words, which
-    Karatsuba does in about words**1.585 machine steps, ten or so a step.
+    Karatsuba does in about words**1.585 machine steps, ten or so a step; a
+    lopsided one (a long sum of dice and a short one) in slices of the longer
+    as long as the shorter, and each weight is packed and unpacked.
     """
     a_bits, b_bits = max(a).bit_length(), max(b).bit_length()
     if len(a) * len(b) < _PACK_FROM:
         return len(a) * len(b) * product_steps(a_bits, b_bits)
-    return int(((len(a) + len(b)) * (2 + (a_bits + b_bits) // 64)) ** 1.585 / 10)
+    width = 2 + (a_bits + b_bits) // 64  # words a slot
+    short, long = sorted((len(a) * width, len(b) * width))
+    return int(3 * long * short**0.585 / 10) + 4 * (len(a) + len(b))
 
 
 def add_uniform_die(ways: list[int], sides: int) -> list[int]:
@@ -380,13 +384,15 @@ def uniform_die_cost(ways: list[int], sides: int) -> int:
 
 
 class _Watched:
-    """A budget passed through, remembering the most outcomes held at once."""
+    """A budget passed through, remembering the most outcomes held at once and the work spent."""
 
     def __init__(self, budget: Budget):
         self.budget = budget
         self.peak = 0
+        self.spent = 0
 
     def spend(self, steps: int, what: str) -> None:
+        self.spent += steps
         self.budget.spend(steps, what)
 
     def hold(self, outcomes: int, what: str) -> None:
@@ -397,26 +403,30 @@ class _Watched:
 class Memo:
     """Results of a pure computation by its problem, whatever budget paid for them.
 
-    A cached result costs no work, but the most outcomes its computation held
-    at once are checked against the states limit of the budget asking, which
-    may be smaller than the one that computed it: a limit stops the same
-    problems whether or not they were computed before.
+    A cached result is charged the work its computation cost, and the most
+    outcomes that computation held at once are checked against the states
+    limit of the budget asking, which may be smaller than the one that
+    computed it: a limit stops the same problems whether or not they were
+    computed before (in a process that resolves again and again, the
+    language server's, as in a fresh one).
     """
 
     def __init__(self, compute: Callable[[Any, Budget], Weights], maxsize: int = 1024):
         self.compute = compute
         self.maxsize = maxsize
-        self.store: dict[Hashable, tuple[Weights, int]] = {}
+        self.store: dict[Hashable, tuple[Weights, int, int]] = {}
 
     def __call__(self, problem: Any, budget: Budget, what: str) -> Weights:
         found = self.store.get(problem)
         if found is None:
             watched = _Watched(budget)
             result = self.compute(problem, watched)
-            found = (result, max(watched.peak, len(result)))
+            found = (result, max(watched.peak, len(result)), watched.spent)
             if len(self.store) >= self.maxsize:
                 del self.store[next(iter(self.store))]
             self.store[problem] = found
+        else:
+            budget.spend(found[2], what)
         budget.hold(found[1], what)
         return found[0]
 
