@@ -110,6 +110,8 @@ FEW_STATES_AT_A_TIME = {
         8, 100_000),
     "an expression over wide draws worked out in many states": (
         "let q = roll(1, 3000)\nx = min(roll(1, 400) + roll(1, 400) + q, 2)", 6, 100_000),
+    # A walk between two walls: its passes are solved exactly, an elimination over 200 states met at the loop.
+    "a loop solved over hundreds of states": ("while x > -100 and x < 100 { x += roll(1, 3) - 2 }", 5, 100_000),
 }
 
 

@@ -513,7 +513,8 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
                                 "loop", ESTIMATE_HINT)
     try:
         times = loops.solve(met, {key: passes[key].get(head, {}) for key in met}, group,
-                            {key: any(f != head for f in passes[key]) for key in met})
+                            {key: any(f != head for f in passes[key]) for key in met},
+                            lambda steps: rt.spend(R, steps, pos))
     except loops.Endless as endless:
         raise RunError(pos, f"this loop can run for ever: with probability {show(endless.probability)} it never ends",
                        "every way round the loop must lead out of it at last; bound it with a count of passes "

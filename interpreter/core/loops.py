@@ -15,7 +15,7 @@ its probability rather than answered wrongly.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -76,13 +76,15 @@ class Endless(Exception):
 
 
 def solve(states: Sequence[Hashable], again: Mapping[Hashable, Mapping[Hashable, Any]],
-          start: Mapping[Hashable, Any], leaves: Mapping[Hashable, bool]) -> dict[Hashable, Any]:
+          start: Mapping[Hashable, Any], leaves: Mapping[Hashable, bool],
+          spend: Callable[[int], None] = lambda steps: None) -> dict[Hashable, Any]:
     """The expected number of passes begun in each state (states with none are left out).
 
     The start's probabilities may be ByStart (a loop inside another loop's passes): the answer then is too.
 
     again[i][j]: the probability that a pass from i comes round in state j; leaves[i]: whether a pass
-    from i may leave the loop (the rest of its probability).
+    from i may leave the loop (the rest of its probability). spend: told the steps of work done (a block
+    run's worth each), as it goes: an elimination over hundreds of states is a runaway too.
     """
     mass: dict[Hashable, Any] = {state: start.get(state, 0) for state in states}
     times: dict[Hashable, Any] = {}
@@ -97,7 +99,7 @@ def solve(states: Sequence[Hashable], again: Mapping[Hashable, Mapping[Hashable,
             (state,) = group
             solved = [entering[0] / (1 - Fraction(again[state].get(state, 0)))]
         else:
-            solved = _eliminate(group, again, entering)
+            solved = _eliminate(group, again, entering, spend)
         for state, visits in zip(group, solved):
             times[state] = visits
             for following, p in again[state].items():
@@ -106,9 +108,14 @@ def solve(states: Sequence[Hashable], again: Mapping[Hashable, Mapping[Hashable,
     return times
 
 
+# Operations on fractions of the elimination in one step of the exact engine's work (a block run on a state).
+_OPERATIONS_IN_A_STEP = 2
+
+
 def _eliminate(group: list[Hashable], again: Mapping[Hashable, Mapping[Hashable, Any]],
-               entering: list[Any]) -> list[Any]:
-    """x (I - Q) = b for one strongly connected group, by Gauss-Jordan elimination over fractions."""
+               entering: list[Any], spend: Callable[[int], None]) -> list[Any]:
+    """x (I - Q) = b for one strongly connected group, by Gauss-Jordan elimination over fractions, its
+    operations counted column by column (the rows a column clears, fill growing as it goes)."""
     place = {state: k for k, state in enumerate(group)}
     size = len(group)
     # Row j of the transposed system: x_j - sum_i x_i Q[i][j] = b_j.
@@ -119,6 +126,7 @@ def _eliminate(group: list[Hashable], again: Mapping[Hashable, Mapping[Hashable,
             if j is not None:
                 rows[j][i] -= p
     for column in range(size):
+        spend(sum(1 for row in rows if row[column]) * (size + 1 - column) // _OPERATIONS_IN_A_STEP)
         pivot = next(r for r in range(column, size) if rows[r][column] != 0)
         rows[column], rows[pivot] = rows[pivot], rows[column]
         lead = rows[column]
