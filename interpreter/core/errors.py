@@ -6,7 +6,7 @@ from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.nodes import Pos
 
 
-# What a limit of the exact engine suggests first: its states, and its work.
+# What a stop at a limit of the exact engine suggests: sampling instead, and for its states, a higher limit.
 SAMPLE_INSTEAD = "estimate by sampling instead (fracas odds --samples N)"
 ESTIMATE_HINT = SAMPLE_INSTEAD + ", or raise the limit with --limit states=N"
 
