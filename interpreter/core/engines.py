@@ -23,7 +23,7 @@ from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core import carry, folds, liveness, loops, rt, tails
 from fracas.interpreter.core.carry import Carried
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
-from fracas.interpreter.core.errors import ESTIMATE_HINT, SAMPLE_INSTEAD, RunError
+from fracas.interpreter.core.errors import ESTIMATE_HINT, SAMPLE_INSTEAD, RunError, too_many_states
 from fracas.interpreter.core.interned import Interned
 from fracas.interpreter.runtime.chance import Chance, DiceValue, Fire, ForcedRollError
 from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, Allowance, LimitError, WorkLimitError, long_products
@@ -394,11 +394,9 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                     merged = target[key] = before + p
                     # A state that carries values holds a state for each of their combinations: counted too.
                     if type(merged) is Carried and len(merged.parts) > limit:
-                        raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states "
-                                       "here", ESTIMATE_HINT)
+                        raise too_many_states(_block_pos(routine, pc), limit)
                 elif len(target) > limit:
-                    raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {limit} states here",
-                                   ESTIMATE_HINT)
+                    raise too_many_states(_block_pos(routine, pc), limit)
             if regroup is not None and regroup.work:  # a state split by the values it carried: each part counted
                 rt.spend(R, regroup.work, _block_pos(routine, pc))
                 regroup.work = 0
@@ -627,8 +625,7 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
             summed = carry.summed_into(p, (carry.OUTCOME, fold.name),
                                        folds.sums_of(fold, drawn, R, _block_pos(routine, pc)), drawn.total)
             if len(summed.parts) > engine.max_states:
-                raise RunError(_block_pos(routine, pc), f"the exact engine holds more than {engine.max_states} "
-                               "states here", ESTIMATE_HINT)
+                raise too_many_states(_block_pos(routine, pc), engine.max_states)
             yield (keep(fold.following, F), *rest), summed, fold.following  # type: ignore[misc]
             continue
         if fold is not None and (kind is Scaled or kind is Fraction or kind is int):

@@ -21,6 +21,11 @@ class RunError(Exception):
         self.hint = hint
 
 
+def too_many_states(pos: Pos | None, limit: int) -> RunError:
+    """The stop of the exact engine where a block's states (or the combinations a state carries) pass the limit."""
+    return RunError(pos, f"the exact engine holds more than {limit} states here", ESTIMATE_HINT)
+
+
 class ScenarioError(Exception):
     """A scenario (TOML file, example arguments or --set flag) does not fit the rules."""
 

@@ -21,7 +21,7 @@ from fracas.interpreter.core import carry, liveness, rt
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core.codegen import Block, Generator, Routine
 from fracas.interpreter.core.dist import Scaled
-from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
+from fracas.interpreter.core.errors import too_many_states
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.sums import SumTable
 from fracas.interpreter.runtime.weights import long_products
@@ -157,7 +157,7 @@ class Sums:
         made = self.made
         made.add(state)
         if len(made) > self.limit:
-            raise RunError(self.pos, f"the exact engine holds more than {self.limit} states here", ESTIMATE_HINT)
+            raise too_many_states(self.pos, self.limit)
 
     def _paired(self, sums: SumTable) -> dict[Any, int]:
         """A group's sums so far as a plain table, the order's entries pointed at it."""

@@ -32,7 +32,7 @@ from fracas.dsl.records import record
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT
 from fracas.interpreter.core.codegen import END, Block, Routine, block_function
-from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
+from fracas.interpreter.core.errors import too_many_states
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, Projection, slot_facts
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.runtime.getters import tuple_getter
@@ -436,7 +436,7 @@ def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
             if before is not weight:
                 finals[final] = before + weight
             elif len(finals) > limit:
-                raise RunError(pos, f"the exact engine holds more than {limit} states here", ESTIMATE_HINT)
+                raise too_many_states(pos, limit)
         return
     pickers = [(lane.reads, found) for lane, found in zip(lanes.lanes, results)]
     for row, weight in rows:
@@ -455,7 +455,7 @@ def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
         if before is not weight:
             finals[final] = before + weight
         elif len(finals) > limit:
-            raise RunError(pos, f"the exact engine holds more than {limit} states here", ESTIMATE_HINT)
+            raise too_many_states(pos, limit)
 
 
 def _shared_world(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]], W0: Frozen, O0: Frozen,

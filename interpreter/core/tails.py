@@ -27,7 +27,7 @@ from fracas.interpreter.core import rt
 from fracas.interpreter.core.carry import (ABSENT, OUTCOME, SLOT, Carried, Touch, grouped, predecessors_of,
                                            touched_by)
 from fracas.interpreter.core.codegen import END, Block, Routine
-from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
+from fracas.interpreter.core.errors import too_many_states
 from fracas.interpreter.core.lanes import lanes_for, run_in_lanes
 from fracas.interpreter.core.liveness import Projection
 from fracas.interpreter.core.state import Frozen
@@ -182,7 +182,7 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
             if before is not weight:
                 finals[final] = before + weight
             elif len(finals) > limit:
-                raise RunError(pos, f"the exact engine holds more than {limit} states here", ESTIMATE_HINT)
+                raise too_many_states(pos, limit)
     R.work += steps
 
 
