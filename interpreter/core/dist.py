@@ -27,7 +27,7 @@ from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.errors import ESTIMATE_HINT, RunError
 from fracas.interpreter.runtime.keys import stable_key
-from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, product_steps
+from fracas.interpreter.runtime.weights import long_products
 
 
 class Dist:
@@ -306,8 +306,8 @@ def _mix(results: list[tuple[Any, int]], total: int, budget: Budget) -> Any:
         if type(value) is Dist:
             factor = w * (scale // value.total)
             # A result that is a distribution (a pool whose size was drawn) mixes in each of its values.
-            budget.spend(len(value.weights) * (1 + product_steps(factor.bit_length(), value.total.bit_length())
-                                               // PRIMITIVE_STEPS))
+            budget.spend(len(value.weights) + long_products(len(value.weights), factor.bit_length(),
+                                                            value.total.bit_length()))
             for v, u in value.weights.items():
                 merged[v] = merged.get(v, 0) + u * factor
         else:
