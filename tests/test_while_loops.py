@@ -9,6 +9,7 @@ import pytest
 from fracas import dsl
 from fracas.dsl.diagnostics import RulesError
 from fracas.interpreter import Scenario, ScenarioError, exact, forced, sample
+from fracas.interpreter.core import loops
 
 HEADER = 'rules "loops"\noutcome x: int = 0\noutcome y: int = 0\n'
 
@@ -70,6 +71,22 @@ def test_a_loop_inside_a_loop_is_solved_for_each_pass_of_the_outer_one():
     # Each pass rerolls a die until it shows 5 or more: 5 and 6 are equally likely.
     body = "while y < 2 {\n  let face = 1d6\n  while face < 5 { face = 1d6 }\n  x += face\n  y += 1\n}"
     assert odds(body) == {10: Fraction(1, 4), 11: Fraction(1, 2), 12: Fraction(1, 4)}
+
+
+def test_thousands_of_starts_that_meet_in_a_pass_keep_each_start_apart():
+    # 20,000 starts at the loop, every pass ending in one of four states: a coin tossed before it is kept.
+    body = ("let coin = roll(1, 2) - 1\nlet z = roll(1, 100) * 1000 + roll(1, 100)\n"
+            "while z > 1 { z = roll(1, 2) - 1 + coin }\nx = coin + 2 * z")
+    assert odds(body) == {0: Fraction(1, 4), 2: Fraction(1, 4), 3: Fraction(1, 2)}
+
+
+def test_a_sum_of_loop_starts_takes_later_additions_in_place_and_leaves_its_terms_alone():
+    # Merging thousands of starts one at a time copied every part before them each time: quadratic.
+    first, second, third = (loops.ByStart({start: Fraction(1, start + 1)}) for start in range(3))
+    both = first + second
+    assert both + third is both
+    assert both.parts == {0: 1, 1: Fraction(1, 2), 2: Fraction(1, 3)}
+    assert first.parts == {0: 1} and second.parts == {1: Fraction(1, 2)} and third.parts == {2: Fraction(1, 3)}
 
 
 def test_a_step_called_in_a_loop_and_a_loop_in_a_step_run_alike():

@@ -24,13 +24,16 @@ class ByStart:
     """A probability for each state a batch of passes started from.
 
     The passes from every new state at a loop's start run together through the blocks, merging
-    where they meet, yet each state's probability stays apart by where its pass began.
+    where they meet, yet each state's probability stays apart by where its pass began. A sum's
+    parts belong to it alone (`owned`): it takes later additions in place, so that thousands of
+    starts meeting in one state cost a merge each, not a copy of all the parts before them.
     """
 
-    __slots__ = ("parts",)
+    __slots__ = ("parts", "owned")
 
-    def __init__(self, parts: dict[Hashable, Any]):
+    def __init__(self, parts: dict[Hashable, Any], owned: bool = False):
         self.parts = parts
+        self.owned = owned
 
     def __mul__(self, k: Any) -> ByStart:
         return ByStart({start: p * k for start, p in self.parts.items()})
@@ -45,10 +48,11 @@ class ByStart:
             if other == 0:
                 return self
             return NotImplemented
-        parts = dict(self.parts)
+        sum_ = self if self.owned else ByStart(dict(self.parts), owned=True)
+        parts = sum_.parts
         for start, p in other.parts.items():
             parts[start] = parts.get(start, 0) + p
-        return ByStart(parts)
+        return sum_
 
     __radd__ = __add__
 
