@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 from fractions import Fraction
 
@@ -25,3 +26,11 @@ def test_a_probability_is_reduced_to_lowest_terms_whatever_its_denominator(denom
 
 def test_probabilities_that_are_already_fractions_stay_as_they_are():
     assert reduced({"a": Fraction(1, 3), "b": 1}) == {"a": Fraction(1, 3), "b": 1}
+
+
+def test_a_reduced_probability_is_a_fraction_like_any_other():
+    # Made without Fraction's constructor (as Python 3.12 makes a fraction in lowest terms): it must not show.
+    p = reduced({"a": Scaled(2 * 6**300, 3 * 6**300)})["a"]
+    assert type(p) is Fraction and (p.numerator, p.denominator) == (2, 3)
+    assert p == Fraction(2, 3) and hash(p) == hash(Fraction(2, 3)) and {p: 1}[Fraction(2, 3)] == 1
+    assert p + Fraction(1, 3) == 1 and str(p) == "2/3" and pickle.loads(pickle.dumps(p)) == p

@@ -217,9 +217,22 @@ def _divide_out(n: int, q: int, most: int) -> tuple[int, int]:
     return e, n
 
 
-# A fraction of a numerator and a denominator known to share no factor, made without their gcd.
-_coprime_fraction: Callable[[int, int], Fraction] = getattr(  # Python 3.12 on; before, a keyword
-    Fraction, "_from_coprime_ints", functools.partial(Fraction, _normalize=False))
+def _made_as_3_12_makes_it(numerator: int, denominator: int) -> Fraction:
+    # Fraction's constructor, even told not to normalize, costs a call with a keyword and its checks: a
+    # third of a microsecond, for each of a long resolution's tens of thousands of final states.
+    made = _bare(Fraction)
+    made._numerator = numerator  # type: ignore[attr-defined]
+    made._denominator = denominator  # type: ignore[attr-defined]
+    return made
+
+
+_bare = object.__new__
+
+# A fraction of a numerator and a denominator known to share no factor, made without their gcd: Python 3.12
+# on has a constructor for it; before it, a Fraction is made as that one makes it, where the two names it
+# sets are there (the same since Python 3.0), and with the constructor's keyword where they are not.
+_coprime_fraction: Callable[[int, int], Fraction] = getattr(Fraction, "_from_coprime_ints", None) or (
+    _made_as_3_12_makes_it if hasattr(Fraction(3, 4), "_numerator") else functools.partial(Fraction, _normalize=False))
 
 
 # Bits of a denominator up to which one gcd reduces a probability faster than its small primes do.
