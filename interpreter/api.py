@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -23,7 +23,7 @@ from fracas.interpreter.core.constraints import check_after, clear_test, constra
 from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
 from fracas.interpreter.core.errors import RunError, ScenarioError
 from fracas.interpreter.core.program import Program
-from fracas.interpreter.core.state import Frozen, State
+from fracas.interpreter.core.state import Frozen, OutcomeStates, State
 from fracas.interpreter.core.values import exact_text, show
 from fracas.interpreter.inputs import InputProblem, action_inputs, build_program
 from fracas.interpreter.plain import Unwritable, plain
@@ -138,16 +138,23 @@ class Distribution:
     """Final states with their probabilities (exact), or frequencies (estimated)."""
 
     prepared: Prepared
-    states: dict[State, Any]
+    states: Mapping[State, Any]  # OutcomeStates for exact odds of outcomes alone
     mode: str = "exact"  # or "estimate"
     samples: int = 0
 
     @functools.cached_property
     def outcome_names(self) -> list[str]:
         names = list(self.prepared.program.rules.outcomes)
-        if any(s.stopped for s in self.states):
+        if any(stopped for _, stopped, _ in self._rows()):
             names.append("stopped")
         return names
+
+    def _rows(self) -> Iterator[tuple[Frozen, str | None, Any]]:
+        """Each final state's outcomes, why it stopped and its probability: what odds read of it."""
+        states = self.states
+        if type(states) is OutcomeStates:  # held as rows already: no State made
+            return iter(states.rows)
+        return ((state.outcomes, state.stopped, p) for state, p in states.items())
 
     def values(self, state: State) -> dict[str, Any]:
         found = dict(state.outcomes)
@@ -161,10 +168,14 @@ class Distribution:
     @functools.cache
     def _marginals(self) -> dict[str, dict[Any, Fraction]]:
         found: dict[str, dict[Any, Fraction]] = {name: {} for name in self.outcome_names}
-        for state, p in self.states.items():
-            for name, value in self.values(state).items():
+        with_stopped = "stopped" in found
+        for outcomes, stopped, p in self._rows():
+            for name, value in outcomes.items():
                 if name in found:
                     found[name][value] = found[name].get(value, 0) + p
+            if with_stopped:
+                value = stopped or ""
+                found["stopped"][value] = found["stopped"].get(value, 0) + p
         return {name: dict(stable_sorted(d.items())) for name, d in found.items()}
 
     def _numeric(self, name: str) -> list[tuple[Fraction | int, Fraction]] | None:
@@ -209,10 +220,10 @@ class Distribution:
         outcomes = names[:len(self.prepared.program.rules.outcomes)]
         stopped = len(outcomes) < len(names)
         values_of = tuple_getter(outcomes)
-        for state, p in self.states.items():
-            key = values_of(state.outcomes)
+        for outcomes, why, p in self._rows():
+            key = values_of(outcomes)
             if stopped:
-                key += (state.stopped or "",)
+                key += (why or "",)
             before = merged.get(key)
             merged[key] = p if before is None else before + p
         ordered = stable_sorted(merged.items())

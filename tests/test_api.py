@@ -40,6 +40,24 @@ def test_three_shots_at_four_bodies_spare_each_one_equally():
     assert exact(EPI, one).marginal("stacks_lost") == {0: Fraction(1, 4), 1: Fraction(3, 4)}
 
 
+def test_odds_of_outcomes_alone_give_the_final_states_as_a_mapping_of_states():
+    one = Scenario("targeted_attack", {**ATTACK.inputs, "attackers": [{"type": "gunner", "figures": 1}]})
+    states = exact(EPI, one, outcomes_only=True).states
+    assert len(states) == 2 and sum(states.values()) == 1
+    as_dict = dict(states.items())
+    assert states == as_dict and list(states) == list(as_dict)
+    for state, p in as_dict.items():
+        assert state in states and states[state] == p
+        assert state.frames == ({},) and state.world == {} and state.stopped is None
+    assert {state.outcomes["stacks_lost"]: p for state, p in states.items()} == {0: Fraction(1, 4), 1: Fraction(3, 4)}
+
+
+def test_odds_of_outcomes_alone_agree_with_those_of_whole_states():
+    whole, alone = exact(EPI, ATTACK), exact(EPI, ATTACK, outcomes_only=True)
+    assert alone.joint() == whole.joint() and alone.outcome_names == whole.outcome_names
+    assert all(alone.marginal(name) == whole.marginal(name) for name in whole.outcome_names)
+
+
 def test_sample_returns_outcomes_events_and_the_new_state():
     run = sample(EPI, ATTACK, seed=5)
     assert run.outcomes["figures_lost"] == 3

@@ -171,9 +171,12 @@ def test_a_for_loop_accumulates_chance_and_merges_states():
 
 def test_stop_ends_the_resolution_and_is_reported():
     rules = dsl.loads(HEADER + 'action go() {\n if chance(1/2) { stop "missed" }\n result = 1\n}\n', "t.rules")
-    dist = exact(rules, Scenario("go", {}))
-    assert dist.marginal("result") == {0: Fraction(1, 2), 1: Fraction(1, 2)}
-    assert dist.marginal("stopped") == {"": Fraction(1, 2), "missed": Fraction(1, 2)}
+    for outcomes_only in (False, True):
+        dist = exact(rules, Scenario("go", {}), outcomes_only=outcomes_only)
+        assert dist.marginal("result") == {0: Fraction(1, 2), 1: Fraction(1, 2)}
+        assert dist.marginal("stopped") == {"": Fraction(1, 2), "missed": Fraction(1, 2)}
+        assert [(values["result"], values["stopped"], p) for values, p in dist.joint()] == [
+            (0, "missed", Fraction(1, 2)), (1, "", Fraction(1, 2))]
 
 
 def test_steps_run_in_order_and_change_state():

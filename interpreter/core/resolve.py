@@ -15,7 +15,7 @@ from fracas.interpreter.core.engines import (WORLDS_READ, ExactEngine, Key, Run,
                                              projection_of, run_all, run_until_chance)
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.kept_code import keep_if_grown
-from fracas.interpreter.core.state import Frozen, State
+from fracas.interpreter.core.state import NO_NAMES, Frozen, OutcomeStates, State
 
 
 def routine_of(program: Any, action: n.StepDecl) -> Routine:
@@ -213,7 +213,7 @@ class _Remembered:
         go_on_from(routine, self.pc, S, R)
         final = _final_of(routine, S)
         check(final)
-        return final, State((_EMPTY,), S.W, S.O, S.stopped)
+        return final, State(NO_NAMES, S.W, S.O, S.stopped)
 
     def _remember(self, met: list[tuple[Any, Any]], final: State, bare: State) -> None:
         node = self.root
@@ -317,10 +317,8 @@ def _frame(routine: Routine, end: tuple[int, ...], kept: tuple[Any, ...]) -> lis
     return frame
 
 
-_EMPTY = Frozen()
 
-
-def _outcomes_only(finals: dict[Key, Any], values: list[Any], check: Callable[[Any], None] | None) -> dict[State, Any]:
+def _outcomes_only(finals: dict[Key, Any], values: list[Any], check: Callable[[Any], None] | None) -> OutcomeStates:
     """The final states as outcomes (and why they stopped) alone, each with its probability.
 
     The engine's final states hold their worlds and outcomes by number (`values`). The states checked
@@ -337,11 +335,7 @@ def _outcomes_only(finals: dict[Key, Any], values: list[Any], check: Callable[[A
         key = (outcomes, stopped)
         before = merged.get(key)
         merged[key] = p if before is None else before + p
-    return {State(_NO_NAMES, _EMPTY, values[outcomes], stopped): p
-            for (outcomes, stopped), p in D.reduced(merged).items()}
-
-
-_NO_NAMES = (_EMPTY,)  # the frames of an outcomes-only final state: no names
+    return OutcomeStates([(values[outcomes], stopped, p) for (outcomes, stopped), p in D.reduced(merged).items()])
 
 
 _LITERALS = (n.Number, n.Text, n.Bool)

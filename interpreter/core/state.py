@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from typing import Any
 
 
@@ -59,3 +60,61 @@ class State:
     def __repr__(self) -> str:
         return (f"State(frames={self.frames!r}, world={self.world!r}, outcomes={self.outcomes!r}, "
                 f"stopped={self.stopped!r})")
+
+
+EMPTY = Frozen()
+NO_NAMES = (EMPTY,)  # the frames of an outcomes-only final state: no names
+
+
+class OutcomeStates(Mapping[State, Any]):
+    """Final states that hold outcomes alone (and why they stopped), with their probabilities.
+
+    Each row is one state's outcomes, its reason to stop and its probability, all rows apart; a
+    row's State is made when asked for, not hashed into a dictionary: odds read the outcomes, and
+    making and hashing the tens of thousands of States of a long resolution cost a tenth of it.
+    """
+
+    __slots__ = ("rows", "_index")
+
+    def __init__(self, rows: list[tuple[Frozen, str | None, Any]]):
+        self.rows = rows
+        self._index: dict[tuple[Frozen, str | None], Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[State]:
+        for outcomes, stopped, _ in self.rows:
+            yield State(NO_NAMES, EMPTY, outcomes, stopped)
+
+    def __getitem__(self, state: State) -> Any:
+        if self._index is None:
+            self._index = {(outcomes, stopped): p for outcomes, stopped, p in self.rows}
+        if not isinstance(state, State) or state.frames != NO_NAMES or state.world != EMPTY:
+            raise KeyError(state)
+        return self._index[(state.outcomes, state.stopped)]
+
+    def items(self) -> ItemsView[State, Any]:
+        return _Rows(self)
+
+    def values(self) -> ValuesView[Any]:
+        return _Probabilities(self)
+
+    def __repr__(self) -> str:
+        return f"OutcomeStates({dict(self.items())!r})"
+
+
+class _Rows(ItemsView[State, Any]):
+    _mapping: OutcomeStates
+
+    def __iter__(self) -> Iterator[tuple[State, Any]]:
+        for outcomes, stopped, p in self._mapping.rows:
+            yield State(NO_NAMES, EMPTY, outcomes, stopped), p
+
+
+class _Probabilities(ValuesView[Any]):
+    _mapping: OutcomeStates
+
+    def __iter__(self) -> Iterator[Any]:
+        for _, _, p in self._mapping.rows:
+            yield p
