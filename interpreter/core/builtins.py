@@ -29,6 +29,8 @@ class Env(Protocol):
 
     program: Any
     chooser: Any
+    counts_only: bool  # an exact run that shows no names at its end (see counted.py)
+    gen: Any  # the rules' code generator (which knows the draws that are only counted)
 
 
 def round_half_away(x: Fraction | int) -> int:
@@ -129,7 +131,8 @@ def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:
         raise RunError(pos, f"'fire' has no allocate {show(allocate)}", words_hint("allocate", ALLOCATIONS))
     if "order" in a and allocate == RANDOM:
         raise RunError(pos, *ORDER_WITHOUT_FOCUS)
-    return _draw(env, Fire(a["shots"], a["at"], allocate, order), pos)
+    counted = env.counts_only and pos in env.gen.counted_draws()
+    return _draw(env, Fire(a["shots"], a["at"], allocate, order, counted), pos)
 
 
 def _successes(a: Args, env: Env, pos: n.Pos) -> int:

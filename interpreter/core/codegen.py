@@ -46,6 +46,7 @@ from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.statements import map_children, statements, step_value
 from fracas.interpreter.core.analysis import ChanceAnalysis
 from fracas.interpreter.core.builtins import IMPLEMENTATIONS, POSITIONAL, dice_problem
+from fracas.interpreter.core import counted
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.fnbody import FnBody
@@ -156,6 +157,7 @@ class Generator:
         self._in_iterable = 0  # writing the list a comprehension runs over: no assignment expression there
         self.code: list[types.CodeType] = []  # every module run in the namespace, in order: what kept_code keeps
         self.grown = False  # whether it made code since it was made, read back or last kept
+        self._counted: frozenset[n.Pos] | None = None  # see counted_draws
 
     # ---- what writing code needs, made when first needed: a call that runs kept code writes none
 
@@ -666,6 +668,15 @@ class Generator:
             self._sampled_waiting.pop(routine.name, None)
         return found  # type: ignore[return-value]
 
+    def counted_draws(self) -> frozenset[n.Pos]:
+        """The draws of pools that the rest of their step only counts (counted.py): found when first asked, and
+        kept with the code (walking every step for them cost a fifth of a first call)."""
+        found = self._counted
+        if found is None:
+            found = self._counted = counted.counted_draws(self.rules)
+            self.grown = True
+        return found
+
     def once(self, expr: n.Expr, names: tuple[str, ...]) -> Callable[[Any, Any, Any, Any], Any]:
         """As `lone`, for an expression made for one evaluation: nothing of it is kept with the rules."""
         kept = (self.namespace, self._constants, self.functions_made, self._summaries, self.source, self.code,
@@ -782,7 +793,8 @@ class Generator:
         plain = {name: value for name, value in constants.items() if name not in primitives}
         parts = {"constants": plain, "primitives": primitives,
                  "counter": next(self._counter), "functions made": set(self.functions_made),
-                 "summaries": dict(self._summaries), "lone": lone, "waiting": waiting, "routines": routines,
+                 "summaries": dict(self._summaries), "counted": self._counted, "lone": lone, "waiting": waiting,
+                 "routines": routines,
                  "sampled waiting": sampled_waiting}
         return KeptCode(made_by, marshal.dumps(first), parts)
 
@@ -826,6 +838,7 @@ class Generator:
             gen._counter = itertools.count(parts["counter"])
             gen.functions_made = set(parts["functions made"])
             gen._summaries = dict(parts["summaries"])
+            gen._counted = parts["counted"]
         except Exception:  # from another version of this code, or damaged: made afresh instead
             return None
         gen.code = code

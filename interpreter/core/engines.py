@@ -162,7 +162,7 @@ class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
     __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws",
-                 "passes", "solved", "interned", "dead", "world_check", "exact")
+                 "passes", "solved", "interned", "dead", "world_check", "exact", "counts_only")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -184,6 +184,9 @@ class Run:
         # (world, outcomes, known) -> bool, or not known (WORLDS_READ): see lanes.py.
         self.world_check: Any = WORLDS_READ
         self.exact = getattr(chooser, "exact", False)  # an exact run that stops on its work may be sampled instead
+        # An exact run whose final states show no names: a drawn pool that the rest of its step only counts is
+        # drawn as its counts (see counted.py).
+        self.counts_only = False
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params

@@ -288,6 +288,7 @@ def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngin
     gen = generator_for(program.rules)
     R = Run(program, engine, gen)
     R.world_check = None if check is None else world_check
+    R.counts_only = not observe_all
     try:
         finals = run_all(routine, {key: Fraction(1)}, engine, R, observe_all, checked_fields, numbered=not observe_all)
     finally:

@@ -452,6 +452,9 @@ class Fire(Chance):
     pool: Pool
     allocate: str = RANDOM
     order: tuple[Any, ...] = ()  # focused allocation: owners or tags whose bodies come first
+    # Whether what reads the pool after only counts its bodies: its exact weights are then of pools of
+    # counted bodies (`counted_body`), pools alike to every count one (see core/counted.py).
+    counted: bool = False
 
     def weights(self, budget: Budget = UNLIMITED) -> Weights:
         if self.allocate != RANDOM:
@@ -459,7 +462,7 @@ class Fire(Chance):
             return Weights.certain(self._focused()[0])
         # Keyed by the damages alone: the shots' sources change nothing here.
         damages = tuple(shot.damage for shot in self.volley.shots)
-        return _FIRE((damages, self.pool), budget, self.describe())
+        return _FIRE((damages, self.pool, self.counted), budget, self.describe())
 
     def _focused(self) -> tuple[Pool, tuple[Hit, ...]]:
         return focused(self.volley, self.pool, self.allocate, self.order)
@@ -593,13 +596,13 @@ def _last_negative(volley: Volley) -> int:
     return found
 
 
-def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weights:
+def _fire_weights(problem: tuple[tuple[int, ...], Pool, bool], budget: Budget) -> Weights:
     # A Markov chain shot by shot. A state counts the bodies of each variant (a body
     # with its damage so far), so equal pools are one state however their bodies are
     # ordered, and identical living bodies are one transition weighted by their number.
     # A shot splits a state's weight evenly among its living bodies; scaling every
     # weight by the lcm of the living counts met at that shot keeps each split whole.
-    damages, pool = problem
+    damages, pool, counted = problem
     what = f"a volley of {len(damages)} shots at {len(pool)} bodies"
     variants: list[Body] = []
     number: dict[Body, int] = {}
@@ -675,7 +678,7 @@ def _fire_weights(problem: tuple[tuple[int, ...], Pool], budget: Budget) -> Weig
         longest = max(following.values()).bit_length()
         budget.spend(len(following) * step_size(longest), what)
         states = _reduced(following, step)
-    return _pools(states, variants, bits)
+    return _counted_pools(states, variants, bits) if counted else _pools(states, variants, bits)
 
 
 # Bytes a field of a packed state takes, by the bytes its largest count needs; and each one's array code.
@@ -715,6 +718,46 @@ def _pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
         pool.census = census
         pools.append(pool)
     return Weights.ordered(tuple(pools), tuple(weight for _, weight in counted))
+
+
+def counted_body(body: Body) -> Body:
+    """What a count of bodies reads of one: its owner, its tag, and whether it is lethal, living or deathless."""
+    if body.hitpoints is None:
+        return Body(None, 0, body.owner, body.tag)
+    return Body(1, int(body.lethal), body.owner, body.tag)
+
+
+def _counted_pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
+    """_pools for a pool read only by counting its bodies: each body as its counted_body, the pools that
+    come out alike merged (a hundred pools of bodies damaged more or less, a few dozen counted)."""
+    # Alike bodies found by what a count reads, not by comparing bodies (whose == a fresh process makes when
+    # first asked for: a tenth of a millisecond).
+    made: dict[tuple[Any, ...], Body] = {}
+    kinds = [made.setdefault((body.hitpoints is None, body.lethal, body.owner, body.tag), counted_body(body))
+             for body in variants]
+    distinct = sorted(made.values(), key=body_key)  # pool order
+    rank = {id(kind): place for place, kind in enumerate(distinct)}
+    fields = [((v + 1) * bits, rank[id(kind)]) for v, kind in enumerate(kinds)]
+    mask = (1 << bits) - 1
+    merged: dict[tuple[int, ...], int] = {}
+    for state, weight in states.items():
+        counts = [0] * len(distinct)
+        for shift, place in fields:
+            counts[place] += state >> shift & mask
+        key = tuple(counts)
+        merged[key] = merged.get(key, 0) + weight
+    # Every pool holds as many bodies: sorted by their counts in pool order, more first, they are in canonical
+    # order (as _pools sorts them), unless two kinds of body are keyed alike, which Weights.of sorts out.
+    keyed_apart = len({body_key(kind) for kind in distinct}) == len(distinct)
+    pools, weights = [], []
+    for counts, weight in sorted(merged.items(), reverse=True) if keyed_apart else merged.items():
+        census = tuple((kind, count) for kind, count in zip(distinct, counts) if count)
+        pool = Pool(tuple(chain.from_iterable(starmap(repeat, census))))
+        pool.census = census
+        pools.append(pool)
+        weights.append(weight)
+    return (Weights.ordered(tuple(pools), tuple(weights)) if keyed_apart
+            else Weights.of(zip(pools, weights)))
 
 
 def _field_places(fields: list[int], count: int, byteorder: str) -> list[int]:
