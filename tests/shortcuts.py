@@ -11,7 +11,7 @@ import pytest
 
 from fracas import dsl
 from fracas.interpreter.core import carry, engines, folds, liveness, tails
-from fracas.interpreter.core.codegen import generator_for
+from fracas.interpreter.core.codegen import Generator, generator_for
 
 
 def without_carrying(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,11 +56,16 @@ def without_running_tails_in_lanes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tails, "lanes_for", lambda *facts: None)
 
 
+def without_counting_pools(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every drawn pool drawn whole, even where the rest of its step only counts its bodies."""
+    monkeypatch.setattr(Generator, "counted_draws", lambda self: frozenset())
+
+
 SHORTCUTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "carrying-fields": without_carrying, "going-past-blocks": without_going_past,
     "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
     "skipping-dead-field-changes": without_skipping_dead_writes, "running-tails-straight": without_running_tails_straight,
-    "running-tails-in-lanes": without_running_tails_in_lanes}
+    "running-tails-in-lanes": without_running_tails_in_lanes, "counting-pools": without_counting_pools}
 
 
 def block_runs(monkeypatch: pytest.MonkeyPatch) -> Counter:
