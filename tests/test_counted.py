@@ -120,3 +120,11 @@ def test_a_counted_volley_leaves_fewer_states_to_run_through_the_rest_of_the_act
     without_counting_pools(monkeypatch)
     assert exact(dsl.load(rules.path), scenario, outcomes_only=True).joint() == counts
     assert counting * 3 < sum(runs.values())
+
+
+def test_an_outcome_that_holds_a_pool_is_shown_whole():
+    text = 'rules "t"\noutcome left: pool = bodies(0, 1)\naction go() {\n  left = fire(volley(2), bodies(2, 3))\n}\n'
+    rules = dsl.loads(text, "outcome.rules")
+    assert counted_draws(rules) == frozenset()
+    shown = exact(rules, Scenario("go", {}), outcomes_only=True).marginal("left")
+    assert {sum(body.damage for body in pool.bodies) for pool in shown} == {2}

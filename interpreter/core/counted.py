@@ -51,7 +51,8 @@ def _draws_outside_loops(body: tuple[n.Stmt, ...], rules: Ruleset,
         else:
             continue  # a loop's draws among the rest: its next pass reads the name before drawing again
         value = stmt.value
-        if isinstance(value, n.Call) and value.func in POOL_DRAWS and value.func not in rules.fns:
+        if (isinstance(value, n.Call) and value.func in POOL_DRAWS and value.func not in rules.fns
+                and name not in rules.outcomes):  # an outcome is shown at the end, whole
             yield name, value, after
 
 
