@@ -73,6 +73,14 @@ def test_a_loop_inside_a_loop_is_solved_for_each_pass_of_the_outer_one():
     assert odds(body) == {10: Fraction(1, 4), 11: Fraction(1, 2), 12: Fraction(1, 4)}
 
 
+def test_a_loop_that_comes_round_inside_another_loop_is_solved_for_each_of_its_passes():
+    # The inner walk comes back to b = 0 from states no pass of the outer loop starts in: its elimination
+    # clears a share of none with the shares of some (it failed with a TypeError).
+    body = ("while x < 2 {\n  x += 1\n  y = 0\n"
+            "  while y < 2 { if chance(1/2) { y += 1 } else { y = 0 } }\n}")
+    assert odds(body) == {2: 1} and odds(body, "y") == {2: 1}
+
+
 def test_thousands_of_starts_that_meet_in_a_pass_keep_each_start_apart():
     # 20,000 starts at the loop, every pass ending in one of four states: a coin tossed before it is kept.
     body = ("let coin = roll(1, 2) - 1\nlet z = roll(1, 100) * 1000 + roll(1, 100)\n"

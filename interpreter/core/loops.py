@@ -59,6 +59,13 @@ class ByStart:
     def __sub__(self, other: Any) -> ByStart:
         return self + other * -1
 
+    def __rsub__(self, other: Any) -> ByStart:
+        # A state met at a loop's start that no start of the outer loop's passes enters (its share 0), cleared
+        # by one that some do, in loops.solve's elimination.
+        if other == 0:
+            return self * -1
+        return NotImplemented
+
     def __bool__(self) -> bool:
         return any(self.parts.values())
 
