@@ -10,6 +10,10 @@ branches that differ only in damage short of lethal are one, through every block
 Only a draw outside loops is taken (the next pass reads the name again, before the draw), and only in a run
 that does not show the action's names at its end (odds of outcomes alone): a final state shows its pool
 whole. What this cannot tell (the name read any other way, passed to a step, stored) keeps the pool whole.
+
+It rests on two facts of the language, which a new construct must keep or tell this module of: a local is
+read only where a Name node names it (or an assignment's target, changed in place), and nothing but the
+whole final state (and an outcome, never counted) shows a local once the run has ended.
 """
 
 from __future__ import annotations
