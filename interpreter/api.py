@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -214,20 +215,22 @@ class Distribution:
             return self._joint()
 
     def _joint(self) -> list[tuple[dict[str, Any], Fraction]]:
-        merged: dict[tuple[Any, ...], Fraction] = {}
         names = self.outcome_names
         # The key as values() gives it ("stopped" comes last, when it is there), without a dictionary a state.
         outcomes = names[:len(self.prepared.program.rules.outcomes)]
-        stopped = len(outcomes) < len(names)
-        values_of = tuple_getter(outcomes)
-        for outcomes, why, p in self._rows():
-            key = values_of(outcomes)
-            if stopped:
-                key += (why or "",)
-            before = merged.get(key)
-            merged[key] = p if before is None else before + p
+        rows = list(self._rows())
+        keys = list(map(tuple_getter(outcomes), map(_FIRST, rows)))
+        if len(outcomes) < len(names):
+            keys = [key + (why or "",) for key, (_, why, _) in zip(keys, rows)]
+        # Final states of outcomes alone are one a combination of values: taken in C, and summed only where not.
+        merged = dict(zip(keys, map(_LAST, rows)))
+        if len(merged) < len(rows):
+            merged = {}
+            for key, (_, _, p) in zip(keys, rows):
+                before = merged.get(key)
+                merged[key] = p if before is None else before + p
         ordered = stable_sorted(merged.items())
-        return [(dict(zip(names, key)), p) for key, p in ordered]
+        return list(zip(map(dict, map(functools.partial(zip, names), map(_FIRST, ordered))), map(_LAST, ordered)))
 
     def as_json(self) -> dict[str, Any]:
         outcomes = {}
@@ -310,6 +313,9 @@ class Run:
             "events": self.events,
             "state": self.new_state(),
         }
+
+
+_FIRST, _LAST = operator.itemgetter(0), operator.itemgetter(-1)
 
 
 # ---- resolving ---------------------------------------------------------------------

@@ -47,10 +47,9 @@ def plain_order(keys: list[Any]) -> bool:
         return True
     if kinds != {tuple}:
         return False
-    if set(map(type, chain.from_iterable(keys))) <= {int}:
-        return True
     if len(set(map(len, keys))) != 1:
-        return False
+        return set(map(type, chain.from_iterable(keys))) <= {int}
+    # One pass over the places (whole numbers alone pass it too), not one over every value first.
     return all(len(found := set(map(type, place))) == 1 and found <= _PLAIN_PLACES for place in zip(*keys))
 
 
