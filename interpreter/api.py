@@ -222,7 +222,7 @@ class Distribution:
         keys = list(map(tuple_getter(outcomes), map(_FIRST, rows)))
         if len(outcomes) < len(names):
             keys = [key + (why or "",) for key, (_, why, _) in zip(keys, rows)]
-        # Final states of outcomes alone are one a combination of values: taken in C, and summed only where not.
+        # Each final state of outcomes alone has a combination of values of its own: taken in C, summed where not.
         merged = dict(zip(keys, map(_LAST, rows)))
         if len(merged) < len(rows):
             merged = {}

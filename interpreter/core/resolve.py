@@ -318,7 +318,6 @@ def _frame(routine: Routine, end: tuple[int, ...], kept: tuple[Any, ...]) -> lis
     return frame
 
 
-
 def _outcomes_only(finals: dict[Key, Any], values: list[Any], check: Callable[[Any], None] | None) -> OutcomeStates:
     """The final states as outcomes (and why they stopped) alone, each with its probability.
 
