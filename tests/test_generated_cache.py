@@ -128,7 +128,7 @@ def test_a_second_process_runs_the_code_the_first_kept(tmp_path, cache_folder):
         from fracas.interpreter import Scenario, exact
         from fracas.interpreter.core import codegen
         rules = dsl.load({str(path)!r})
-        read_back = codegen.generator_for(rules).code != []
+        read_back = len(codegen.generator_for(rules)) > 0
         odds = exact(rules, Scenario("strike", {{"attacker": {{"skill": 3}}}})).marginal("hits")
         print(read_back, sorted(odds.items()))
         """)
@@ -210,6 +210,36 @@ def test_a_sampled_run_of_kept_code_reads_the_samplers_code_when_it_first_sample
     assert estimate(again, SCENARIO, 300, seed=5).marginal("hits") == first
     assert len(compiles) == made  # read back, not generated again
     assert generator_for(again).routines["strike"].sampled
+
+
+def test_a_call_reads_back_only_the_routines_it_runs(tmp_path, cache_folder, compiles):
+    # A file's code kept by calls of each of its actions: the next call of one runs that one's module alone.
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    resting = Scenario("rest", {"fighter": {"skill": 1, "wounds": 4}})
+    first, rested = odds(dsl.load(path)), exact(dsl.load(path), resting).marginal("hits")
+    made = len(compiles)
+    again = dsl.load(path)
+    assert odds(again) == first
+    assert "rest" not in generator_for(again).routines  # its module waits
+    assert exact(again, resting).marginal("hits") == rested == {4: 1}
+    assert "rest" in generator_for(again).routines and len(compiles) == made  # read back, not generated
+
+
+def test_a_routine_that_waits_is_kept_again_by_a_call_that_did_not_run_it(tmp_path, cache_folder, compiles):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    resting = Scenario("rest", {"fighter": {"skill": 1, "wounds": 4}})
+    odds(dsl.load(path)), exact(dsl.load(path), resting)
+    again = dsl.load(path)
+    odds(again)
+    generator = generator_for(again)
+    assert "rest" not in generator.routines
+    generator.grown = True  # as a call that made code of its own: it keeps the generator again
+    kept_code.keep_if_grown(generator)
+    made = len(compiles)
+    assert exact(dsl.load(path), resting).marginal("hits") == {4: 1}
+    assert len(compiles) == made
 
 
 def test_a_samplers_module_read_back_is_kept_again_apart(tmp_path, cache_folder):

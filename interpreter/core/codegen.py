@@ -154,6 +154,9 @@ class Generator:
         self._waiting: dict[tuple[int, tuple[str, ...]], tuple[n.Expr, str, bytes]] = {}
         # The same for routines' sampler functions: routine -> their names and marshalled module.
         self._sampled_waiting: dict[str, tuple[list[str | None], bytes]] = {}
+        # Routines read back whose module (their blocks' functions alone) has not run yet: routine -> the
+        # routine with its functions named, and the marshalled module. A call runs one action of many kept.
+        self._routines_waiting: dict[str, tuple[Routine, bytes]] = {}
         self._in_iterable = 0  # writing the list a comprehension runs over: no assignment expression there
         self.code: list[types.CodeType] = []  # every module run in the namespace, in order: what kept_code keeps
         self.grown = False  # whether it made code since it was made, read back or last kept
@@ -620,11 +623,28 @@ class Generator:
     def routine(self, name: str) -> Routine:
         built = self.routines.get(name)
         if built is None:
+            waiting = self._routines_waiting.pop(name, None)
+            built = None if waiting is None else self._routine_read_back(*waiting)
+        if built is None:
             decl = self.rules.actions.get(name) or self.rules.steps[name]
             builder = RoutineBuilder(self, decl)
             built = self.routines[name] = builder.routine  # known before it is built: a step may call itself
             builder.build()
         return built
+
+    def _routine_read_back(self, named: Routine, data: bytes) -> Routine | None:
+        """A waiting routine, its module run now; None if it does not read back whole (built afresh then)."""
+        code = _unmarshal(data)
+        if code is None:
+            return None
+        exec(code, self.namespace)
+        try:
+            routine = _with_functions(named, self.namespace, named.name in self._sampled_waiting)
+        except KeyError:
+            return None
+        self.code.append(code)
+        self.routines[named.name] = routine
+        return routine
 
     # ---- lone expressions: constants, expectations, metrics ----------------------------------
 
@@ -700,7 +720,8 @@ class Generator:
 
     def __len__(self) -> int:
         """How many functions have been written so far."""
-        return len(self.functions_made) + len(self._lone) + len(self._waiting) + len(self.routines)
+        return (len(self.functions_made) + len(self._lone) + len(self._waiting) + len(self.routines)
+                + len(self._routines_waiting))
 
     # ---- the module -------------------------------------------------------------------------
 
@@ -770,13 +791,20 @@ class Generator:
         except LookupError:
             return None
         later = {name: data for expr, name, data in self._waiting.values()}
+        routines_waiting = {name: data for name, (_, data) in self._routines_waiting.items()}
+        routines.update({name: named for name, (named, _) in self._routines_waiting.items()})
         samplers = {frozenset(filter(None, routine.sampled)): name for name, routine in routines.items()}
+        blocks_of = {name: {f for f in (*routine.functions, *routine.dist_functions) if f is not None}
+                     for name, routine in routines.items()}
         first = []
         for module in self.code:
             name = _lone_alone(module)
             sampler = samplers.get(frozenset(module.co_names))
+            alone = _routine_alone(module, blocks_of) if sampler is None and name is None else None
             if sampler is not None:
                 sampled_waiting[sampler] = marshal.dumps(module)
+            elif alone is not None:
+                routines_waiting[alone] = marshal.dumps(module)
             elif name is None:
                 first.append(module)
             else:
@@ -794,7 +822,7 @@ class Generator:
         parts = {"constants": plain, "primitives": primitives,
                  "counter": next(self._counter), "functions made": set(self.functions_made),
                  "summaries": dict(self._summaries), "counted": self._counted, "lone": lone, "waiting": waiting,
-                 "routines": routines,
+                 "routines": routines, "routines waiting": routines_waiting,
                  "sampled waiting": sampled_waiting}
         return KeptCode(made_by, marshal.dumps(first), parts)
 
@@ -820,17 +848,11 @@ class Generator:
             for module in code:
                 exec(module, gen.namespace)
             namespace = gen.namespace
-
-            def found_functions(names: list[str | None]) -> list[Callable[..., Any] | None]:
-                return [None if name is None else namespace[name] for name in names]
-
             waiting_samplers = parts["sampled waiting"]
-            gen.routines = {name: records.replace(routine, functions=found_functions(routine.functions),
-                                                  dist_functions=found_functions(routine.dist_functions),
-                                                  sampled=None if name in waiting_samplers
-                                                  else found_functions(routine.sampled),
-                                                  projections=dict(routine.projections))
-                            for name, routine in parts["routines"].items()}
+            waiting_routines = parts["routines waiting"]
+            gen.routines = {name: _with_functions(routine, namespace, name in waiting_samplers)
+                            for name, routine in parts["routines"].items() if name not in waiting_routines}
+            gen._routines_waiting = {name: (parts["routines"][name], data) for name, data in waiting_routines.items()}
             gen._sampled_waiting = {name: (parts["routines"][name].sampled, data)
                                     for name, data in waiting_samplers.items()}
             gen._lone = {(id(expr), names): (expr, namespace[name]) for expr, names, name in parts["lone"]}
@@ -847,6 +869,28 @@ class Generator:
 
 _LONE = r"lone\d+"  # patterns as text: see _JUMP
 _OWN = r"(lone|deep|record|K)\d+"  # a lone module's own helpers, and constants
+
+
+def _with_functions(named: Routine, namespace: dict[str, Any], sampler_waits: bool) -> Routine:
+    """A routine read back, its functions (kept by name) found in the namespace its modules ran in; its
+    sampler's left for when it first samples, where their module waits."""
+    def found(names: list[str | None]) -> list[Callable[..., Any] | None]:
+        return [None if name is None else namespace[name] for name in names]
+
+    return records.replace(named, functions=found(named.functions), dist_functions=found(named.dist_functions),
+                           sampled=None if sampler_waits else found(named.sampled),
+                           projections=dict(named.projections))
+
+
+def _routine_alone(module: types.CodeType, blocks_of: dict[str, set[str]]) -> str | None:
+    """The routine whose blocks' functions are all that a module defines, if there is one: nothing else calls
+    into it, so it may wait until the routine first runs."""
+    import dis  # here: only a call that keeps code reads a module's instructions
+
+    defined = {step.argval for step in dis.get_instructions(module) if step.opname == "STORE_NAME"}
+    if not defined:
+        return None
+    return next((name for name, blocks in blocks_of.items() if defined <= blocks), None)
 
 
 def _lone_alone(module: types.CodeType) -> str | None:

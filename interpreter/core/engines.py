@@ -249,7 +249,7 @@ def go_on_from(routine: Routine, pc: int, S: rt.Working, R: Run) -> None:
 
 
 def _call_one(site: CallSite, S: rt.Working, R: Run) -> int:
-    callee = R.gen.routines[site.routine]
+    callee = R.gen.routine(site.routine)
     args = S.F[site.args_slot]
     S.F[site.args_slot] = None
     _check_depth(S.depth + 1, site, R)
@@ -667,7 +667,7 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
 def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run,
               projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
     """Every state enters the step together; each comes back to its own frame (full: all is live at a call)."""
-    callee = R.gen.routines[site.routine]
+    callee = R.gen.routine(site.routine)
     interned = R.interned
     assert interned is not None
     values = interned.values
