@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from fractions import Fraction
 
 import pytest
@@ -240,6 +242,49 @@ def test_a_routine_that_waits_is_kept_again_by_a_call_that_did_not_run_it(tmp_pa
     made = len(compiles)
     assert exact(dsl.load(path), resting).marginal("hits") == {4: 1}
     assert len(compiles) == made
+
+
+def test_threads_that_first_ask_for_a_waiting_routine_at_once_share_one_read_back(tmp_path, cache_folder, compiles,
+                                                                                   monkeypatch):
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    odds(dsl.load(path)), exact(dsl.load(path), Scenario("rest", {"fighter": {"skill": 1, "wounds": 4}}))
+    generator = generator_for(dsl.load(path))
+    made, start, found = len(compiles), threading.Barrier(8), []
+    unmarshal = codegen._unmarshal
+
+    def slowly(data: bytes):  # a long module: the other threads ask while it is read back
+        time.sleep(0.05)
+        return unmarshal(data)
+
+    monkeypatch.setattr(codegen, "_unmarshal", slowly)
+
+    def ask() -> None:
+        start.wait()
+        found.append(generator.routine("rest"))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(found) == 8 and len({id(routine) for routine in found}) == 1 and len(compiles) == made
+    assert generator.kept(b"made by") is not None  # every function is the one the namespace holds
+
+
+def test_a_routines_module_read_back_that_is_not_its_own_is_refused(tmp_path, cache_folder):
+    # Damaged kept data: the strike's module where the rest's should be. Run, it would rebind the strike's
+    # functions, already running, and nothing of the process could be kept again.
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES)
+    resting = Scenario("rest", {"fighter": {"skill": 1, "wounds": 4}})
+    odds(dsl.load(path)), exact(dsl.load(path), resting)
+    again = dsl.load(path)
+    generator = generator_for(again)
+    waiting = generator._routines_waiting
+    waiting["rest"] = (waiting["rest"][0], waiting["strike"][1])
+    assert odds(again) and exact(again, resting).marginal("hits") == {4: 1}
+    assert generator.kept(b"made by") is not None
 
 
 def test_a_samplers_module_read_back_is_kept_again_apart(tmp_path, cache_folder):

@@ -27,6 +27,7 @@ lines.
 
 from __future__ import annotations
 
+import _thread
 import functools
 import itertools
 import marshal
@@ -157,6 +158,7 @@ class Generator:
         # Routines read back whose module (their blocks' functions alone) has not run yet: routine -> the
         # routine with its functions named, and the marshalled module. A call runs one action of many kept.
         self._routines_waiting: dict[str, tuple[Routine, bytes]] = {}
+        self._reading_back = _thread.allocate_lock()
         self._in_iterable = 0  # writing the list a comprehension runs over: no assignment expression there
         self.code: list[types.CodeType] = []  # every module run in the namespace, in order: what kept_code keeps
         self.grown = False  # whether it made code since it was made, read back or last kept
@@ -622,9 +624,13 @@ class Generator:
 
     def routine(self, name: str) -> Routine:
         built = self.routines.get(name)
-        if built is None:
-            waiting = self._routines_waiting.pop(name, None)
-            built = None if waiting is None else self._routine_read_back(*waiting)
+        if built is None and name in self._routines_waiting:
+            with self._reading_back:  # one thread runs the module; the others then find the routine it made
+                built = self.routines.get(name)
+                waiting = self._routines_waiting.get(name)
+                if built is None and waiting is not None:
+                    built = self._routine_read_back(*waiting)
+                    del self._routines_waiting[name]
         if built is None:
             decl = self.rules.actions.get(name) or self.rules.steps[name]
             builder = RoutineBuilder(self, decl)
@@ -635,8 +641,8 @@ class Generator:
     def _routine_read_back(self, named: Routine, data: bytes) -> Routine | None:
         """A waiting routine, its module run now; None if it does not read back whole (built afresh then)."""
         code = _unmarshal(data)
-        if code is None:
-            return None
+        if code is None or not {f for f in (*named.functions, *named.dist_functions) if f} <= set(code.co_names):
+            return None  # damaged, or another routine's module: it would rebind functions already running
         exec(code, self.namespace)
         try:
             routine = _with_functions(named, self.namespace, named.name in self._sampled_waiting)
