@@ -641,7 +641,7 @@ class Generator:
     def _routine_read_back(self, named: Routine, data: bytes) -> Routine | None:
         """A waiting routine, its module run now; None if it does not read back whole (built afresh then)."""
         code = _unmarshal(data)
-        if code is None or not {f for f in (*named.functions, *named.dist_functions) if f} <= set(code.co_names):
+        if code is None or not _block_names(named) <= set(code.co_names):
             return None  # damaged, or another routine's module: it would rebind functions already running
         exec(code, self.namespace)
         try:
@@ -800,8 +800,7 @@ class Generator:
         routines_waiting = {name: data for name, (_, data) in self._routines_waiting.items()}
         routines.update({name: named for name, (named, _) in self._routines_waiting.items()})
         samplers = {frozenset(filter(None, routine.sampled)): name for name, routine in routines.items()}
-        blocks_of = {name: {f for f in (*routine.functions, *routine.dist_functions) if f is not None}
-                     for name, routine in routines.items()}
+        blocks_of = {name: _block_names(routine) for name, routine in routines.items()}
         first = []
         for module in self.code:
             name = _lone_alone(module)
@@ -886,6 +885,11 @@ def _with_functions(named: Routine, namespace: dict[str, Any], sampler_waits: bo
     return records.replace(named, functions=found(named.functions), dist_functions=found(named.dist_functions),
                            sampled=None if sampler_waits else found(named.sampled),
                            projections=dict(named.projections))
+
+
+def _block_names(named: Routine) -> set[str]:
+    """The names of a kept routine's block functions (its sampler's apart)."""
+    return {name for name in (*named.functions, *named.dist_functions) if name is not None}
 
 
 def _routine_alone(module: types.CodeType, blocks_of: dict[str, set[str]]) -> str | None:
