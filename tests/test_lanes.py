@@ -12,6 +12,7 @@ from fracas.dsl.limits import Limits
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
 from fracas.interpreter.core import lanes, tails
 from fracas.interpreter.core.codegen import generator_for
+from fracas.interpreter.core.interned import Interned
 from shortcuts import block_calls, without_running_tails_in_lanes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,6 +144,45 @@ CROWD = {"a": {}, "b": {}, "others": [{} for _ in range(100)], "mates": [{}]}
 
 def counting(landing: str, work: int) -> dsl.Ruleset:
     return dsl.loads(COUNTING.replace("LANDING", landing), "counting.rules", Limits(work=work))
+
+
+# As EXCHANGE, with each side's hit drawn into a field of the side it lands on, and the loss it makes capped by
+# the health that side has: twenty hits each way, five losses.
+CAPPED = """rules "capped losses"
+kind side {
+    health: int = 5
+    incoming: int = 0
+    require health >= 0
+}
+outcome lost: int = 0
+outcome suffered: int = 0
+outcome splash: int = 0
+action exchange(a: side, b: side, others: list of side = []) {
+    b.incoming = roll(1, 20)
+    a.incoming = roll(1, 20)
+    for other in others {
+        splash += roll(1, 2)
+    }
+    lost = min(b.health, b.incoming)
+    suffered = min(a.health, a.incoming)
+    b.health -= lost
+    a.health -= suffered
+}
+"""
+
+
+def test_rows_whose_lanes_give_the_same_outcomes_make_their_outcomes_once(monkeypatch):
+    rules, scenario = dsl.loads(CAPPED, "capped.rules"), Scenario("exchange", SIDES)
+    assert tail_block_calls(rules, scenario, monkeypatch) == 1  # in lanes: 400 pairs of hits, 5 losses each way
+    made: list[object] = []
+    real = Interned.id
+    monkeypatch.setattr(Interned, "id", lambda self, frozen: made.append(frozen) or real(self, frozen))
+    odds = exact(rules, scenario, outcomes_only=True)
+    assert len(odds.states) == 25 and odds.marginal("lost") == {1: Fraction(1, 20), 2: Fraction(1, 20),
+                                                                3: Fraction(1, 20), 4: Fraction(1, 20),
+                                                                5: Fraction(16, 20)}
+    assert len([frozen for frozen in made if frozen.get("lost")]) == 25  # one a final state, not one a pair of hits
+    assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)
 
 
 def test_lanes_do_no_more_work_than_a_run_of_each_combination(monkeypatch):

@@ -415,29 +415,16 @@ def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
     any_slots = any(lane.slots for lane in lanes.lanes)
     shared = None if last_fields else _shared_world(lanes, results, W0, O0, R)
     one_world = None if shared is None else apart(shared)
+    stopped, stack, depth = S0.stopped, S0.stack, S0.depth
+    if one_world is not None and not any_slots:
+        _outcomes_put_together(lanes, results, rows, O0, last, put_back, W0, (end0, one_world, stopped, stack, depth),
+                               R, finals, limit, pos)
+        return
     # A row's world and outcomes by what made them: the lanes' results (each one object for all the rows that
     # read the same values, known by identity) and the values left alone. Remembered only where some rows share
     # their lanes' results: where each row has its own, a memo would only be missed.
     made: dict[tuple[Any, ...], tuple[int, int]] = {}
     remember = math.prod(map(len, results)) < len(rows)
-    stopped, stack, depth = S0.stopped, S0.stack, S0.depth
-    if (one_world is not None and put_back is None and not any_slots and not remember
-            and not any(given[2] for found in results for given in found.values())):
-        # Where each row's final state differs from the others in its outcomes alone (each side's loss landing
-        # on its side, the world shared, nothing put back): its outcomes, made from each lane's.
-        outcome_pickers = [(lane.reads, {key: given[1] for key, given in found.items()})
-                           for lane, found in zip(lanes.lanes, results)]
-        for row, weight in rows:
-            O = Frozen(O0)
-            for reads, outcomes in outcome_pickers:
-                O.update(outcomes[reads(row)])
-            final = (end0, one_world, intern(O), stopped, stack, depth)
-            before = finals.setdefault(final, weight)
-            if before is not weight:
-                finals[final] = before + weight
-            elif len(finals) > limit:
-                raise too_many_states(pos, limit)
-        return
     pickers = [(lane.reads, found) for lane, found in zip(lanes.lanes, results)]
     for row, weight in rows:
         given = [found[reads(row)] for reads, found in pickers]
@@ -451,6 +438,58 @@ def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
                 made[(*map(id, given), left)] = ids
         end = end0 if not any_slots else projection.keep(END, _with_slots(S0.F, given))
         final = (end, *ids, stopped, stack, depth)
+        before = finals.setdefault(final, weight)
+        if before is not weight:
+            finals[final] = before + weight
+        elif len(finals) > limit:
+            raise too_many_states(pos, limit)
+
+
+def _outcomes_put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
+                           rows: list[tuple[tuple[Any, ...], Any]], O0: Frozen,
+                           last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, W0: Frozen,
+                           same: tuple[Any, ...], R: Any, finals: dict[tuple[Any, ...], Any], limit: int,
+                           pos: Any) -> None:
+    """_put_together where every row's final state shares the first run's world and frame (`same`: the frame,
+    the world's number, why and where it stopped): the rows' final states differ in their outcomes alone.
+
+    Those are made of the outcomes each lane gave and the values put back: rows that agree on them (a loss
+    that stops at the health a side has left, whatever the damage past it) make one final state, whose
+    outcomes are made and looked up once, not once a row.
+    """
+    intern = R.interned.id
+    end, world, stopped, stack, depth = same
+    # Each lane's results by the outcomes they give, as small numbers: results that give the same outcomes are
+    # one here (what else they give, their fields, is in no final state: the world is shared).
+    kinds: dict[tuple[Any, ...], int] = {}
+    codes = [(lane.reads, {key: kinds.setdefault(given[1:3], len(kinds)) for key, given in found.items()})
+             for lane, found in zip(lanes.lanes, results)]
+    pickers = [(lane.reads, found) for lane, found in zip(lanes.lanes, results)]
+    if (put_back is None and not any(given[2] for found in results for given in found.values())
+            and math.prod(len(set(of.values())) for _, of in codes) >= len(rows)):
+        # Each row has outcomes of its own (each side's loss landing on its side, nothing put back): made from
+        # each lane's, with no memo that would only be missed.
+        outcome_pickers = [(reads, {key: given[1] for key, given in found.items()}) for reads, found in pickers]
+        for row, weight in rows:
+            O = Frozen(O0)
+            for reads, outcomes in outcome_pickers:
+                O.update(outcomes[reads(row)])
+            final = (end, world, intern(O), stopped, stack, depth)
+            before = finals.setdefault(final, weight)
+            if before is not weight:
+                finals[final] = before + weight
+            elif len(finals) > limit:
+                raise too_many_states(pos, limit)
+        return
+    made: dict[tuple[Any, ...], int] = {}
+    for row, weight in rows:
+        left = last(row)
+        key = (*[of[reads(row)] for reads, of in codes], left)
+        outcomes = made.get(key)
+        if outcomes is None:
+            O = _with_outcomes(O0, [found[reads(row)] for reads, found in pickers])
+            outcomes = made[key] = intern(O if put_back is None else put_back(W0, O, left)[1])
+        final = (end, world, outcomes, stopped, stack, depth)
         before = finals.setdefault(final, weight)
         if before is not weight:
             finals[final] = before + weight
