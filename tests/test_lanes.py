@@ -185,6 +185,17 @@ def test_rows_whose_lanes_give_the_same_outcomes_make_their_outcomes_once(monkey
     assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)
 
 
+
+def test_rows_of_other_draws_that_give_the_same_outcomes_add_up_as_without_lanes(monkeypatch):
+    """b's hit from one of two rolls: rows over three denominators, some of them making the same losses."""
+    two_rolls = "if roll(1, 3) == 1 {\n        b.incoming = roll(1, 20) + 2\n    } else {\n        b.incoming = roll(1, 6)\n    }"
+    rules = dsl.loads(CAPPED.replace("b.incoming = roll(1, 20)", two_rolls), "capped.rules")
+    scenario = Scenario("exchange", SIDES)
+    assert tail_block_calls(rules, scenario, monkeypatch) == 1
+    odds = exact(rules, scenario, outcomes_only=True)
+    assert odds.marginal("lost")[5] == Fraction(1, 3) * Fraction(18, 20) + Fraction(2, 3) * Fraction(2, 6)
+    assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)
+
 def test_lanes_do_no_more_work_than_a_run_of_each_combination(monkeypatch):
     # Both losses read the count: one lane, reading d1 (10 values) where a run of each combination would run
     # 10 times too (o9 is left alone): not run in lanes, and within the work a run of each combination does.

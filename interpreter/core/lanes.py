@@ -32,6 +32,7 @@ from fracas.dsl.records import record
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT
 from fracas.interpreter.core.codegen import END, Block, Routine, block_function
+from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core.errors import too_many_states
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, Projection, slot_facts
 from fracas.interpreter.core.state import Frozen
@@ -481,15 +482,26 @@ def _outcomes_put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Giv
             elif len(finals) > limit:
                 raise too_many_states(pos, limit)
         return
-    made: dict[tuple[Any, ...], int] = {}
+    # The rows' weights summed by the outcomes they make first, and each sum added into its final state once:
+    # rows of one draw share a denominator, and their numerators add as whole numbers (a row of another
+    # denominator, or not scaled, is added as it is).
+    sums: dict[tuple[Any, ...], list[Any]] = {}  # key -> [a row of it, numerators, their denominator, the rest]
     for row, weight in rows:
+        key = (*[of[reads(row)] for reads, of in codes], last(row))
+        found = sums.get(key)
+        if found is None:
+            found = sums[key] = [row, 0, None, None]
+        if type(weight) is Scaled and (found[2] is None or weight.d == found[2]):
+            found[1] += weight.n
+            found[2] = weight.d
+        else:
+            found[3] = weight if found[3] is None else found[3] + weight
+    for row, numerators, denominator, rest in sums.values():
         left = last(row)
-        key = (*[of[reads(row)] for reads, of in codes], left)
-        outcomes = made.get(key)
-        if outcomes is None:
-            O = _with_outcomes(O0, [found[reads(row)] for reads, found in pickers])
-            outcomes = made[key] = intern(O if put_back is None else put_back(W0, O, left)[1])
-        final = (end, world, outcomes, stopped, stack, depth)
+        O = _with_outcomes(O0, [found[reads(row)] for reads, found in pickers])
+        final = (end, world, intern(O if put_back is None else put_back(W0, O, left)[1]), stopped, stack, depth)
+        weight = rest if denominator is None else Scaled(numerators, denominator) if rest is None \
+            else Scaled(numerators, denominator) + rest
         before = finals.setdefault(final, weight)
         if before is not weight:
             finals[final] = before + weight
