@@ -56,6 +56,11 @@ def without_running_tails_in_lanes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tails, "lanes_for", lambda *facts: None)
 
 
+def without_gathering_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every state a draw makes sent on alone, to meet the others where they wait."""
+    monkeypatch.setattr(engines, "_gathered_at", lambda *facts: None)
+
+
 def without_counting_pools(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every drawn pool drawn whole, even where the rest of its step only counts its bodies."""
     monkeypatch.setattr(Generator, "counted_draws", lambda self: frozenset())
@@ -65,7 +70,8 @@ SHORTCUTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "carrying-fields": without_carrying, "going-past-blocks": without_going_past,
     "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
     "skipping-dead-field-changes": without_skipping_dead_writes, "running-tails-straight": without_running_tails_straight,
-    "running-tails-in-lanes": without_running_tails_in_lanes, "counting-pools": without_counting_pools}
+    "running-tails-in-lanes": without_running_tails_in_lanes, "counting-pools": without_counting_pools,
+    "gathering-draws": without_gathering_draws}
 
 
 def block_runs(monkeypatch: pytest.MonkeyPatch) -> Counter:

@@ -13,6 +13,7 @@ once per outcome of each draw it makes (its earlier draws replayed).
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
@@ -340,6 +341,7 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
     routes: dict[int, tuple[int, dict[int, int]]] = {}  # a block -> where its states go, and what they forget
     carried = folds.carried_at(routine, projection, R.gen)
     regroups: dict[tuple[int, int], carry.Regroup] = {}
+    gathered: dict[int, int | None] = {}  # a draw block -> the block its states are gathered for (_gathered_at)
     while waiting:
         _, pc = heapq.heappop(waiting)
         group = pending.pop(pc)
@@ -352,7 +354,11 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
         elif pc in heads and pc != entry:
             results = _loop_all(routine, pc, group, engine, R, projection)
         else:
-            results = _block_all(routine, pc, group, engine, R, projection)
+            gathering = gathered.get(pc, False)
+            if gathering is False:
+                gathering = gathered[pc] = _gathered_at(routine, pc, through, straight, region, entry, carried)
+            results = _block_all(routine, pc, group, engine, R, projection,
+                                 None if gathering is None else (gathering, pending))
         for key, p, following in results:
             if following >= 0:
                 route = routes.get(following)
@@ -404,6 +410,23 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                 rt.spend(R, regroup.work, _block_pos(routine, pc))
                 regroup.work = 0
     return out
+
+
+def _gathered_at(routine: Routine, pc: int, through: dict[int, tuple[int, tuple[int, ...]]], straight: frozenset[int],
+                 region: frozenset[int] | None, entry: int | None,
+                 carried: list[tuple[carry.Field, ...]] | None) -> int | None:
+    """The block a draw block's states are gathered for (see _draws_all), if they wait there as they are: the
+    one block it leads to, where they go past no block, run no tail straight, stay in the region and carry
+    what they carried; None for any other block."""
+    block = routine.blocks[pc]
+    if not isinstance(block, Block) or block.draw_slot is None or len(block.successors) != 1:
+        return None
+    following = block.successors[0]
+    if (following < 0 or following in through or following in straight or following == entry
+            or (region is not None and following not in region)
+            or (carried is not None and carried[pc] is not carried[following])):
+        return None
+    return following
 
 
 def _route(pc: int, through: dict[int, tuple[int, tuple[int, ...]]], projection: liveness.Projection,
@@ -549,14 +572,16 @@ def _block_pos(routine: Routine, pc: int) -> Pos:
 
 
 def _block_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
-               projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
-    """Run one block on every state waiting for it; frames come out kept for the block that follows."""
+               projection: liveness.Projection, gather: tuple[int, dict[int, dict[Key, Any]]] | None = None
+               ) -> Iterator[tuple[Key, Any, int]]:
+    """Run one block on every state waiting for it; frames come out kept for the block that follows. `gather`:
+    the block a draw's states wait for, and the states waiting (see _draws_all)."""
     block = routine.blocks[pc]
     assert not isinstance(block, CallSite) and R.interned is not None
     R.dead = projection.dead_writes(routine, R.gen.namespace)
     if block.draw_slot is None:
         return _lines_all(routine.functions[pc], block, group, R, projection.keep, projection.expander(pc))
-    return _draws_all(routine, pc, group, engine, R, projection)
+    return _draws_all(routine, pc, group, engine, R, projection, gather)
 
 
 def _lines_all(function: Callable[[rt.Working, Run], int], block: Block, group: dict[Key, Any], R: Run,
@@ -579,8 +604,15 @@ def _lines_all(function: Callable[[rt.Working, Run], int], block: Block, group: 
 
 
 def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
-               projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
-    """_block_all for a block that ends in a draw: a state for each value drawn (or the draws folded)."""
+               projection: liveness.Projection, gather: tuple[int, dict[int, dict[Key, Any]]] | None = None
+               ) -> Iterator[tuple[Key, Any, int]]:
+    """_block_all for a block that ends in a draw: a state for each value drawn (or the draws folded).
+
+    With `gather` (the block the states go to, and the states waiting by block), the states for that block
+    are gathered here first, each world as that block keeps it: the states of many states' draws that meet
+    there (a damage roll of each size, landing as the damage dealt) merge as they are made, and go on in the
+    order they were first made, as they would have been merged there.
+    """
     block = routine.blocks[pc]
     slot = block.draw_slot
     function = routine.dist_functions[pc]
@@ -591,6 +623,8 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
     drawn_before = R.draws.setdefault((id(routine), pc), {})
     S = rt.Working([], {}, {})  # one working state, filled anew for each state in turn
     sums: folds.Sums | None = None  # folded draws of whole-number probabilities, summed over the group
+    gathering = None if gather is None else _Gathered(gather[0], gather[1].get(gather[0]), projection, R,
+                                                      engine.max_states, _block_pos(routine, pc))
     for (kept, world, outcomes, stopped, stack, depth), p in group.items():
         S.F = F = expand(kept)
         W = values[world]
@@ -612,6 +646,15 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         drawn = F[slot]
         kind = type(p)
         fold = folds.folded(routine, pc, following, slot, projection, R.gen) if following >= 0 else None
+        if gathering is not None and fold is None and following == gathering.block:
+            if type(drawn) is not D.Dist:
+                gathering.add((keep(following, F), *rest), p)
+            else:
+                R.work += _branching_work(p, drawn)
+                if R.work > R.work_limit:
+                    rt.spend(R, 0, _block_pos(routine, pc))
+                gathering.draw(F, slot, rest, p, drawn)
+            continue
         carried_fold = fold is not None and kind is Carried and p.carries((carry.OUTCOME, fold.name))
         if type(drawn) is not D.Dist:
             if not carried_fold:
@@ -660,8 +703,118 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
             continue
         for key, weight in zip(keys, drawn.weights.values()):
             yield key, p * Fraction(weight, total), goes  # type: ignore[misc]
+    if gathering is not None:
+        yield from gathering.states()
     if sums is not None:
         yield from sums.states()
+
+
+class _Gathered:
+    """A draw block's states for the block they go to, merged as they are made (see _draws_all).
+
+    A state's probability is summed as a fraction where it is a whole number over another (Scaled, or a
+    Fraction or a whole number, as a draw makes it one), a carried one of one part (its values fixed: as the
+    part's fraction), or a carried one whose parts the states share (a draw's states of one state: as the
+    scale of the parts); any other is added as the engine adds states that meet. A state that meets no other
+    is made as the draw makes it. The states limit is checked as the states are made, counting those already
+    waiting there, as merging them there would have checked it.
+    """
+
+    __slots__ = ("block", "waiting", "projection", "R", "limit", "pos", "sums", "new", "worlds")
+
+    def __init__(self, block: int, waiting: dict[Key, Any] | None, projection: liveness.Projection, R: Run,
+                 limit: int, pos: Pos | None):
+        self.block, self.waiting, self.projection, self.R = block, waiting, projection, R
+        self.limit, self.pos = limit, pos
+        # key -> [numerator, denominator, shared parts or None, fixed values or None, carried names, or the sum
+        # as the engine holds a probability (None while it is the fraction), and the state of one part and the
+        # weight that alone made it (None once another is added): that state's own, its parts shared]
+        self.sums: dict[Key, list[Any]] = {}
+        self.new = 0  # keys not already waiting there
+        self.worlds: dict[int, int] = {}  # a world (by number) -> as the block keeps it
+
+    def draw(self, F: list[Any], slot: int, rest: tuple[Any, ...], p: Any, drawn: D.Dist) -> None:
+        world = self.worlds.get(rest[0])
+        if world is None:
+            interned = self.R.interned
+            assert interned is not None
+            world = self.worlds[rest[0]] = interned.id(self.projection.world(self.block, interned.values[rest[0]]))
+        tail = rest[1:]
+        keep, block, total = self.projection.keep, self.block, drawn.total
+        kind = type(p)
+        parts = fixed = names = one = None
+        if kind is Scaled:
+            top, bottom = p.n, p.d * total
+        elif kind is Fraction or kind is int:
+            top, bottom = p.numerator, p.denominator * total
+        elif kind is Carried and not p.names:
+            [part] = p.parts.values()
+            top, bottom, fixed, one = part.n * p.top, part.d * p.bottom * total, p.fixed, p
+        elif kind is Carried:
+            p.owned = False  # its parts are shared from now on, as by Carried.times
+            top, bottom, parts, fixed, names = p.top, p.bottom * total, p.parts, p.fixed, p.names
+        else:
+            for value, weight in drawn.weights.items():
+                F[slot] = value
+                self.add((keep(block, F), world, *tail), p * Fraction(weight, total))
+            return
+        sums, get = self.sums, self.sums.get
+        for value, weight in drawn.weights.items():
+            F[slot] = value
+            key = (keep(block, F), world, *tail)
+            found = get(key)
+            if found is None:
+                sums[key] = [top * weight, bottom, parts, fixed, names, None,
+                             None if one is None else (one, weight, total)]
+                self._met(key)
+            elif found[5] is None and found[2] is parts and found[3] == fixed:
+                found[6] = None
+                n, d = found[0], found[1]
+                if d == bottom:
+                    found[0] = n + top * weight
+                else:  # as Scaled adds: over the least common denominator
+                    common = math.gcd(d, bottom)
+                    found[0], found[1] = n * (bottom // common) + top * weight * (d // common), d // common * bottom
+            else:
+                self._add_to(found, self._whole([top * weight, bottom, parts, fixed, names, None, None]))
+
+    def add(self, key: Key, p: Any) -> None:
+        found = self.sums.get(key)
+        if found is None:
+            self.sums[key] = [0, 1, None, None, None, p, None]
+            self._met(key)
+        else:
+            self._add_to(found, p)
+
+    def _add_to(self, found: list[Any], p: Any) -> None:
+        merged = found[5] = self._whole(found) + p
+        # A state that carries values holds a state for each of their combinations: counted too, as a merge
+        # where they wait counts them.
+        if type(merged) is Carried and len(merged.parts) > self.limit:
+            raise too_many_states(self.pos, self.limit)
+
+    @staticmethod
+    def _whole(found: list[Any]) -> Any:
+        """A key's sum as the engine holds a probability."""
+        n, d, parts, fixed, names, other, one = found
+        if other is not None:
+            return other
+        if one is not None:
+            return one[0].times(one[1], one[2])
+        if parts is not None:
+            return Carried(names, parts, fixed, n, d)
+        return Scaled(n, d) if fixed is None else Carried((), {(): Scaled(n, d)}, fixed, owned=True)
+
+    def _met(self, key: Key) -> None:
+        if self.waiting is None or key not in self.waiting:
+            self.new += 1
+            if self.new + (0 if self.waiting is None else len(self.waiting)) > self.limit:
+                raise too_many_states(self.pos, self.limit)
+
+    def states(self) -> Iterator[tuple[Key, Any, int]]:
+        block = self.block
+        for key, found in self.sums.items():
+            yield key, self._whole(found), block
 
 
 def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run,

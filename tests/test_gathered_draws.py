@@ -1,0 +1,107 @@
+"""A draw's states that meet where they go merge as the draw makes them: not each one sent on alone."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from fracas import dsl
+from fracas.dsl.limits import Limits
+from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
+from fracas.interpreter.core import engines
+from shortcuts import without_gathering_draws
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Six pools of dice, each rolled for successes into a field: the pool's size is forgotten once they are rolled,
+# so the 27 pairs of a pool and its successes meet as 7 states. A roll after them keeps the tail from running
+# straight from there.
+POOLS = """rules "gathered"
+kind unit {
+    taken: int = 0
+    require taken >= 0
+}
+outcome lost: int = 0
+outcome extra: int = 0
+action hit(target: unit) {
+    let dice = roll(1, 6)
+    target.taken = successes(dice, 6, at_least: 4)
+    extra = roll(1, 2)
+    lost = target.taken
+}
+"""
+TARGET = {"target": {}}
+
+
+def states_sent_on(rules: dsl.Ruleset, scenario: Scenario, monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
+    """How many states each block that draws sends on, in an outcomes-only run."""
+    exact(rules, scenario, outcomes_only=True)  # the code made
+    sent: dict[int, int] = {}
+    run_block = engines._block_all
+
+    def counted(routine, pc, group, *rest):
+        for found in run_block(routine, pc, group, *rest):
+            if routine.blocks[pc].draw_slot is not None:
+                sent[pc] = sent.get(pc, 0) + 1
+            yield found
+
+    with monkeypatch.context() as patched:
+        patched.setattr(engines, "_block_all", counted)
+        exact(rules, scenario, outcomes_only=True)
+    return sent
+
+
+def odds_without_gathering(rules: dsl.Ruleset, scenario: Scenario, monkeypatch: pytest.MonkeyPatch,
+                           outcomes_only: bool = True) -> dict:
+    with monkeypatch.context() as patched:
+        without_gathering_draws(patched)
+        return exact(dsl.loads(rules.sources[rules.path].text, rules.path), scenario, outcomes_only=outcomes_only).states
+
+
+def test_the_successes_of_six_pools_go_on_as_the_seven_states_they_make_not_as_27_pairs(monkeypatch):
+    rules, scenario = dsl.loads(POOLS, "gathered.rules"), Scenario("hit", TARGET)
+    sent = states_sent_on(rules, scenario, monkeypatch)
+    assert sorted(sent.values()) == [6, 7, 14]  # the pool's size, its successes, the roll after
+    with monkeypatch.context() as patched:
+        without_gathering_draws(patched)
+        assert sorted(states_sent_on(rules, scenario, monkeypatch).values()) == [6, 14, 27]
+
+
+def test_gathered_states_have_the_odds_of_states_sent_on_alone(monkeypatch):
+    rules, scenario = dsl.loads(POOLS, "gathered.rules"), Scenario("hit", TARGET)
+    odds = exact(rules, scenario, outcomes_only=True)
+    # No successes: a 1-in-2 miss for each die of a pool of 1 to 6.
+    assert odds.marginal("lost")[0] == sum(Fraction(1, 6) * Fraction(1, 2) ** dice for dice in range(1, 7))
+    assert odds.states == odds_without_gathering(rules, scenario, monkeypatch)
+    whole = exact(rules, scenario, outcomes_only=False).states
+    assert whole == odds_without_gathering(rules, scenario, monkeypatch, outcomes_only=False)
+
+
+def test_the_states_limit_counts_gathered_states_with_those_already_waiting(monkeypatch):
+    """Seven states gathered where none wait: a limit of 6 stops the run there, as merging them there would."""
+    rules, scenario = dsl.loads(POOLS, "gathered.rules", Limits(states=6)), Scenario("hit", TARGET)
+    with pytest.raises(ScenarioError) as gathered:
+        exact(rules, scenario, outcomes_only=True)
+    with monkeypatch.context() as patched:
+        without_gathering_draws(patched)
+        with pytest.raises(ScenarioError) as alone:
+            exact(dsl.loads(POOLS, "gathered.rules", Limits(states=6)), scenario, outcomes_only=True)
+    assert gathered.value.diagnostics[0].format() == alone.value.diagnostics[0].format()
+    assert "7 distinct states, over the limit of 6" in gathered.value.diagnostics[0].message
+
+
+def test_an_attack_s_damage_rolls_of_every_size_go_on_as_the_damage_dealt(monkeypatch):
+    """The commander's attack at 20 dice each way: 37 damage pools rolled, 40 values of damage dealt."""
+    path = ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml"
+    rules, shipped = dsl.load(ROOT / "rules" / "exalted-war.rules"), load_scenario(path)
+    inputs = {role: {**values, "wits": 20 - values["war"] - values["accuracy"]} for role, values in
+              ((role, shipped.inputs[role]) for role in ("attacker", "defender"))}
+    scenario = Scenario(shipped.action, inputs, choices=shipped.choices)
+    sent = states_sent_on(rules, scenario, monkeypatch)
+    with monkeypatch.context() as patched:
+        without_gathering_draws(patched)
+        alone = states_sent_on(rules, scenario, monkeypatch)
+    assert sum(sent.values()) * 5 < sum(alone.values())
+    assert exact(rules, scenario, outcomes_only=True).states == odds_without_gathering(rules, scenario, monkeypatch)
