@@ -79,17 +79,66 @@ def test_gathered_states_have_the_odds_of_states_sent_on_alone(monkeypatch):
     assert whole == odds_without_gathering(rules, scenario, monkeypatch, outcomes_only=False)
 
 
+
+def test_a_certain_value_meets_the_values_drawn(monkeypatch):
+    """A pool of six dice counts no success without a roll, here: its state is made as it is, and meets the
+    others'."""
+    text = POOLS.replace("successes(dice, 6, at_least: 4)", "if dice < 6 then successes(dice, 6, at_least: 4) else 0")
+    rules, scenario = dsl.loads(text, "gathered.rules"), Scenario("hit", TARGET)
+    sent = states_sent_on(rules, scenario, monkeypatch)
+    assert sorted(sent.values()) == [6, 6, 12]  # the pool's size, 0 to 5 successes, the roll after
+    odds = exact(rules, scenario, outcomes_only=True)
+    assert odds.marginal("lost")[0] == Fraction(1, 6) + sum(Fraction(1, 6) * Fraction(1, 2) ** dice
+                                                           for dice in range(1, 6))
+    assert odds.states == odds_without_gathering(rules, scenario, monkeypatch)
+
+
 def test_the_states_limit_counts_gathered_states_with_those_already_waiting(monkeypatch):
-    """Seven states gathered where none wait: a limit of 6 stops the run there, as merging them there would."""
-    rules, scenario = dsl.loads(POOLS, "gathered.rules", Limits(states=6)), Scenario("hit", TARGET)
+    """27 states gathered (each pool's successes told apart by its size), none of the draws over 7 values: a
+    limit of 20 stops the run there, as merging them there would have."""
+    text = POOLS.replace("successes(dice, 6, at_least: 4)", "successes(dice, 6, at_least: 4) + 10 * dice")
+    rules, scenario = dsl.loads(text, "gathered.rules", Limits(states=20)), Scenario("hit", TARGET)
     with pytest.raises(ScenarioError) as gathered:
         exact(rules, scenario, outcomes_only=True)
     with monkeypatch.context() as patched:
         without_gathering_draws(patched)
         with pytest.raises(ScenarioError) as alone:
-            exact(dsl.loads(POOLS, "gathered.rules", Limits(states=6)), scenario, outcomes_only=True)
+            exact(dsl.loads(text, "gathered.rules", Limits(states=20)), scenario, outcomes_only=True)
     assert gathered.value.diagnostics[0].format() == alone.value.diagnostics[0].format()
-    assert "7 distinct states, over the limit of 6" in gathered.value.diagnostics[0].message
+    assert "more than 20 states" in gathered.value.diagnostics[0].message
+    assert gathered.value.diagnostics[0].line == 10  # the successes drawn
+
+
+def test_states_that_carry_different_values_meet_as_the_engine_merges_them(monkeypatch):
+    """Each pool's size kept in an outcome the draw leaves alone (carried, a value of its own in each state):
+    the states that meet carry each its value, as they would where they wait."""
+    text = POOLS.replace("outcome extra: int = 0", "outcome extra: int = 0\noutcome size: int = 0").replace(
+        "    let dice = roll(1, 6)\n", "    let dice = roll(1, 6)\n    size = dice\n")
+    rules, scenario = dsl.loads(text, "gathered.rules"), Scenario("hit", TARGET)
+    odds = exact(rules, scenario, outcomes_only=True)
+    # Six dice, each succeeding: lost 6, whatever extra is rolled.
+    assert odds.marginal("size")[6] == Fraction(1, 6) and odds.marginal("lost")[6] == Fraction(1, 6) / 64
+    assert odds.states == odds_without_gathering(rules, scenario, monkeypatch)
+
+
+def test_the_draws_of_a_loop_s_passes_meet_as_the_engine_merges_them(monkeypatch):
+    """A roll each pass overwrites the last: the states of the pass before, told apart by it, meet after it."""
+    text = """rules "passes"
+outcome total: int = 0
+action go() {
+    let n = 0
+    let last = 0
+    while n < 3 {
+        last = roll(1, 3)
+        total += last
+        n += 1
+    }
+}
+"""
+    rules, scenario = dsl.loads(text, "passes.rules"), Scenario("go", {})
+    odds = exact(rules, scenario, outcomes_only=True)
+    assert odds.marginal("total")[3] == Fraction(1, 27) and odds.marginal("total")[9] == Fraction(1, 27)
+    assert odds.states == odds_without_gathering(rules, scenario, monkeypatch)
 
 
 def test_an_attack_s_damage_rolls_of_every_size_go_on_as_the_damage_dealt(monkeypatch):

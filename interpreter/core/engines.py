@@ -624,7 +624,7 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
     S = rt.Working([], {}, {})  # one working state, filled anew for each state in turn
     sums: folds.Sums | None = None  # folded draws of whole-number probabilities, summed over the group
     gathering = None if gather is None else _Gathered(gather[0], gather[1].get(gather[0]), projection, R,
-                                                      engine.max_states, _block_pos(routine, pc))
+                                                      engine.max_states, routine, pc)
     for (kept, world, outcomes, stopped, stack, depth), p in group.items():
         S.F = F = expand(kept)
         W = values[world]
@@ -648,7 +648,7 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         fold = folds.folded(routine, pc, following, slot, projection, R.gen) if following >= 0 else None
         if gathering is not None and fold is None and following == gathering.block:
             if type(drawn) is not D.Dist:
-                gathering.add((keep(following, F), *rest), p)
+                gathering.add(F, rest, p)
             else:
                 R.work += _branching_work(p, drawn)
                 if R.work > R.work_limit:
@@ -712,63 +712,67 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
 class _Gathered:
     """A draw block's states for the block they go to, merged as they are made (see _draws_all).
 
-    A state's probability is summed as a fraction where it is a whole number over another (Scaled, or a
-    Fraction or a whole number, as a draw makes it one), a carried one of one part (its values fixed: as the
-    part's fraction), or a carried one whose parts the states share (a draw's states of one state: as the
-    scale of the parts); any other is added as the engine adds states that meet. A state that meets no other
-    is made as the draw makes it. The states limit is checked as the states are made, counting those already
-    waiting there, as merging them there would have checked it.
+    A state met once is made as the draw makes it. Where states meet, their probabilities are summed as a
+    fraction where they are whole numbers over another (Scaled, or a Fraction or a whole number, as a draw
+    makes it one), carried ones of one part (their values fixed: as the part's fraction), or carried ones
+    whose parts they share (a draw's states of one state: as the scale of the parts); any others are added
+    as the engine adds states that meet. The states limit is checked as the states are made, counting those
+    already waiting there, as merging them there would have checked it.
     """
 
-    __slots__ = ("block", "waiting", "projection", "R", "limit", "pos", "sums", "new", "worlds")
+    __slots__ = ("block", "waiting", "projection", "R", "limit", "where", "cells", "new", "worlds")
 
     def __init__(self, block: int, waiting: dict[Key, Any] | None, projection: liveness.Projection, R: Run,
-                 limit: int, pos: Pos | None):
+                 limit: int, routine: Routine, pc: int):
         self.block, self.waiting, self.projection, self.R = block, waiting, projection, R
-        self.limit, self.pos = limit, pos
-        # key -> [numerator, denominator, shared parts or None, fixed values or None, carried names, or the sum
-        # as the engine holds a probability (None while it is the fraction), and the state of one part and the
-        # weight that alone made it (None once another is added): that state's own, its parts shared]
-        self.sums: dict[Key, list[Any]] = {}
-        self.new = 0  # keys not already waiting there
-        self.worlds: dict[int, int] = {}  # a world (by number) -> as the block keeps it
+        self.limit, self.where = limit, (routine, pc)
+        # Each state, in the order first made: [its probability], or, once another met it, [numerator,
+        # denominator, shared parts or None, fixed values or None, carried names] while the sum is a fraction.
+        self.cells: dict[Key, list[Any]] = {}
+        self.new = 0  # the states not already waiting there, where some are (see _met)
+        # A world (by number) -> as the block keeps it; None where the block forgets nothing of any world.
+        self.worlds: dict[int, int] | None = {} if projection.forgets(block) else None
 
-    def draw(self, F: list[Any], slot: int, rest: tuple[Any, ...], p: Any, drawn: D.Dist) -> None:
-        world = self.worlds.get(rest[0])
-        if world is None:
+    def _world(self, world: int) -> int:
+        if self.worlds is None:
+            return world
+        found = self.worlds.get(world)
+        if found is None:
             interned = self.R.interned
             assert interned is not None
-            world = self.worlds[rest[0]] = interned.id(self.projection.world(self.block, interned.values[rest[0]]))
-        tail = rest[1:]
+            found = self.worlds[world] = interned.id(self.projection.world(self.block, interned.values[world]))
+        return found
+
+    def draw(self, F: list[Any], slot: int, rest: tuple[Any, ...], p: Any, drawn: D.Dist) -> None:
+        world, tail = self._world(rest[0]), rest[1:]
         keep, block, total = self.projection.keep, self.block, drawn.total
         kind = type(p)
-        parts = fixed = names = one = None
-        if kind is Scaled:
-            top, bottom = p.n, p.d * total
-        elif kind is Fraction or kind is int:
-            top, bottom = p.numerator, p.denominator * total
-        elif kind is Carried and not p.names:
+        parts = fixed = None
+        if kind is Scaled or kind is Fraction or kind is int:
+            top, bottom = (p.n, p.d * total) if kind is Scaled else (p.numerator, p.denominator * total)
+        elif kind is Carried and not p.names:  # as each value's state is made (Carried.times), but for its weight
             [part] = p.parts.values()
-            top, bottom, fixed, one = part.n * p.top, part.d * p.bottom * total, p.fixed, p
+            top, bottom, fixed = part.n * p.top, part.d * p.bottom * total, p.fixed
         elif kind is Carried:
             p.owned = False  # its parts are shared from now on, as by Carried.times
-            top, bottom, parts, fixed, names = p.top, p.bottom * total, p.parts, p.fixed, p.names
+            top, bottom, parts, fixed = p.top, p.bottom * total, p.parts, p.fixed
         else:
             for value, weight in drawn.weights.items():
                 F[slot] = value
-                self.add((keep(block, F), world, *tail), p * Fraction(weight, total))
+                self._add((keep(block, F), world, *tail), p * Fraction(weight, total))
             return
-        sums, get = self.sums, self.sums.get
+        meet = self.cells.setdefault
         for value, weight in drawn.weights.items():
             F[slot] = value
-            key = (keep(block, F), world, *tail)
-            found = get(key)
-            if found is None:
-                sums[key] = [top * weight, bottom, parts, fixed, names, None,
-                             None if one is None else (one, weight, total)]
-                self._met(key)
-            elif found[5] is None and found[2] is parts and found[3] == fixed:
-                found[6] = None
+            cell = [None]
+            found = meet((keep(block, F), world, *tail), cell)
+            if found is cell:
+                cell[0] = Scaled(top * weight, bottom) if kind is not Carried else p.times(weight, total)
+                self._met()
+                continue
+            if len(found) == 1:
+                found[:] = _fraction_form(found[0])
+            if len(found) == 5 and found[2] is parts and found[3] == fixed:
                 n, d = found[0], found[1]
                 if d == bottom:
                     found[0] = n + top * weight
@@ -776,45 +780,72 @@ class _Gathered:
                     common = math.gcd(d, bottom)
                     found[0], found[1] = n * (bottom // common) + top * weight * (d // common), d // common * bottom
             else:
-                self._add_to(found, self._whole([top * weight, bottom, parts, fixed, names, None, None]))
+                self._add_to(found, Scaled(top * weight, bottom) if kind is not Carried else p.times(weight, total))
 
-    def add(self, key: Key, p: Any) -> None:
-        found = self.sums.get(key)
-        if found is None:
-            self.sums[key] = [0, 1, None, None, None, p, None]
-            self._met(key)
-        else:
-            self._add_to(found, p)
+    def add(self, F: list[Any], rest: tuple[Any, ...], p: Any) -> None:
+        """A state whose draw turned out certain."""
+        self._add((self.projection.keep(self.block, F), self._world(rest[0]), *rest[1:]), p)
+
+    def _add(self, key: Key, p: Any) -> None:
+        cell = [p]
+        found = self.cells.setdefault(key, cell)
+        if found is cell:
+            self._met()
+            return
+        if len(found) == 1:
+            found[:] = _fraction_form(found[0])
+        self._add_to(found, p)
 
     def _add_to(self, found: list[Any], p: Any) -> None:
-        merged = found[5] = self._whole(found) + p
+        merged = _whole(found) + p
+        found[:] = [merged]
         # A state that carries values holds a state for each of their combinations: counted too, as a merge
         # where they wait counts them.
         if type(merged) is Carried and len(merged.parts) > self.limit:
-            raise too_many_states(self.pos, self.limit)
+            raise too_many_states(_block_pos(*self.where), self.limit)
 
-    @staticmethod
-    def _whole(found: list[Any]) -> Any:
-        """A key's sum as the engine holds a probability."""
-        n, d, parts, fixed, names, other, one = found
-        if other is not None:
-            return other
-        if one is not None:
-            return one[0].times(one[1], one[2])
-        if parts is not None:
-            return Carried(names, parts, fixed, n, d)
-        return Scaled(n, d) if fixed is None else Carried((), {(): Scaled(n, d)}, fixed, owned=True)
-
-    def _met(self, key: Key) -> None:
-        if self.waiting is None or key not in self.waiting:
+    def _met(self) -> None:
+        """The states limit checked, a new state just made (the last one)."""
+        waiting = self.waiting
+        if not waiting:
+            if len(self.cells) > self.limit:
+                raise too_many_states(_block_pos(*self.where), self.limit)
+            return
+        if next(reversed(self.cells)) not in waiting:
             self.new += 1
-            if self.new + (0 if self.waiting is None else len(self.waiting)) > self.limit:
-                raise too_many_states(self.pos, self.limit)
+        if self.new + len(waiting) > self.limit:
+            raise too_many_states(_block_pos(*self.where), self.limit)
 
     def states(self) -> Iterator[tuple[Key, Any, int]]:
         block = self.block
-        for key, found in self.sums.items():
-            yield key, self._whole(found), block
+        for key, found in self.cells.items():
+            yield key, found[0] if len(found) == 1 else _whole(found), block
+
+
+def _fraction_form(p: Any) -> list[Any]:
+    """A probability as _Gathered sums it: [numerator, denominator, shared parts, fixed values, carried names]
+    for a Scaled (parts and values none), a carried one of one part (parts none: the part's fraction) or
+    another carried one (the scale of its parts); [p] for any other."""
+    kind = type(p)
+    if kind is Scaled:
+        return [p.n, p.d, None, None, None]
+    if kind is Carried and not p.names:
+        [part] = p.parts.values()
+        return [part.n * p.top, part.d * p.bottom, None, p.fixed, None]
+    if kind is Carried:
+        p.owned = False  # its parts are shared from now on, as by Carried.times
+        return [p.top, p.bottom, p.parts, p.fixed, p.names]
+    return [p]
+
+
+def _whole(found: list[Any]) -> Any:
+    """A sum of _Gathered as the engine holds a probability."""
+    if len(found) == 1:
+        return found[0]
+    n, d, parts, fixed, names = found
+    if parts is not None:
+        return Carried(names, parts, fixed, n, d)
+    return Scaled(n, d) if fixed is None else Carried((), {(): Scaled(n, d)}, fixed, owned=True)
 
 
 def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run,

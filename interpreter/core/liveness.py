@@ -142,6 +142,16 @@ class Projection:
             found = self._expanders[pc] = _expander(self.kept[pc], self.slots)
         return found
 
+    def forgets(self, pc: int) -> bool:
+        """Whether a world on its way to a block may lose a field there (world gives most back as they are)."""
+        live = self.live[pc]
+        if live is None:
+            return False
+        forgets = self._forgets[pc]
+        if forgets is None:
+            forgets = self._forgets[pc] = self._may_forget(pc, live)
+        return forgets
+
     def world(self, pc: int, world: Frozen) -> Frozen:
         live = self.live[pc]
         if live is None:
