@@ -109,6 +109,30 @@ def test_the_states_limit_counts_gathered_states_with_those_already_waiting(monk
     assert gathered.value.diagnostics[0].line == 10  # the successes drawn
 
 
+
+def test_a_certain_value_is_counted_against_the_limit_as_the_state_it_meets(monkeypatch):
+    """From a review: a certain value's state was counted with its world as it came, apart from the drawn
+    states it is one with, and a run of 3 final states was refused at a limit of 3."""
+    text = """rules "certain"
+kind unit {
+    dice: int = 0
+    hp: int = 10
+}
+outcome got: int = 0
+outcome x: int = 0
+action go(a: unit, b: unit) {
+    a.dice = roll(1, 3) - 1
+    let r = if a.dice > 0 then successes(a.dice, 6, at_least: 4) else 0
+    b.hp -= r
+    x = roll(1, 1)
+    got = b.hp
+}
+"""
+    rules, scenario = dsl.loads(text, "certain.rules", Limits(states=3)), Scenario("go", {"a": {}, "b": {}})
+    odds = exact(rules, scenario, outcomes_only=True)
+    assert odds.marginal("got") == {8: Fraction(1, 12), 9: Fraction(1, 3), 10: Fraction(7, 12)}
+    assert odds.states == odds_without_gathering(rules, scenario, monkeypatch)
+
 def test_states_that_carry_different_values_meet_as_the_engine_merges_them(monkeypatch):
     """Each pool's size kept in an outcome the draw leaves alone (carried, a value of its own in each state):
     the states that meet carry each its value, as they would where they wait."""

@@ -750,7 +750,7 @@ class _Gathered:
         parts = fixed = None
         if kind is Scaled or kind is Fraction or kind is int:
             top, bottom = (p.n, p.d * total) if kind is Scaled else (p.numerator, p.denominator * total)
-        elif kind is Carried and not p.names:  # as each value's state is made (Carried.times), but for its weight
+        elif kind is Carried and not p.names and len(p.parts) == 1:  # as Carried.times makes each, but its weight
             [part] = p.parts.values()
             top, bottom, fixed = part.n * p.top, part.d * p.bottom * total, p.fixed
         elif kind is Carried:
@@ -829,7 +829,7 @@ def _fraction_form(p: Any) -> list[Any]:
     kind = type(p)
     if kind is Scaled:
         return [p.n, p.d, None, None, None]
-    if kind is Carried and not p.names:
+    if kind is Carried and not p.names and len(p.parts) == 1:
         [part] = p.parts.values()
         return [part.n * p.top, part.d * p.bottom, None, p.fixed, None]
     if kind is Carried:
