@@ -10,7 +10,7 @@ import pytest
 from fracas import dsl
 from fracas.dsl.limits import Limits
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
-from fracas.interpreter.core import engines
+from fracas.interpreter.core import carry, engines
 from shortcuts import without_gathering_draws
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,6 +144,43 @@ def test_states_that_carry_different_values_meet_as_the_engine_merges_them(monke
     assert odds.marginal("size")[6] == Fraction(1, 6) and odds.marginal("lost")[6] == Fraction(1, 6) / 64
     assert odds.states == odds_without_gathering(rules, scenario, monkeypatch)
 
+
+
+def test_states_carrying_different_values_that_meet_add_into_one_sum(monkeypatch):
+    """From a review: a sum of states carrying different values was copied at each state that met it after,
+    n states costing n * n parts copied. Summed in place, as where they wait, it copies no more than there."""
+    text = """rules "sizes"
+kind unit {
+    taken: int = 0
+}
+outcome lost: int = 0
+outcome extra: int = 0
+outcome size: int = 0
+action hit(target: unit) {
+    let n = roll(1, 60)
+    size = n
+    target.taken = roll(1, n)
+    extra = roll(1, 2)
+    lost = target.taken
+}
+"""
+    scenario = Scenario("hit", TARGET)
+
+    def parts_added(gathering: bool) -> tuple[int, dict]:
+        added = [0]
+        real = carry._add_into
+        with monkeypatch.context() as patched:
+            if not gathering:
+                without_gathering_draws(patched)
+            patched.setattr(carry, "_add_into", lambda into, other: added.__setitem__(0, added[0] + len(other.parts))
+                            or real(into, other))
+            states = exact(dsl.loads(text, "sizes.rules"), scenario, outcomes_only=True).states
+        return added[0], states
+
+    gathered, odds = parts_added(True)
+    alone, plain = parts_added(False)
+    assert odds == plain and len(odds) == 60 * 61 // 2 * 2
+    assert gathered <= alone
 
 def test_the_draws_of_a_loop_s_passes_meet_as_the_engine_merges_them(monkeypatch):
     """A roll each pass overwrites the last: the states of the pass before, told apart by it, meet after it."""

@@ -825,8 +825,11 @@ class _Gathered:
 def _fraction_form(p: Any) -> list[Any]:
     """A probability as _Gathered sums it: [numerator, denominator, shared parts, fixed values, carried names]
     for a Scaled (parts and values none), a carried one of one part (parts none: the part's fraction) or
-    another carried one (the scale of its parts); [p] for any other."""
+    another carried one (the scale of its parts); [p] for any other, and for a carried sum that owns its
+    parts, which takes later additions in place (summed by its scale, it would be copied at each)."""
     kind = type(p)
+    if kind is Carried and p.owned:
+        return [p]
     if kind is Scaled:
         return [p.n, p.d, None, None, None]
     if kind is Carried and not p.names and len(p.parts) == 1:
