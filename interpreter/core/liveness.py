@@ -143,7 +143,8 @@ class Projection:
         return found
 
     def forgets(self, pc: int) -> bool:
-        """Whether a world on its way to a block may lose a field there (world gives most back as they are)."""
+        """Whether `world` may take a field out of a world on its way to this block: at most blocks it gives
+        every world back as it is."""
         live = self.live[pc]
         if live is None:
             return False
@@ -153,14 +154,10 @@ class Projection:
         return forgets
 
     def world(self, pc: int, world: Frozen) -> Frozen:
+        if not self.forgets(pc):
+            return world
         live = self.live[pc]
-        if live is None:
-            return world
-        forgets = self._forgets[pc]
-        if forgets is None:
-            forgets = self._forgets[pc] = self._may_forget(pc, live)
-        if not forgets:
-            return world
+        assert live is not None
         seen = self._worlds[pc]
         found = seen.get(world)
         if found is not None:
