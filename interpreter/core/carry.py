@@ -14,13 +14,12 @@ carried field, the states are split by its values again.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
 from fracas.interpreter.core import loops
-from fracas.interpreter.core.dist import Scaled
+from fracas.interpreter.core.dist import Scaled, unlike_sum
 from fracas.interpreter.core.interned import Interned
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, Projection, slot_facts
 from fracas.interpreter.core.state import Frozen
@@ -86,10 +85,8 @@ class Carried:
         if other.parts is self.parts and other.fixed == self.fixed:
             if other.bottom == self.bottom:
                 return Carried(self.names, self.parts, self.fixed, self.top + other.top, self.bottom)
-            common = math.gcd(self.bottom, other.bottom)  # as Scaled adds: the least common denominator
             return Carried(self.names, self.parts, self.fixed,
-                           self.top * (other.bottom // common) + other.top * (self.bottom // common),
-                           self.bottom // common * other.bottom)
+                           *unlike_sum(self.top, self.bottom, other.top, other.bottom))  # as Scaled adds
         if self.owned and self.top == self.bottom and _within(other, self):
             _add_into(self, other)
             return self

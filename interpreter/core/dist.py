@@ -77,8 +77,7 @@ class Scaled:
             return NotImplemented
         if d == self.d:
             return Scaled(self.n + n, d)
-        common = math.gcd(d, self.d)  # paths through other draws: the least common denominator
-        return Scaled(self.n * (d // common) + n * (self.d // common), self.d // common * d)
+        return Scaled(*unlike_sum(self.n, self.d, n, d))  # paths through other draws
 
     __radd__ = __add__
 
@@ -87,6 +86,12 @@ class Scaled:
 
     def __repr__(self) -> str:
         return f"Scaled({self.n}, {self.d})"
+
+
+def unlike_sum(n: int, d: int, m: int, e: int) -> tuple[int, int]:
+    """n/d + m/e over the least common denominator, neither reduced: whole numbers over denominators that differ."""
+    common = math.gcd(d, e)
+    return n * (e // common) + m * (d // common), d // common * e
 
 
 def as_fraction(p: Any) -> Fraction:

@@ -13,7 +13,6 @@ once per outcome of each draw it makes (its earlier draws replayed).
 from __future__ import annotations
 
 import heapq
-import math
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
@@ -776,9 +775,8 @@ class _Gathered:
                 n, d = found[0], found[1]
                 if d == bottom:
                     found[0] = n + top * weight
-                else:  # as Scaled adds: over the least common denominator
-                    common = math.gcd(d, bottom)
-                    found[0], found[1] = n * (bottom // common) + top * weight * (d // common), d // common * bottom
+                else:  # as Scaled adds
+                    found[0], found[1] = D.unlike_sum(n, d, top * weight, bottom)
             else:
                 self._add_to(found, Scaled(top * weight, bottom) if kind is not Carried else p.times(weight, total))
 
