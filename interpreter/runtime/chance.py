@@ -711,13 +711,15 @@ def _pools(states: dict[int, int], variants: list[Body], bits: int) -> Weights:
     else:
         spans = list(zip(starts, starts[1:] + [len(order)]))
         counted.sort(key=lambda entry: [sum(entry[0][a:b]) for a, b in spans], reverse=True)
-    pools = []
-    for counts, _ in counted:
-        census = tuple(compress(zip(ranked, counts), counts))
-        pool = Pool(tuple(chain.from_iterable(starmap(repeat, census))))
-        pool.census = census
-        pools.append(pool)
-    return Weights.ordered(tuple(pools), tuple(weight for _, weight in counted))
+    pools = tuple(_pool_of(tuple(compress(zip(ranked, counts), counts))) for counts, _ in counted)
+    return Weights.ordered(pools, tuple(weight for _, weight in counted))
+
+
+def _pool_of(census: tuple[tuple[Body, int], ...]) -> Pool:
+    """The pool of a volley's end in canonical order: each kind of body, in order, repeated by its count."""
+    pool = Pool(tuple(chain.from_iterable(starmap(repeat, census))))
+    pool.census = census
+    return pool
 
 
 def counted_body(body: Body) -> Body:
@@ -751,10 +753,7 @@ def _counted_pools(states: dict[int, int], variants: list[Body], bits: int) -> W
     keyed_apart = len({body_key(kind) for kind in distinct}) == len(distinct)
     pools, weights = [], []
     for counts, weight in sorted(merged.items(), reverse=True) if keyed_apart else merged.items():
-        census = tuple((kind, count) for kind, count in zip(distinct, counts) if count)
-        pool = Pool(tuple(chain.from_iterable(starmap(repeat, census))))
-        pool.census = census
-        pools.append(pool)
+        pools.append(_pool_of(tuple((kind, count) for kind, count in zip(distinct, counts) if count)))
         weights.append(weight)
     return (Weights.ordered(tuple(pools), tuple(weights)) if keyed_apart
             else Weights.of(zip(pools, weights)))
