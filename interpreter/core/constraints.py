@@ -345,7 +345,48 @@ def clear_test(program: Program) -> Callable[[Frozen, Frozen, dict[int, bool]], 
         return plan is not None and all(type(record.values[i]) is RowRef or record.values[i] is None
                                          for i in plan[2])
 
-    program.clear_test = (clear, alone)
+    readers: dict[tuple[str, str], tuple[Constraint, ...] | None] = {}
+
+    def field_readers(kind: str, name: str) -> tuple[Constraint, ...] | None:
+        """The constraints of a kind that read a field, where each reads nothing else of the record (but
+        parameters); None where one reads more, or the field is read through or may hold a record."""
+        key = (kind, name)
+        if key in readers:
+            return readers[key]
+        found: tuple[Constraint, ...] | None = None
+        plan = plans.get(kind)
+        place = next((i for i, f in enumerate(rules.kinds[kind].fields) if f.name == name), None)
+        if plan is not None and place is not None and place not in plan[2] and place not in plan[3]:
+            reading = []
+            for constraint in plan[1]:
+                plain, through = own_reads(rules, constraint, kind)
+                if place in plain or place in through:
+                    if plain != (place,) or through:
+                        break
+                    reading.append(constraint)
+            else:
+                found = tuple(reading)
+        readers[key] = found
+        return found
+
+    def field_clear(record: Record, name: str, value: Any, world: Frozen, outcomes: Frozen) -> bool | None:
+        """Whether a record that meets its constraints still does with one field changed, told by the field's
+        new value alone: where the constraints that read the field read nothing else of the record, the others
+        hold as they did. None where one reads more (the whole record must be looked at)."""
+        reading = field_readers(record.shape.kind, name)
+        if not reading:
+            return None if reading is None else True
+        key = ("field clear", record.shape.kind, name, value)
+        holds = met.get(key)
+        if holds is None:
+            holds = _first_broken_in(program, reading, record.replace(name, value),
+                                     State((_NO_NAMES,), world, outcomes)) is None
+            if len(met) >= _MEMO:
+                met.clear()
+            met[key] = holds
+        return holds  # type: ignore[no-any-return]
+
+    program.clear_test = (clear, alone, field_clear)
     return clear
 
 

@@ -16,7 +16,7 @@ class Interned:
     without hashing it, and what a block forgets of a world is remembered by number.
     """
 
-    __slots__ = ("values", "ids", "forgotten", "records", "checked", "lanes", "lane_hits")
+    __slots__ = ("values", "ids", "forgotten", "records", "checked", "lanes", "lane_hits", "fields_clear")
 
     def __init__(self) -> None:
         self.values: list[Frozen] = []
@@ -30,6 +30,8 @@ class Interned:
         # What a lane of a tail gave, by the lane, the other values it read and the carried ones (lanes.py).
         self.lanes: dict[tuple[Any, ...], Any] = {}
         self.lane_hits: dict[int, int] = {}  # how often a lane's remembered results served, by the lane's id
+        # Whether what a lane gave keeps its records within their constraints, by the result's id (lanes.py).
+        self.fields_clear: dict[int, tuple[Any, bool]] = {}
 
     def id(self, frozen: Frozen) -> int:
         # One lookup, met or not: each costs a call of Frozen's hash, even where it is known.

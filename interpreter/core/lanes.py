@@ -517,17 +517,41 @@ def _shared_world(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]], W0:
     check = R.world_check
     if check is None:
         return W0
-    if not callable(check) or not lanes.one_owner:
-        return None  # not known what reads them, or records made by two lanes: each state's own
+    if not callable(check):
+        return None  # not known what reads them: each state's own
     known = R.interned.checked
     if not check(W0, O0, known):
         return None
     for lane, found in zip(lanes.lanes, results):
         if lane.fields:
             for given in found.values():
-                if not check(_with_fields(W0, (given,), R.interned.changed), O0, known):
+                holds = _fields_clear(given, W0, O0, R)
+                if holds is None:
+                    # Records made by two lanes would have to be checked for each combination: each state's own.
+                    if not lanes.one_owner or not check(_with_fields(W0, (given,), R.interned.changed), O0, known):
+                        return None
+                elif not holds:
                     return None
     return W0
+
+
+def _fields_clear(given: Given, W0: Frozen, O0: Frozen, R: Any) -> bool | None:
+    """Whether the fields a lane's run gave keep their records within their constraints, each told by its own
+    value (see constraints.clear_test); None where a field cannot be. Remembered for the result, which the
+    states to come are given again: what its fields' values say holds whatever world they are put in."""
+    remembered = R.interned.fields_clear
+    found = remembered.get(id(given))
+    if found is not None and found[0] is given:
+        return found[1]  # type: ignore[no-any-return]
+    field_clear = R.program.clear_test[2]
+    holds: bool | None = True
+    for entity, name, value in given[0]:
+        holds = field_clear(W0[entity], name, value, W0, O0)
+        if not holds:
+            break
+    if holds is not None:  # kept alive with its verdict: a result's identity names it only while it lives
+        remembered[id(given)] = (given, holds)
+    return holds
 
 
 def _with_fields(W0: Frozen, given: Iterable[Given], changed: Any) -> Frozen:

@@ -42,7 +42,8 @@ class Program:
         # A memo too: where a sampled run of an action from a start state stands at its first chance
         # (fracas.interpreter.core.resolve.resolve_one).
         self.before_chance: dict[Any, Any] = {}
-        # Made when first needed: constraints.check_after's quick test that a state breaks no constraint.
+        # Made when first needed: constraints.check_after's quick test that a state breaks no constraint (with the
+        # test of a record's start values, and of one field changed: see constraints.clear_test).
         self.clear_test: tuple[Any, ...] | None = None
 
     def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None,
