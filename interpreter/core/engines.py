@@ -341,6 +341,37 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
     carried = folds.carried_at(routine, projection, R.gen)
     regroups: dict[tuple[int, int], carry.Regroup] = {}
     gathered: dict[int, int | None] = {}  # a draw block -> the block its states are gathered for (_gathered_at)
+
+    def destination_of(pc: int, sent: int) -> tuple[Any, ...]:
+        """Where the states that block pc sends to block `sent` go: the memo of what their worlds forget on
+        the way (None for the routine's end), the block they go to, whether they run the tail from there (then
+        the final states they join), the states they join, and the Regroup of their carried values (None: they
+        carry what they carried)."""
+        following, forgotten = sent, None
+        if sent >= 0:
+            route = routes.get(sent)
+            if route is None:
+                route = routes[sent] = _route(sent, through, projection, interned, region, entry)
+            following, forgotten = route
+            if following in straight:
+                return forgotten, following, True, out.setdefault(END, {}), None
+        leaving = following < 0 or following == entry or (region is not None and following not in region)
+        if leaving:
+            target = out.setdefault(following, {})
+        else:
+            target = pending.get(following)  # type: ignore[assignment]
+            if target is None:
+                target = pending[following] = {}
+                heapq.heappush(waiting, (rank[following], following))
+        regroup = None
+        if carried is not None and carried[pc] is not (carry.NONE if leaving else carried[following]):
+            regroup = regroups.get((pc, following))
+            if regroup is None:
+                regroup = regroups[(pc, following)] = carry.Regroup(
+                    carried[pc], carry.NONE if leaving else carried[following], projection,
+                    -1 if leaving else following, interned)
+        return forgotten, following, False, target, regroup
+
     while waiting:
         _, pc = heapq.heappop(waiting)
         group = pending.pop(pc)
@@ -358,44 +389,23 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
                 gathering = gathered[pc] = _gathered_at(routine, pc, through, straight, region, entry, carried)
             results = _block_all(routine, pc, group, engine, R, projection,
                                  None if gathering is None else (gathering, pending))
-        for key, p, following in results:
-            if following >= 0:
-                route = routes.get(following)
-                if route is None:
-                    route = routes[following] = _route(following, through, projection, interned, region, entry)
+        destinations: dict[int, tuple[Any, ...]] = {}  # this round's, by the block states are sent to
+        for key, p, sent in results:
+            destination = destinations.get(sent)
+            if destination is None:
+                destination = destinations[sent] = destination_of(pc, sent)
+            forgotten, following, tail, target, regroup = destination
+            if forgotten is not None:
                 world = key[1]
-                kept = route[1].get(world)
+                kept = forgotten.get(world)
                 if kept is None:
-                    kept = route[1][world] = _forget(following, world, through, projection, interned)
-                following = route[0]
+                    kept = forgotten[world] = _forget(sent, world, through, projection, interned)
                 if kept != world:
                     key = (key[0], kept, *key[2:])  # type: ignore[assignment]
-                if following in straight:
-                    finals = out.get(END)
-                    if finals is None:
-                        finals = out[END] = {}
-                    tails.run_to_end(routine, following, key, p, projection, R, finals, limit, progress)
+                if tail:
+                    tails.run_to_end(routine, following, key, p, projection, R, target, limit, progress)
                     continue
-            leaving = following < 0 or following == entry or (region is not None and following not in region)
-            if leaving:
-                target = out.get(following)
-                if target is None:
-                    target = out[following] = {}
-            else:
-                target = pending.get(following)
-                if target is None:
-                    target = pending[following] = {}
-                    heapq.heappush(waiting, (rank[following], following))
-            if carried is not None and carried[pc] is not (carry.NONE if leaving else carried[following]):
-                regroup = regroups.get((pc, following))
-                if regroup is None:
-                    regroup = regroups[(pc, following)] = carry.Regroup(
-                        carried[pc], carry.NONE if leaving else carried[following], projection,
-                        -1 if leaving else following, interned)
-                states = regroup.states(key, p)
-            else:
-                regroup = None
-                states = ((key, p),)
+            states = ((key, p),) if regroup is None else regroup.states(key, p)
             for key, p in states:
                 before = target.setdefault(key, p)  # hashing a key is most of the cost of a merge: once, mostly
                 if before is not p:
