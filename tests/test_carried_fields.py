@@ -69,27 +69,40 @@ def test_the_carried_values_shared_by_the_states_of_one_draw_are_split_once(monk
     assert parts_split and len(parts_split) == len(set(parts_split))
 
 
-def test_the_blocks_of_a_for_loops_passes_carry_the_same_values(monkeypatch):
-    """A value carried by some blocks of a loop and not by others would be put back and taken out on every pass:
-    the miniatures' loop of damage carries the outcomes it leaves alone, in each of its blocks."""
-    path = ROOT / "rules" / "scenarios" / "miniatures-guns-at-brutes.toml"
+def carried_in(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, list]:
+    """The action's routine of a shipped scenario, and what each of its blocks carries in an outcomes-only run."""
     found = []
     carried_at = carry.carried_at
 
-    def watched(routine, projection):
-        carried = carried_at(routine, projection)
+    def watched(routine, projection, *folds):
+        carried = carried_at(routine, projection, *folds)
         found.append((routine, carried))
         return carried
 
     monkeypatch.setattr(carry, "carried_at", watched)
-    exact(dsl.load(ROOT / "rules" / "miniatures.rules"), load_scenario(path), outcomes_only=True)
-    routine, carried = found[0]
+    exact(rules_for(path), load_scenario(path), outcomes_only=True)
+    return found[0]
+
+
+def test_the_blocks_of_a_for_loops_passes_carry_the_same_values(monkeypatch):
+    """A value carried by some blocks of a loop and not by others would be put back and taken out on every pass:
+    the miniatures' loop of damage carries the outcomes it leaves alone, in each of its blocks."""
+    routine, carried = carried_in(ROOT / "rules" / "scenarios" / "miniatures-guns-at-brutes.toml", monkeypatch)
     flow = {pc: [nxt for nxt in following if nxt >= 0] for pc, following in enumerate(routine.successors)}
     cycles = [group for group in loops.groups_in_flow_order(list(flow), flow) if len(group) > 1]
     assert cycles
     for group in cycles:
         assert len({carried[pc] for pc in group}) == 1
     assert any((carry.OUTCOME, "hits") in carried[pc] for group in cycles for pc in group)
+
+
+def test_a_slot_that_holds_an_input_entity_is_never_carried(monkeypatch):
+    """A step's parameter naming the attacker holds the same entity in every state: carried, it would only be
+    taken out and put back at each block of the stretch, splitting nothing and merging nothing."""
+    routine, carried = carried_in(ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml", monkeypatch)
+    slots = {name for values in carried for kind, name in values if kind == carry.SLOT}
+    assert slots and routine.statics  # some slots are carried, and many hold entities
+    assert not slots & set(routine.statics)
 
 
 WAITING = '''rules "A roll that waits while others are made"

@@ -302,7 +302,7 @@ def _chosen(routine: Any, projection: Projection, folds: dict[int, tuple[int, st
             continue
         values = {(entity, name) for entity, name in live.fields if entity is not ANY and name != EVERY_FIELD}
         values |= {(OUTCOME, name) for name in outcomes}
-        values |= {(SLOT, slot) for slot in projection.kept[pc]}
+        values |= {(SLOT, slot) for slot in projection.kept[pc] if slot not in routine.statics}
         changed = changed_before[pc]
         candidates.append({value for value in values if not touched.has(value) and changed.has(value)})
     seeds = [(pc, f) for pc, block in enumerate(blocks) if getattr(block, "draw_slot", None) is not None
