@@ -267,9 +267,13 @@ TALLIED = "b.health -= dealt\n    a.tally += dealt\n    a.health -= taken"
 
 
 def tally_rules(floor: str = "0") -> dsl.Ruleset:
-    side = EXCHANGE[EXCHANGE.index("kind side"):EXCHANGE.index("}") + 1]
-    text = EXCHANGE.replace(side, TALLIED_SIDE.replace("FLOOR", floor)).replace("LANDING", TALLIED)
-    return dsl.loads(text, "tally.rules")
+    return sides_rules(TALLIED_SIDE.replace("FLOOR", floor), TALLIED)
+
+
+def sides_rules(side: str, landing: str) -> dsl.Ruleset:
+    """EXCHANGE with another kind of side and another landing."""
+    text = EXCHANGE.replace(EXCHANGE[EXCHANGE.index("kind side"):EXCHANGE.index("}") + 1], side)
+    return dsl.loads(text.replace("LANDING", landing), "tally.rules")
 
 
 def worlds_made_apart(rules: dsl.Ruleset, scenario: Scenario, monkeypatch: pytest.MonkeyPatch) -> int:
@@ -316,3 +320,23 @@ def test_the_records_a_lane_makes_are_checked_field_by_field_once_for_every_stat
     odds = exact(rules, scenario, outcomes_only=True)
     assert made == []
     assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)
+
+
+def test_a_constraint_that_cannot_be_evaluated_for_a_lane_s_value_is_reported_as_without_lanes(monkeypatch):
+    """The health a lands at 10 divides by zero in its second constraint, but the tally of those states breaks the
+    first: the final states' check, record by record, reports the breach, as it does without lanes."""
+    side = TALLIED_SIDE.replace("require health >= FLOOR", "require tally != 20\n    require 60 / (health - 10) != 7")
+    landing = "a.health -= taken\n    a.tally = taken\n    b.tally = dealt"
+    found = refusal_as_without_lanes(lambda: sides_rules(side, landing), Scenario("exchange", SIDES), monkeypatch)
+    assert "a.tally is 20: it breaks the constraint 'tally != 20'" in found
+
+
+@pytest.mark.parametrize("landing", [TALLIED.replace("+=", "-="), "a.health -= taken\n    b.tally -= dealt"],
+                         ids=["two-lanes-on-a", "a-lane-a-side"])
+def test_constraints_that_cannot_be_evaluated_fail_where_they_would_without_lanes(landing, monkeypatch):
+    """Both constraints divide by zero for some lane's value (a health of 10, a tally of -2): the run fails at
+    the one the final states' check meets first, as without lanes, not at the one the lanes' order meets."""
+    side = TALLIED_SIDE.replace("require health >= FLOOR", "require 60 / (health - 10) != 7").replace(
+        "require tally >= 0", "require 60 / (tally + 2) != 7")
+    found = refusal_as_without_lanes(lambda: sides_rules(side, landing), Scenario("exchange", SIDES), monkeypatch)
+    assert "division by zero" in found

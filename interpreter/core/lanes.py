@@ -33,7 +33,7 @@ from fracas.interpreter.core import rt
 from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT
 from fracas.interpreter.core.codegen import END, Block, Routine, block_function
 from fracas.interpreter.core.dist import Scaled
-from fracas.interpreter.core.errors import too_many_states
+from fracas.interpreter.core.errors import RunError, too_many_states
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, Projection, slot_facts
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.runtime.getters import tuple_getter
@@ -520,18 +520,24 @@ def _shared_world(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]], W0:
     if not callable(check):
         return None  # not known what reads them: each state's own
     known = R.interned.checked
-    if not check(W0, O0, known):
-        return None
-    for lane, found in zip(lanes.lanes, results):
-        if lane.fields:
-            for given in found.values():
-                holds = _fields_clear(given, W0, O0, R)
-                if holds is None:
-                    # Records made by two lanes would have to be checked for each combination: each state's own.
-                    if not lanes.one_owner or not check(_with_fields(W0, (given,), R.interned.changed), O0, known):
+    try:
+        if not check(W0, O0, known):
+            return None
+        for lane, found in zip(lanes.lanes, results):
+            if lane.fields:
+                for given in found.values():
+                    holds = _fields_clear(given, W0, O0, R)
+                    if holds is None:
+                        # Records made by two lanes would have to be checked for each combination: each state's own.
+                        if not lanes.one_owner or not check(_with_fields(W0, (given,), R.interned.changed), O0,
+                                                            known):
+                            return None
+                    elif not holds:
                         return None
-                elif not holds:
-                    return None
+    except RunError:
+        # A constraint that cannot be evaluated on what a lane made: the final states' check meets it where it
+        # would without lanes, in their order (a breach before it in a record's order is reported instead).
+        return None
     return W0
 
 
