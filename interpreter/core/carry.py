@@ -246,9 +246,8 @@ def carried_at(routine: Any, projection: Projection,
     A block carries the entity fields, outcomes and slots live there that it neither reads nor writes,
     that an earlier block may have changed (one that none has changed is the same in every state, as is
     a slot that holds an input entity), in a stretch of such blocks where chance is drawn and more blocks
-    follow. The first block, call sites
-    and the blocks of while loops carry none: their states come from, or go to, code that works on
-    plain probabilities.
+    follow. The first block, call sites and the blocks of while loops carry none: their states come from,
+    or go to, code that works on plain probabilities.
 
     `folds`: blocks that only take the value a draw just made into an outcome (fold block -> (its draw,
     the outcome)). The engine runs such a block with its draw, summing the draw into the outcome's
