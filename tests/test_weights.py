@@ -18,7 +18,7 @@ import pytest
 from fracas import dsl
 from fracas.interpreter import Scenario, ScenarioError, exact
 from fracas.interpreter.runtime.bodies import Body, Pool, Shot, Volley
-from fracas.interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Tally, Uniform
+from fracas.interpreter.runtime.chance import Bernoulli, Binomial, Dice, Fire, SuccessPool, Tally, Uniform, one_die
 from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep
 from fracas.interpreter.runtime.weights import (
     Allowance,
@@ -162,6 +162,7 @@ def test_a_pick_weighs_repeated_items():
 
 @pytest.mark.parametrize("count, sides, at_least, double_at, reroll", [
     (3, 6, 4, None, ()), (3, 10, 7, 10, ()), (2, 10, 7, 10, (1,)), (3, 6, 5, 6, (1, 2)), (2, 4, 9, None, (4,)),
+    (3, 6, 1, None, ()), (2, 6, 0, 6, (2,)), (0, 6, 4, None, ()), (3, 6, 6, 6, ()), (2, 10, 3, 3, (10,)),
 ])
 def test_successes_are_every_roll_and_reroll_counted(count, sides, at_least, double_at, reroll):
     pool = SuccessPool(count, sides, at_least, double_at, reroll)
@@ -179,6 +180,19 @@ def test_successes_are_every_roll_and_reroll_counted(count, sides, at_least, dou
             q *= p
         out[total] = out.get(total, 0) + q
     assert pool.distribution() == out
+
+
+@pytest.mark.parametrize("sides", [1, 4, 6, 10])
+def test_a_success_pool_weighs_as_one_die_raised_to_the_pool(sides):
+    # Summed by value in place, not mapped and raised: the same whole numbers, and the same work and outcomes
+    # held counted, for a pool of any size and every way of counting a face.
+    for at_least, double_at, reroll, count in itertools.product(range(0, sides + 2), (None, *range(1, sides + 2)),
+                                                                 ((), (1,), tuple(range(1, sides + 1))), (0, 1, 5)):
+        pool = SuccessPool(count, sides, at_least, double_at, reroll)
+        mine, theirs = Allowance(None, None), Allowance(None, None)
+        raised = one_die(sides, reroll).map(pool._value).power(count, budget=theirs, what=pool.describe())
+        assert pool._weights(mine) == raised, pool
+        assert mine.spent == theirs.spent, pool
 
 
 @pytest.mark.parametrize("count, sides, groups", [(3, 6, ((1, 2), (6,))), (4, 4, ((1,), (2,), (3,))), (2, 6, ())])

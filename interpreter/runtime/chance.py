@@ -37,6 +37,7 @@ from fracas.interpreter.runtime.weights import (
     Memo,
     Weights,
     binomial,
+    dense_power,
     step_size,
     uniform_dice,
 )
@@ -352,8 +353,18 @@ class SuccessPool(Chance):
         return total
 
     def _weights(self, budget: Budget) -> Weights:
-        one = one_die(self.sides, self.reroll).map(self._value)
-        return one.power(self.count, budget=budget, what=self.describe())
+        # What one_die(...).map(self._value).power(count) gives, the die's weights summed by value in place: a
+        # pool's weights are computed once a process, and a fresh process computes a dozen or two of them.
+        ways = [0, 0, 0]
+        for face, weight in one_die(self.sides, self.reroll):
+            ways[self._value(face)] += weight
+        low = ways.index(next(filter(None, ways)))
+        while not ways[-1]:
+            ways.pop()
+        ways = ways[low:]
+        what = self.describe()
+        budget.hold(self.count * (len(ways) - 1) + 1, what)
+        return Weights.dense(low * self.count, dense_power(ways, self.count, budget, what))
 
     def forced(self, script: Iterator[int]) -> int:
         total = 0
