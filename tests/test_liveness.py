@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from fracas import dsl
+from fracas.interpreter import Scenario, exact, load_scenario
+from fracas.interpreter.core import liveness
+from fracas.interpreter.core.codegen import generator_for
 from fracas.interpreter.core.liveness import ANY, Live, Projection, _expander
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import Record, Shape
 
+ROOT = Path(__file__).resolve().parent.parent
 THING = Shape("thing", ["x", "y", "z"])
 
 
@@ -43,3 +50,17 @@ def test_a_world_where_every_field_touched_is_live_is_given_back_as_it_is():
 def test_a_world_with_its_dead_fields_none_already_is_given_back_as_it_is():
     world = Frozen({"a": Record(THING, (1, None, 3))})
     assert one_block({(ANY, "x")}, {"x", "y"}).world(0, world) is world
+
+
+def test_a_block_remembers_a_bounded_number_of_the_worlds_it_kept_parts_of(monkeypatch):
+    # Runs of many scenarios in one process (a sweep's values, the language server's) would otherwise pile up
+    # the worlds of every one of them in the rules' routines.
+    monkeypatch.setattr(liveness, "_MOST_WORLDS", 4)
+    rules = dsl.load(ROOT / "rules" / "exalted-war.rules")
+    shipped = load_scenario(ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml")
+    for wits in range(2, 7):
+        inputs = {**shipped.inputs, "attacker": {**shipped.inputs["attacker"], "wits": wits}}
+        exact(rules, Scenario(shipped.action, inputs, choices=shipped.choices), outcomes_only=True)
+    remembered = [len(seen) for routine in generator_for(rules).routines.values()
+                  for projection in routine.projections.values() for seen in projection._worlds]
+    assert 1 <= max(remembered) <= 4

@@ -86,6 +86,10 @@ class Live:
 _DEAD_WRITES = ("dead writes",)  # memo key of Projection.dead_writes
 _KEPT_MEMOS = ("through", "fold", "tail", "tail touches", "tail lanes", _DEAD_WRITES[0])
 _SET_FIELD = r"^\s*rt\.set_field\(.*, (K\d+)\)$"  # a field changed, and its statement's constant
+# Worlds a block remembers what it keeps of (Projection.world), from one run to the next: a run of the same
+# scenario again finds them, but a process that runs many scenarios (a sweep's values) would pile up the worlds
+# of every one of them; past this many the block starts afresh.
+_MOST_WORLDS = 1024
 
 
 class Projection:
@@ -162,6 +166,8 @@ class Projection:
         found = seen.get(world)
         if found is not None:
             return found
+        if len(seen) >= _MOST_WORLDS:
+            seen.clear()
         changed: Frozen | None = None  # a new one, filled before it is first hashed
         for id, record in world.items():
             key = (pc, id, record.shape)
