@@ -26,6 +26,11 @@ def test_a_kept_frame_expands_to_the_whole_frame_with_none_in_the_slots_not_kept
     assert _expander((1, 3), 5)(("b", "d")) == [None, "b", None, "d", None]
 
 
+def test_a_kept_frame_of_a_few_of_many_slots_expands_to_the_whole_frame_too():
+    frame = _expander((3, 40), 74)(("d", "z"))
+    assert len(frame) == 74 and frame[3] == "d" and frame[40] == "z" and frame.count(None) == 72
+
+
 def test_a_frame_with_every_slot_kept_expands_to_itself():
     assert _expander((0, 1), 2)(("a", "b")) == ["a", "b"]
 

@@ -252,6 +252,16 @@ def _expander(kept: tuple[int, ...], slots: int) -> Callable[[tuple[Any, ...]], 
         return lambda values: [None] * slots
     if kept == tuple(range(slots)):
         return list
+    if slots > 8 + 3 * len(kept):
+        # A few of many slots (a routine that calls steps holds theirs too): a list of nones, the kept values set
+        # in it, costs less than gathering every slot (measured: 5 of 74, 0.4 us against 0.9).
+        def expand(values: tuple[Any, ...]) -> list[Any]:
+            frame = [None] * slots
+            for at, value in zip(kept, values):
+                frame[at] = value
+            return frame
+
+        return expand
     # Slot i takes the kept value at place[i], or the none added after them: all in C.
     place = [len(kept)] * slots
     for at, index in enumerate(kept):
