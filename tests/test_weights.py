@@ -195,6 +195,14 @@ def test_a_success_pool_weighs_as_one_die_raised_to_the_pool(sides):
         assert mine.spent == theirs.spent, pool
 
 
+@pytest.mark.parametrize("count, sides", [(-1, 6), (3, 0)])
+def test_a_success_pool_of_no_dice_or_no_faces_is_refused(count, sides):
+    # Rules cannot make one (a count below zero and a die without faces are refused where they are written); the
+    # runtime's own callers are told, not left in a loop.
+    with pytest.raises(ValueError):
+        SuccessPool(count, sides, 4)._weights(Allowance(None, 10**6))
+
+
 @pytest.mark.parametrize("count, sides, groups", [(3, 6, ((1, 2), (6,))), (4, 4, ((1,), (2,), (3,))), (2, 6, ())])
 def test_a_tally_is_every_roll_counted(count, sides, groups):
     tally = Tally(count, sides, groups)

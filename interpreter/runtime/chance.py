@@ -358,6 +358,9 @@ class SuccessPool(Chance):
         ways = [0, 0, 0]
         for face, weight in one_die(self.sides, self.reroll):
             ways[self._value(face)] += weight
+        if self.count < 0 or not any(ways):  # no pool: refused as the die mapped and raised refuses it
+            return one_die(self.sides, self.reroll).map(self._value).power(self.count, budget=budget,
+                                                                           what=self.describe())
         low = ways.index(next(filter(None, ways)))
         while not ways[-1]:
             ways.pop()
