@@ -145,7 +145,6 @@ def test_states_that_carry_different_values_meet_as_the_engine_merges_them(monke
     assert odds.states == odds_without_gathering(rules, scenario, monkeypatch)
 
 
-
 def test_states_carrying_different_values_that_meet_add_into_one_sum(monkeypatch):
     """From a review: a sum of states carrying different values was copied at each state that met it after,
     n states costing n * n parts copied. Summed in place, as where they wait, it copies no more than there."""
@@ -181,6 +180,7 @@ action hit(target: unit) {
     alone, plain = parts_added(False)
     assert odds == plain and len(odds) == 60 * 61 // 2 * 2
     assert gathered <= alone
+
 
 def test_the_draws_of_a_loop_s_passes_meet_as_the_engine_merges_them(monkeypatch):
     """A roll each pass overwrites the last: the states of the pass before, told apart by it, meet after it."""

@@ -355,12 +355,12 @@ class SuccessPool(Chance):
     def _weights(self, budget: Budget) -> Weights:
         # What one_die(...).map(self._value).power(count) gives, the die's weights summed by value in place: a
         # pool's weights are computed once a process, and a fresh process computes a dozen or two of them.
+        one = one_die(self.sides, self.reroll)
         ways = [0, 0, 0]
-        for face, weight in one_die(self.sides, self.reroll):
+        for face, weight in one:
             ways[self._value(face)] += weight
         if self.count < 0 or not any(ways):  # no pool: refused as the die mapped and raised refuses it
-            return one_die(self.sides, self.reroll).map(self._value).power(self.count, budget=budget,
-                                                                           what=self.describe())
+            return one.map(self._value).power(self.count, budget=budget, what=self.describe())
         low = ways.index(next(filter(None, ways)))
         while not ways[-1]:
             ways.pop()
