@@ -42,6 +42,28 @@ def test_an_interned_world_keeps_the_hash_its_own_hash_gives():
     assert hash(frozen) == hash(frozenset({"a": 3, "b": (1, 2)}.items()))
 
 
+def test_a_dictionary_just_made_gets_the_number_its_equal_has():
+    interned = Interned()
+    first = interned.id(Frozen({"a": 1, "b": "x"}))
+    assert interned.made(Frozen({"b": "x", "a": 1})) == first
+    assert interned.made(Frozen({"a": -2})) != interned.made(Frozen({"a": -1}))  # equal hashes, two numbers
+
+
+def test_a_dictionary_just_made_keeps_the_hash_its_own_hash_would_give():
+    frozen = Frozen({"a": 3, "b": (1, 2)})
+    Interned().made(frozen)
+    assert frozen._hash == hash(frozenset({"a": 3, "b": (1, 2)}.items()))
+    assert Frozen({"b": (1, 2), "a": 3}).hashed()._hash == hash(frozen)
+
+
+def test_a_dictionary_changed_after_a_hash_is_hashed_anew_when_made_again():
+    frozen = Frozen({"a": 1})
+    hash(frozen)
+    frozen["a"] = 2  # as the engine never does once it has hashed one: made() works the hash out again
+    interned = Interned()
+    assert interned.made(frozen) == interned.id(Frozen({"a": 2}))
+
+
 def test_exact_odds_keep_apart_outcomes_whose_hashes_are_equal():
     rules = dsl.loads('outcome loss: int = 0\naction lose() {\n    loss = 0 - roll(1, 2)\n}\n')
     assert exact(rules, Scenario("lose", {}), outcomes_only=True).marginal("loss") == {

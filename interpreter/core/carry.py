@@ -556,7 +556,7 @@ class Regroup:
             changed = Frozen(self.interned.values[world])  # a new one, filled before it is first hashed
             for (entity, name), value in put:
                 changed[entity] = self.interned.changed(changed[entity], name, value)
-            found = self._put_worlds[(world, put)] = self.interned.id(changed)
+            found = self._put_worlds[(world, put)] = self.interned.made(changed)
         return found
 
     def _outcomes_with(self, outcomes: int, put: tuple[tuple[Field, Any], ...]) -> int:
@@ -565,7 +565,7 @@ class Regroup:
             changed = Frozen(self.interned.values[outcomes])
             for (_, name), value in put:
                 changed[name] = value
-            found = self._put_outcomes[(outcomes, put)] = self.interned.id(changed)
+            found = self._put_outcomes[(outcomes, put)] = self.interned.made(changed)
         return found
 
     def _take(self, key: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
@@ -619,7 +619,7 @@ class Regroup:
                 continue
             taken.append(record.get(name))
             changed[kind] = self.interned.changed(record, name, None)
-        return (world if changed is None else self.interned.id(Frozen(changed))), tuple(taken)
+        return (world if changed is None else self.interned.made(Frozen(changed))), tuple(taken)
 
     def _taken_from_outcomes(self, outcomes: int) -> tuple[int, tuple[Any, ...]]:
         """The outcomes (by number) without those carried from now on, and their values, in order."""
@@ -633,7 +633,7 @@ class Regroup:
             taken.append(changed.get(name, ABSENT))
             if name in changed:
                 changed[name] = None
-        return (outcomes if changed is None else self.interned.id(Frozen(changed))), tuple(taken)
+        return (outcomes if changed is None else self.interned.made(Frozen(changed))), tuple(taken)
 
 
 def _split(parts: dict[tuple[Any, ...], Scaled], plan: tuple[Any, Any, Any, Any],

@@ -598,7 +598,8 @@ def _lines_all(function: Callable[[rt.Working, Run], int], block: Block, group: 
                expand: Callable[[tuple[Any, ...]], list[Any]]) -> Iterator[tuple[Key, Any, int]]:
     """_block_all for a block that draws nothing: each state runs it once and goes on whole."""
     copy_world, copy_outcomes = block.writes_world, block.writes_outcomes
-    values, intern = R.interned.values, R.interned.id  # type: ignore[union-attr]
+    # What is interned here is a copy just made (see Interned.made).
+    values, intern = R.interned.values, R.interned.made  # type: ignore[union-attr]
     S = rt.Working([], {}, {})  # one working state, filled anew for each state in turn
     for (kept, world, outcomes, stopped, stack, depth), p in group.items():
         S.F = F = expand(kept)
@@ -627,7 +628,7 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
     function = routine.dist_functions[pc]
     copy_world, copy_outcomes = block.writes_world, block.writes_outcomes
     keep, expand = projection.keep, projection.expander(pc)
-    values, intern = R.interned.values, R.interned.id  # type: ignore[union-attr]
+    values, intern = R.interned.values, R.interned.made  # type: ignore[union-attr]  # copies made here, as _lines_all's
     R.budget = D.Budget(engine.max_states, block.pos, R)
     drawn_before = R.draws.setdefault((id(routine), pc), {})
     S = rt.Working([], {}, {})  # one working state, filled anew for each state in turn

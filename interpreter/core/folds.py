@@ -78,7 +78,7 @@ class Fold:
             before = interned.values[outcomes]
             without = Frozen(before)
             without[self.name] = None
-            found = memo[outcomes] = (interned.id(without), before[self.name])
+            found = memo[outcomes] = (interned.made(without), before[self.name])
         return found  # type: ignore[no-any-return]
 
     def joined(self, R: Any, others: int, value: Any) -> int:
@@ -90,7 +90,7 @@ class Fold:
         if found is None:
             after = Frozen(interned.values[others])
             after[self.name] = value
-            found = memo[(others, value)] = interned.id(after)
+            found = memo[(others, value)] = interned.made(after)
         return found  # type: ignore[no-any-return]
 
 

@@ -41,6 +41,10 @@ class Interned:
             self.values.append(frozen)
         return found
 
+    def made(self, frozen: Frozen) -> int:
+        """id() of a dictionary that its caller has just made (a copy of another, changed), never hashed yet."""
+        return self.id(frozen.hashed())
+
     def apart(self, frozen: Frozen) -> int:
         """A number for a world that nothing will look up or merge by its number: a final state of an
         outcomes-only run, which merges by its outcomes (its world is only read by the constraints' check).

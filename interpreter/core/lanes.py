@@ -410,7 +410,7 @@ def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
     """The final state of each row: the first run's, with each lane's results for the values it read in their
     places, and the values the tail left alone put back (by `put_back`; None: it left none)."""
     interned = R.interned
-    intern, apart, changed = interned.id, interned.apart, interned.changed
+    intern, apart, changed = interned.made, interned.apart, interned.changed  # outcomes just made are interned
     W0, O0 = S0.W, S0.O
     end0 = projection.keep(END, S0.F)
     any_slots = any(lane.slots for lane in lanes.lanes)
@@ -458,7 +458,7 @@ def _outcomes_put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Giv
     that stops at the health a side has left, whatever the damage past it) make one final state, whose
     outcomes are made and looked up once, not once a row.
     """
-    intern = R.interned.id
+    intern = R.interned.made  # each row's outcomes, just made
     end, world, stopped, stack, depth = same
     # Each lane's results by the outcomes they give, as small numbers: results that give the same outcomes are
     # one here (what else they give, their fields, is in no final state: the world is shared).

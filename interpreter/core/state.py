@@ -12,12 +12,18 @@ class Frozen(dict):
     __slots__ = ("_hash",)
 
     def __hash__(self) -> int:  # type: ignore[override]
-        # Most are hashed once, when interned, just made: a default read, not an AttributeError caught,
-        # costs the first hash far less, and the next ones a little more.
+        # A default read, not an AttributeError caught, costs a first hash less, and the next ones a little more.
         found = getattr(self, "_hash", None)
         if found is None:
             found = self._hash = hash(frozenset(self.items()))
         return found
+
+    def hashed(self) -> Frozen:
+        """Itself with its hash worked out and kept, as __hash__ keeps it: for a dictionary just made, filled and
+        about to be interned. Its first hash then finds one kept: reading the slot unset, as __hash__ does
+        first, raises and catches an AttributeError within, which costs more than hashing a small dictionary."""
+        self._hash = hash(frozenset(self.items()))
+        return self
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Without the cached hash: string hashes differ from one process to the next.

@@ -128,7 +128,8 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
     kept, world, outcomes, stopped, stack, depth = key
     R.dead = projection.dead_writes(routine, R.gen.namespace)  # a step called before may have left its own
     interned = R.interned
-    values, intern, apart, changed = interned.values, interned.id, interned.apart, interned.changed
+    # The outcomes interned here are copies just made (working's, _with_outcomes's).
+    values, intern, apart, changed = interned.values, interned.made, interned.apart, interned.changed
     functions = routine.functions
     frame = projection.expander(pc)(kept)
     plan = _plan(routine, projection, pc, p.names + tuple(name for name, _ in p.fixed)) if type(p) is Carried \
