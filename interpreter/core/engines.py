@@ -375,7 +375,9 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
     while waiting:
         _, pc = heapq.heappop(waiting)
         group = pending.pop(pc)
-        rt.spend(R, len(group), _block_pos(routine, pc))
+        R.work += len(group)
+        if R.work > R.work_limit:  # the block's place worked out only for the error
+            rt.spend(R, 0, _block_pos(routine, pc))
         if progress is not None:
             progress(_block_pos(routine, pc), sum(len(states) for states in pending.values()) + len(group))
         block = routine.blocks[pc]
