@@ -6,32 +6,36 @@ key and equal states merge in the exact engine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import _thread
+import weakref
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 
 class Shape:
-    """The field layout of one kind, shared by all its records."""
+    """The field layout of one kind, shared by all its records.
 
-    __slots__ = ("kind", "names", "index", "_hash")
+    One object for each layout (see _one_of): shapes compare and hash by identity, in C, where every record
+    compared or hashed compares or hashes its shape.
+    """
 
-    def __init__(self, kind: str, names: Iterable[str]):
-        self.kind = kind
-        self.names = tuple(names)
-        self.index = {name: i for i, name in enumerate(self.names)}
-        self._hash = hash((self.kind, self.names))  # every record changed in a run hashes its shape
+    __slots__ = ("kind", "names", "index", "__weakref__")
 
-    def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, Shape) and other.kind == self.kind and other.names == self.names)
+    def __new__(cls, kind: str, names: Iterable[str]) -> Shape:
+        names = tuple(names)
 
-    def __hash__(self) -> int:
-        return self._hash
+        def made() -> Shape:
+            shape = object.__new__(cls)
+            shape.kind, shape.names = kind, names
+            shape.index = {name: i for i, name in enumerate(names)}
+            return shape
+
+        return _one_of(_SHAPES, (kind, names), made)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Without the hash: string hashes differ from one process to the next.
-        return (Shape, (self.kind, self.names))
+        return (Shape, (self.kind, self.names))  # read back as the one shape of its layout
 
 
 class Record:
@@ -80,24 +84,24 @@ class Record:
 
 
 class RowRef:
-    """A reference to a named row; rows are looked up by name so rows may refer to each other."""
+    """A reference to a named row; rows are looked up by name so rows may refer to each other.
 
-    __slots__ = ("kind", "name", "_hash")
+    One object for each row (see _one_of): compared and hashed by identity, in C (frames and records that
+    hold rows are hashed each time a state is).
+    """
 
-    def __init__(self, kind: str, name: str):
-        self.kind = kind
-        self.name = name
-        self._hash = hash(("row", name))  # records that hold rows are hashed at the end of every sampled run
+    __slots__ = ("kind", "name", "__weakref__")
 
-    def __eq__(self, other: object) -> bool:
-        return self is other or (type(other) is RowRef and other.name == self.name)  # type: ignore[attr-defined]
+    def __new__(cls, kind: str, name: str) -> RowRef:
+        def made() -> RowRef:
+            ref = object.__new__(cls)
+            ref.kind, ref.name = kind, name
+            return ref
 
-    def __hash__(self) -> int:
-        return self._hash
+        return _one_of(_ROWS, (kind, name), made)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Without the hash: string hashes differ from one process to the next.
-        return (RowRef, (self.kind, self.name))
+        return (RowRef, (self.kind, self.name))  # read back as the one reference to its row
 
     def stable_key(self) -> tuple:
         return ("row", self.name)
@@ -107,29 +111,49 @@ class RowRef:
 
 
 class Ref:
-    """A reference to an entity of the scenario, whose fields live in the state's world."""
+    """A reference to an entity of the scenario, whose fields live in the state's world.
 
-    __slots__ = ("id", "_hash")
+    One object for each entity's place (see _one_of): compared and hashed by identity, in C (bodies, frames and
+    states hash their entities again and again).
+    """
 
-    def __init__(self, id: str):
-        self.id = id
-        self._hash = hash(("ref", id))  # bodies and states hash their owners again and again
+    __slots__ = ("id", "__weakref__")
 
-    def __eq__(self, other: object) -> bool:
-        return self is other or (type(other) is Ref and other.id == self.id)  # type: ignore[attr-defined]
+    def __new__(cls, id: str) -> Ref:
+        def made() -> Ref:
+            ref = object.__new__(cls)
+            ref.id = id
+            return ref
 
-    def __hash__(self) -> int:
-        return self._hash
+        return _one_of(_REFS, id, made)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Without the hash: string hashes differ from one process to the next.
-        return (Ref, (self.id,))
+        return (Ref, (self.id,))  # read back as the one reference to its entity
 
     def stable_key(self) -> tuple:
         return ("ref", self.id)
 
     def __repr__(self) -> str:
         return self.id
+
+
+# The one shape of each layout, reference to each row, and reference to each entity's place, while anything
+# holds it. Two equal ones made apart would compare unequal: every one is made here, by its class's __new__
+# (pickles and copies too), under a lock.
+_SHAPES: weakref.WeakValueDictionary[tuple[str, tuple[str, ...]], Shape] = weakref.WeakValueDictionary()
+_ROWS: weakref.WeakValueDictionary[tuple[str, str], RowRef] = weakref.WeakValueDictionary()
+_REFS: weakref.WeakValueDictionary[str, Ref] = weakref.WeakValueDictionary()
+_MAKING = _thread.allocate_lock()
+
+T = TypeVar("T")
+
+
+def _one_of(made: weakref.WeakValueDictionary[Any, T], key: Any, make: Callable[[], T]) -> T:
+    with _MAKING:
+        found = made.get(key)
+        if found is None:
+            found = made[key] = make()
+        return found
 
 
 def exact_text(value: int | Fraction) -> str:
