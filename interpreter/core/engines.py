@@ -452,7 +452,8 @@ def _forget(pc: int, world: int, through: dict[int, tuple[int, tuple[int, ...]]]
             interned: Interned) -> int:
     """What a world (by number) keeps on its way to a block: forgotten there, and at the blocks gone past."""
     world_of = projection.world
-    kept = world_of(pc, interned.values[world])
+    came = interned.values[world]
+    kept = world_of(pc, came)
     hop = through.get(pc)
     if hop is not None:  # blocks that would only forget what their state forgets anyway
         following, forgetting = hop
@@ -460,7 +461,7 @@ def _forget(pc: int, world: int, through: dict[int, tuple[int, tuple[int, ...]]]
             kept = world_of(pc_through, kept)
         if following >= 0:  # the end forgets nothing of the world: what its last block kept stays
             kept = world_of(following, kept)
-    return interned.id(kept)
+    return world if kept is came else interned.id(kept)  # a world given back as it came keeps its number
 
 
 def _pass_through(routine: Routine, projection: liveness.Projection, region: frozenset[int] | None,

@@ -158,7 +158,10 @@ class Projection:
         return forgets
 
     def world(self, pc: int, world: Frozen) -> Frozen:
-        if not self.forgets(pc):
+        forgets = self._forgets[pc]  # forgets(pc), read in place: most blocks forget nothing
+        if forgets is None:
+            forgets = self.forgets(pc)
+        if not forgets:
             return world
         live = self.live[pc]
         assert live is not None
