@@ -470,11 +470,17 @@ def _outcomes_put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Giv
             and math.prod(len(set(of.values())) for _, of in codes) >= len(rows)):
         # Each row has outcomes of its own (each side's loss landing on its side, nothing put back): made from
         # each lane's, with no memo that would only be missed.
-        outcome_pickers = [(reads, {key: given[1] for key, given in found.items()}) for reads, found in pickers]
+        # Each lane's outcomes as a dictionary, and a row's made in one display where two lanes give them (an
+        # attack and its counterattack): a third of the cost of a copy updated from each lane's pairs.
+        outcome_pickers = [(reads, {key: dict(given[1]) for key, given in found.items()}) for reads, found in pickers]
+        (first, first_of), (second, second_of) = outcome_pickers if len(outcome_pickers) == 2 else ((None, None),) * 2
         for row, weight in rows:
-            O = Frozen(O0)
-            for reads, outcomes in outcome_pickers:
-                O.update(outcomes[reads(row)])
+            if first is not None:
+                O = Frozen({**O0, **first_of[first(row)], **second_of[second(row)]})  # type: ignore[misc]
+            else:
+                O = Frozen(O0)
+                for reads, outcomes in outcome_pickers:
+                    O.update(outcomes[reads(row)])
             final = (end, world, intern(O), stopped, stack, depth)
             before = finals.setdefault(final, weight)
             if before is not weight:
