@@ -143,7 +143,7 @@ class Ref:
 _SHAPES: weakref.WeakValueDictionary[tuple[str, tuple[str, ...]], Shape] = weakref.WeakValueDictionary()
 _ROWS: weakref.WeakValueDictionary[tuple[str, str], RowRef] = weakref.WeakValueDictionary()
 _REFS: weakref.WeakValueDictionary[str, Ref] = weakref.WeakValueDictionary()
-_MAKING = _thread.allocate_lock()
+_MAKING = _thread.RLock()  # reentrant: a collection that runs while one is made may make another (a finaliser)
 
 T = TypeVar("T")
 
