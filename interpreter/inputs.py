@@ -225,7 +225,7 @@ class _Structurer:
         return self.program.constant(expr)
 
     def _row(self, name: str, kind: str, where: str) -> RowRef:
-        ref = self.program.row_refs.get(name)
+        ref = self.program.row_ref(name)
         if ref is None or ref.kind != kind:
             rows = [r for r, d in self.rules.rows.items() if d.kind == kind]
             hint = did_you_mean(name, rows) or (f"the {kind} rows are: {', '.join(rows)}" if rows else "")

@@ -27,7 +27,6 @@ class Program:
     def __init__(self, rules: Ruleset, params: dict[str, Any], rows: dict[str, Record]):
         self.rules = rules
         self.shapes = {name: Shape(name, kind.field_names) for name, kind in rules.kinds.items()}
-        self.row_refs = {name: RowRef(decl.kind, name) for name, decl in rules.rows.items()}
         self.params = params
         self.rows = rows
         self.tables: dict[str, dict[tuple[str, str], Any]] = {}
@@ -45,6 +44,12 @@ class Program:
         # Made when first needed: constraints.check_after's quick test that a state breaks no constraint (with the
         # test of a record's start values, and of one field changed: see constraints.clear_test).
         self.clear_test: tuple[Any, ...] | None = None
+
+    def row_ref(self, name: str) -> RowRef | None:
+        """The reference to the row of this name (None: the rules have none); made when asked for, as a scenario
+        names a few rows of the many the rules may have."""
+        decl = self.rules.rows.get(name)
+        return None if decl is None else RowRef(decl.kind, name)
 
     def constant(self, expr: n.Expr, frame: dict[str, Any] | None = None,
                  world: dict[str, Record] | None = None) -> Any:
