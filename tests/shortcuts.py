@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from fracas import dsl
-from fracas.interpreter.core import carry, engines, folds, liveness, tails
+from fracas.interpreter.core import carry, codegen, engines, folds, liveness, resolve, tails
 from fracas.interpreter.core.codegen import Generator, generator_for
 
 
@@ -66,12 +66,20 @@ def without_counting_pools(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Generator, "counted_draws", lambda self: frozenset())
 
 
+def without_drawing_into_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every value drawn into a slot of its own, and copied into the name that takes it whole in a block of its
+    own: the code made afresh for the rules loaded from now on, none of it read back or kept."""
+    monkeypatch.setattr(codegen.RoutineBuilder, "drawn_alone", lambda self, value, scope: None)
+    monkeypatch.setattr(codegen, "kept_for", lambda rules: None)
+    monkeypatch.setattr(resolve, "keep_if_grown", lambda gen: None)
+
+
 SHORTCUTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "carrying-fields": without_carrying, "going-past-blocks": without_going_past,
     "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
     "skipping-dead-field-changes": without_skipping_dead_writes, "running-tails-straight": without_running_tails_straight,
     "running-tails-in-lanes": without_running_tails_in_lanes, "counting-pools": without_counting_pools,
-    "gathering-draws": without_gathering_draws}
+    "gathering-draws": without_gathering_draws, "drawing-into-names": without_drawing_into_names}
 
 
 def block_runs(monkeypatch: pytest.MonkeyPatch) -> Counter:

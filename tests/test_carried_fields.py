@@ -233,7 +233,7 @@ action wait() {
 
 def test_the_states_a_carried_value_stands_for_count_against_the_limit():
     """a and b are carried past the other rolls: 36 combinations in one state are 36 states to the limit."""
-    with pytest.raises(ScenarioError, match=r"<rules>:5:5: error: the exact engine holds more than 30 states here"):
+    with pytest.raises(ScenarioError, match=r"<rules>:5:13: error: the exact engine holds more than 30 states here"):
         exact(dsl.loads(TWO_WAITING), Scenario("wait", {}), max_states=30)
 
 

@@ -940,6 +940,7 @@ class RoutineBuilder:
         self.consumed: list[int] = []  # slots of drawn values the statement being lowered reads
         self.copies: dict[int, int] = {}  # an inlined step's parameter slot -> the caller's slot passed to it
         self.breaks: list[int] = []  # where a `break` goes: the block after the innermost loop
+        self.drawn_in: dict[int, int] = {}  # the slot of a value drawn -> its draw block
 
     # ---- blocks
 
@@ -984,6 +985,7 @@ class RoutineBuilder:
         slot = self.slot()
         block = self.block
         block.draw_slot, block.pos = slot, expr.pos
+        self.drawn_in[slot] = self.current
         block.lines.append((f"F[{slot}] = {gen.expr(expr, scope)}", expr.pos.line))
         block.facts.append(gen.take_facts())
         block.dist_lines.append((f"F[{slot}] = {gen.dexpr(expr, scope)}", expr.pos.line))
@@ -993,6 +995,15 @@ class RoutineBuilder:
         scope[name] = f"F[{slot}]"
         self.consumed.append(slot)
         return n.Name(expr.pos, name=name)
+
+    def draw_into(self, slot: int, target: int) -> None:
+        """The draw of `slot` made into `target` instead (see drawn_alone)."""
+        block = self.routine.blocks[self.drawn_in.pop(slot)]
+        assert isinstance(block, Block) and block.draw_slot == slot
+        block.draw_slot = target
+        for lines in (block.lines, block.dist_lines):
+            line, at = lines[0]
+            lines[0] = (f"F[{target}] = " + line.removeprefix(f"F[{slot}] = "), at)
 
     def jump_to_new(self, pos: n.Pos) -> None:
         following = self.new_block()
@@ -1206,7 +1217,23 @@ class RoutineBuilder:
             self.forget_draws(stmt.pos)
         return inner
 
+    def drawn_alone(self, value: n.Expr, scope: Scope) -> int | None:
+        """The slot of a value just drawn, if `value` is all of it (`let x = roll(...)`, `x = fire(...)`).
+
+        Such a value is drawn straight into the name's slot, rather than copied there after the draw in a
+        block of its own: the exact engine would run that block for every state the draw makes.
+        """
+        if not (isinstance(value, n.Name) and value.name.startswith("__draw")):
+            return None
+        slot = _slot_of(scope[value.name])
+        return slot if slot in self.consumed else None
+
     def s_Let(self, stmt: n.Let, scope: Scope) -> None:
+        drawn = self.drawn_alone(stmt.value, scope)
+        if drawn is not None:
+            self.consumed.remove(drawn)
+            scope[stmt.name] = scope[stmt.value.name]  # type: ignore[attr-defined]
+            return
         value = self.gen.expr(stmt.value, scope)
         index = self.slot()
         self.emit(f"F[{index}] = {value}", stmt.pos)
@@ -1215,6 +1242,11 @@ class RoutineBuilder:
     def s_Assign(self, stmt: n.Assign, scope: Scope) -> None:
         gen, pos = self.gen, stmt.pos
         head, *path = stmt.target
+        drawn = self.drawn_alone(stmt.value, scope) if not path and stmt.op == "=" and head in scope else None
+        if drawn is not None and scope[head].startswith("F["):
+            self.consumed.remove(drawn)
+            self.draw_into(drawn, _slot_of(scope[head]))
+            return
         value = gen.expr(stmt.value, scope)
         K = gen.const(stmt)
         if not path:

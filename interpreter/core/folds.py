@@ -258,7 +258,10 @@ def fold_shape(routine: Routine, draw: int, pc: int, slot: int, projection: live
     live = projection.kept[following] if following >= 0 else projection.end
     first, *others = [line for line, _ in block.lines]
     match = re.fullmatch(_FOLD_LINE, first)
-    if (match is None or int(match.group(3)) != slot or following == pc
+    # The value is forgotten there, or never read again: a name's, drawn straight into it (`let x = roll(...)`),
+    # may be read after.
+    kept = slot in live and not any(f"F[{slot}] = " in line and line.endswith("= None") for line in others)
+    if (match is None or int(match.group(3)) != slot or following == pc or kept
             or not all(line in (f"return {following}", f"F[{slot}] = None") or forgets_only(line, live)
                        for line in others)):
         return None
