@@ -23,7 +23,7 @@ class Interned:
         self.ids: dict[Frozen, int] = {}
         # (projection, region, entry, block) -> what a world (by number) keeps on its way to the block
         self.forgotten: dict[tuple[Any, ...], dict[int, int]] = {}
-        self.records: dict[tuple[Any, ...], Record] = {}  # see changed
+        self.records: dict[tuple[Any, ...], tuple[Record, Record]] = {}  # see changed
         # What the constraints' quick test found of records (and values in them) by identity, where final
         # states are checked as they are made (lanes.py): each record is kept alive here or in a world.
         self.checked: dict[int, bool] = {}
@@ -56,9 +56,11 @@ class Interned:
         """The record with one field changed, made once a run: the states of a block make the same changes
         to the same records again and again, and the same record met again is the same object, whose hash
         is known and whose worlds compare by identity. Equal keys are the same change: numbers are kept
-        normalized, and worlds that are equal were one interned world already."""
-        key = (record, name, value)
+        normalized. The record is known by identity (kept alive beside its change, so that no other takes its
+        number), not by its hash, a call of Python code (twice where the change is new): the records a run
+        changes are its interned worlds' own, and an equal one is met as the same object."""
+        key = (id(record), name, value)
         found = self.records.get(key)
         if found is None:
-            found = self.records[key] = record.replace(name, value)
-        return found
+            found = self.records[key] = (record, record.replace(name, value))
+        return found[1]
