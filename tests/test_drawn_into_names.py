@@ -59,3 +59,10 @@ def test_a_name_drawn_into_and_read_again_is_not_forgotten_when_an_outcome_takes
                       "drawn.rules")
     joint = exact(rules, Scenario("go", {}), outcomes_only=True).joint()
     assert [(row["total"], row["kept"], p) for row, p in joint] == [(d, 2 * d, Fraction(1, 6)) for d in range(1, 7)]
+
+
+def test_a_final_state_names_the_rules_names_and_not_the_values_drawn_for_a_statement():
+    rules = dsl.loads(HEADER + "action go() {\n    let d = roll(1, 6)\n    total += d\n    let e = roll(1, 2)\n}\n",
+                      "drawn.rules")
+    states = exact(rules, Scenario("go", {})).states
+    assert len(states) == 12 and all(set(state.frames[0]) == {"d", "e"} for state in states)

@@ -1056,7 +1056,10 @@ class RoutineBuilder:
             self.results.append(self.routine.result)
         names = self.statements(self.decl.body, scope)
         self.jump(END, self.decl.pos)
-        self.routine.names = {name: _slot_of(code) for name, code in names.items() if code.startswith("F[")}
+        # The rules' names, not those of the values drawn and given for a statement (`__draw1`): a final state
+        # shows them, and keeps their slots.
+        self.routine.names = {name: _slot_of(code) for name, code in names.items()
+                              if code.startswith("F[") and not name.startswith("__")}
         self.routine.order = _program_order(self.routine.blocks)
         self.routine.successors = [_successors(block) for block in self.routine.blocks]
         self.routine.statics = self._statics()
