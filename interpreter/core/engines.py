@@ -26,6 +26,7 @@ from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Rou
 from fracas.interpreter.core.errors import ESTIMATE_HINT, SAMPLE_INSTEAD, RunError, too_many_states
 from fracas.interpreter.core.interned import Interned
 from fracas.interpreter.runtime.chance import Chance, DiceValue, Fire, ForcedRollError
+from fracas.interpreter.runtime.getters import tuple_getter
 from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, Allowance, LimitError, WorkLimitError, long_products
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import show
@@ -638,6 +639,9 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
     sums: folds.Sums | None = None  # folded draws of whole-number probabilities, summed over the group
     gathering = None if gather is None else _Gathered(gather[0], gather[1].get(gather[0]), projection, R,
                                                       engine.max_states, routine, pc)
+    # A draw reads few things: states that agree on them draw the same distribution.
+    slots_read, reads_world, reads_outcomes = tuple_getter(block.draw_slots), block.draw_world, block.draw_outcomes
+    folded: dict[int, folds.Fold | None] = {}  # by the block a state goes to: the fold of the draw into it
     for (kept, world, outcomes, stopped, stack, depth), p in group.items():
         S.F = F = expand(kept)
         W = values[world]
@@ -645,9 +649,7 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         S.W = Frozen(W) if copy_world else W
         S.O = Frozen(O) if copy_outcomes else O
         S.stopped, S.stack, S.depth, S.wrote = stopped, stack, depth, False
-        # A draw reads few things: states that agree on them draw the same distribution.
-        reads = (tuple([F[i] for i in block.draw_slots]), world if block.draw_world else None,
-                 outcomes if block.draw_outcomes else None)
+        reads = (slots_read(F), world if reads_world else None, outcomes if reads_outcomes else None)
         found = drawn_before.get(reads)
         if found is None:
             following = function(S, R)  # type: ignore[misc]
@@ -658,7 +660,10 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
                 S.stopped, S.stack, S.depth)  # as _lines_all: a copy left as it was keeps its number
         drawn = F[slot]
         kind = type(p)
-        fold = folds.folded(routine, pc, following, slot, projection, R.gen) if following >= 0 else None
+        fold = folded.get(following, False)
+        if fold is False:
+            fold = folded[following] = (folds.folded(routine, pc, following, slot, projection, R.gen)
+                                        if following >= 0 else None)
         if gathering is not None and fold is None and following == gathering.block:
             if type(drawn) is not D.Dist:
                 gathering.add(F, rest, p)
