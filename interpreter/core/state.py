@@ -14,14 +14,13 @@ class Frozen(dict):
     def __hash__(self) -> int:  # type: ignore[override]
         # A default read, not an AttributeError caught, costs a first hash less, and the next ones a little more.
         found = getattr(self, "_hash", None)
-        if found is None:
-            found = self._hash = hash(frozenset(self.items()))
-        return found
+        return self.hashed()._hash if found is None else found  # type: ignore[no-any-return]
 
     def hashed(self) -> Frozen:
-        """Itself with its hash worked out and kept, as __hash__ keeps it: for a dictionary just made, filled and
-        about to be interned. Its first hash then finds one kept: reading the slot unset, as __hash__ does
-        first, raises and catches an AttributeError within, which costs more than hashing a small dictionary."""
+        """Itself with its hash worked out and kept (the one place it is worked out; __hash__ reads it back): for
+        a dictionary just made, filled and about to be interned. Its first hash then finds one kept: reading
+        the slot unset, as __hash__ does first, raises and catches an AttributeError within, which costs more
+        than hashing a small dictionary."""
         self._hash = hash(frozenset(self.items()))
         return self
 
