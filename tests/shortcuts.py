@@ -61,6 +61,11 @@ def without_gathering_draws(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engines, "_gathered_at", lambda *facts: None)
 
 
+def without_finding_cells_by_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each value a gathered draw makes finds the state it meets by the state's whole key."""
+    monkeypatch.setattr(engines, "_BY_VALUE", float("inf"))
+
+
 def without_counting_pools(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every drawn pool drawn whole, even where the rest of its step only counts its bodies."""
     monkeypatch.setattr(Generator, "counted_draws", lambda self: frozenset())
@@ -79,7 +84,8 @@ SHORTCUTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
     "skipping-dead-field-changes": without_skipping_dead_writes, "running-tails-straight": without_running_tails_straight,
     "running-tails-in-lanes": without_running_tails_in_lanes, "counting-pools": without_counting_pools,
-    "gathering-draws": without_gathering_draws, "drawing-into-names": without_drawing_into_names}
+    "gathering-draws": without_gathering_draws, "finding-cells-by-value": without_finding_cells_by_value,
+    "drawing-into-names": without_drawing_into_names}
 
 
 def block_runs(monkeypatch: pytest.MonkeyPatch) -> Counter:

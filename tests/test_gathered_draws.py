@@ -11,7 +11,7 @@ from fracas import dsl
 from fracas.dsl.limits import Limits
 from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
 from fracas.interpreter.core import carry, engines
-from shortcuts import without_gathering_draws
+from shortcuts import without_finding_cells_by_value, without_gathering_draws
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -215,3 +215,48 @@ def test_an_attack_s_damage_rolls_of_every_size_go_on_as_the_damage_dealt(monkey
         alone = states_sent_on(rules, scenario, monkeypatch)
     assert sum(sent.values()) * 5 < sum(alone.values())
     assert exact(rules, scenario, outcomes_only=True).states == odds_without_gathering(rules, scenario, monkeypatch)
+
+
+# Pools of 7 to 18 dice rolled for successes: each pool's draw has 8 to 19 values, over a total of its own, and
+# the states of every pool meet at each value.
+BIG_POOLS = """rules "big pools"
+kind unit {
+    taken: int = 0
+}
+outcome lost: int = 0
+outcome extra: int = 0
+action hit(target: unit) {
+    let dice = roll(1, 12) + 6
+    target.taken = successes(dice, 6, at_least: 4)
+    extra = roll(1, 2)
+    lost = target.taken
+}
+"""
+
+
+def test_a_draw_s_values_find_the_states_they_meet_by_the_value_alone(monkeypatch):
+    rules, scenario = dsl.loads(BIG_POOLS, "big.rules"), Scenario("hit", TARGET)
+    found: list[int] = []
+    states = engines._Gathered.states
+
+    def counted(self):
+        found.extend(len(cells) for cells in self.by_value.values())
+        return states(self)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(engines._Gathered, "states", counted)
+        odds = exact(rules, scenario, outcomes_only=True)
+    # The pool's size, 12 values of one state; then its successes: one key without the value for all twelve
+    # pools, under which their 162 values find the 19 states they make (0 to 18 successes) by the value.
+    assert found == [12, 19]
+    assert odds.marginal("lost")[18] == Fraction(1, 12) * Fraction(1, 2) ** 18
+
+
+def test_states_found_by_value_have_the_odds_of_states_found_by_their_keys(monkeypatch):
+    rules, scenario = dsl.loads(BIG_POOLS, "big.rules"), Scenario("hit", TARGET)
+    for outcomes_only in (True, False):
+        odds = exact(rules, scenario, outcomes_only=outcomes_only).states
+        with monkeypatch.context() as patched:
+            without_finding_cells_by_value(patched)
+            assert odds == exact(dsl.loads(BIG_POOLS, "big.rules"), scenario, outcomes_only=outcomes_only).states
+        assert odds == odds_without_gathering(rules, scenario, monkeypatch, outcomes_only=outcomes_only)

@@ -13,6 +13,7 @@ once per outcome of each draw it makes (its earlier draws replayed).
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
@@ -738,7 +739,7 @@ class _Gathered:
     already waiting there, as merging them there would have checked it.
     """
 
-    __slots__ = ("block", "waiting", "projection", "R", "limit", "where", "cells", "new", "worlds")
+    __slots__ = ("block", "waiting", "projection", "R", "limit", "where", "cells", "new", "worlds", "by_value")
 
     def __init__(self, block: int, waiting: dict[Key, Any] | None, projection: liveness.Projection, R: Run,
                  limit: int, routine: Routine, pc: int):
@@ -750,6 +751,8 @@ class _Gathered:
         self.new = 0  # the states not already waiting there, where some are (see _met)
         # A world (by number) -> as the block keeps it; None where the block forgets nothing of any world.
         self.worlds: dict[int, int] | None = {} if projection.forgets(block) else None
+        # A state's key with the value drawn left out -> the cell of each value drawn into it (see draw).
+        self.by_value: dict[Key, dict[Any, list[Any]]] = {}
 
     def _world(self, world: int) -> int:
         if self.worlds is None:
@@ -780,22 +783,43 @@ class _Gathered:
                 self._add((keep(block, F), world, *tail), p * Fraction(weight, total))
             return
         meet = self.cells.setdefault
-        for value, weight in drawn.weights.items():
-            F[slot] = value
-            cell = [None]
-            found = meet((keep(block, F), world, *tail), cell)
-            if found is cell:
-                cell[0] = Scaled(top * weight, bottom) if kind is not Carried else p.times(weight, total)
-                self._met()
-                continue
+        # States that differ only in what they draw from (the size of a pool) meet again at each value they
+        # draw: the cell of a value is found by the value alone, the state's key without it made once a state
+        # (for a draw of a few values, that key would cost more than it saves).
+        weights = drawn.weights
+        of_value: dict[Any, list[Any]] = {}
+        if len(weights) > _BY_VALUE:
+            F[slot] = _DRAWN
+            found_of = self.by_value.get(outer := (keep(block, F), world, *tail))
+            if found_of is None:
+                found_of = self.by_value[outer] = of_value
+            of_value = found_of
+        # The sums' denominators are few (each draw's, and their least common multiples): how each is brought
+        # over to this state's, worked out once for each (a gcd of long numbers costs more than the rest).
+        over: dict[int, tuple[int, int, int]] = {}
+        for value, weight in weights.items():
+            found = of_value.get(value)
+            if found is None:
+                F[slot] = value
+                cell = [None]
+                found = of_value[value] = meet((keep(block, F), world, *tail), cell)
+                if found is cell:
+                    cell[0] = Scaled(top * weight, bottom) if kind is not Carried else p.times(weight, total)
+                    self._met()
+                    continue
             if len(found) == 1:
                 found[:] = _fraction_form(found[0])
             if len(found) == 5 and found[2] is parts and found[3] == fixed:
                 n, d = found[0], found[1]
                 if d == bottom:
                     found[0] = n + top * weight
-                else:  # as Scaled adds
-                    found[0], found[1] = D.unlike_sum(n, d, top * weight, bottom)
+                else:  # as Scaled adds: over their least common denominator
+                    ways = over.get(d)
+                    if ways is None:
+                        common = math.gcd(d, bottom)
+                        ways = over[d] = (bottom // common, d // common, d // common * bottom)
+                    mine, theirs, found[1] = ways
+                    found[0] = n * mine + top * weight * theirs
             else:
                 self._add_to(found, Scaled(top * weight, bottom) if kind is not Carried else p.times(weight, total))
 
@@ -837,6 +861,10 @@ class _Gathered:
         block = self.block
         for key, found in self.cells.items():
             yield key, found[0] if len(found) == 1 else _whole(found), block
+
+
+_DRAWN = object()  # in a draw's key, the place of the value drawn (see _Gathered.draw)
+_BY_VALUE = 6  # a draw of more values than this finds its cells by value (_Gathered.draw)
 
 
 def _fraction_form(p: Any) -> list[Any]:
