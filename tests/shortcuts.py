@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from fracas import dsl
-from fracas.interpreter.core import carry, codegen, engines, folds, liveness, resolve, tails
+from fracas.interpreter.core import carry, codegen, engines, folds, lanes, liveness, resolve, tails
 from fracas.interpreter.core.codegen import Generator, generator_for
 
 
@@ -56,6 +56,12 @@ def without_running_tails_in_lanes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tails, "lanes_for", lambda *facts: None)
 
 
+def without_grouping_tail_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each state that reaches a tail in lanes puts its rows together one by one, though others carry the same
+    parts."""
+    monkeypatch.setattr(lanes, "_parts_key", lambda lanes, carried, S0: None)
+
+
 def without_gathering_draws(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every state a draw makes sent on alone, to meet the others where they wait."""
     monkeypatch.setattr(engines, "_gathered_at", lambda *facts: None)
@@ -83,7 +89,8 @@ SHORTCUTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "carrying-fields": without_carrying, "going-past-blocks": without_going_past,
     "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
     "skipping-dead-field-changes": without_skipping_dead_writes, "running-tails-straight": without_running_tails_straight,
-    "running-tails-in-lanes": without_running_tails_in_lanes, "counting-pools": without_counting_pools,
+    "running-tails-in-lanes": without_running_tails_in_lanes, "grouping-tail-rows": without_grouping_tail_rows,
+    "counting-pools": without_counting_pools,
     "gathering-draws": without_gathering_draws, "finding-cells-by-value": without_finding_cells_by_value,
     "drawing-into-names": without_drawing_into_names}
 

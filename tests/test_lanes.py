@@ -14,7 +14,7 @@ from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
 from fracas.interpreter.core import lanes, tails
 from fracas.interpreter.core.codegen import generator_for
 from fracas.interpreter.core.interned import Interned
-from shortcuts import block_calls, without_running_tails_in_lanes
+from shortcuts import block_calls, without_grouping_tail_rows, without_running_tails_in_lanes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -239,6 +239,27 @@ def test_a_lane_s_results_serve_every_state_that_reaches_the_tail_with_what_it_r
     odds = exact(rules, scenario, outcomes_only=True)
     assert len(runs) == 40  # not 39 * 40
     assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)
+
+
+def test_the_states_that_carry_one_attack_s_damage_put_its_values_together_once(monkeypatch):
+    """The commander's attack at 20 dice each way: 38 of the states that reach step 10 carry the attack's 40
+    values of damage alike, each at a scale of its own, and their counterattacks ran to the end (the 39th's
+    missed). The second of them groups the values by the final states they make (the damage past the defender's
+    10 health levels is one); the 36 after it make those 10 final states each, not one for each value."""
+    rules, scenario = exalted_at_20_dice()
+    exact(rules, scenario, outcomes_only=True)  # the code made
+    grouped, again = [], []
+    group, put = lanes._group, lanes._groups_put_together
+    monkeypatch.setattr(lanes, "_group", lambda grouping, sums, *rest: grouped.append(len(sums)) or group(
+        grouping, sums, *rest))
+    monkeypatch.setattr(lanes, "_groups_put_together", lambda groups, *rest: again.append(len(groups)) or put(
+        groups, *rest))
+    odds = exact(rules, scenario, outcomes_only=True)
+    assert grouped == [10] and again == [10] * 36
+    assert odds.states == odds_without_lanes(rules, scenario, monkeypatch)
+    with monkeypatch.context() as patched:
+        without_grouping_tail_rows(patched)
+        assert odds.states == exact(dsl.load(rules.path), scenario, outcomes_only=True).states
 
 
 def test_the_next_run_reads_back_how_the_tail_falls_apart_into_lanes(tmp_path, cache_folder, monkeypatch):

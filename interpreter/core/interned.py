@@ -16,7 +16,8 @@ class Interned:
     without hashing it, and what a block forgets of a world is remembered by number.
     """
 
-    __slots__ = ("values", "ids", "forgotten", "records", "checked", "lanes", "lane_hits", "fields_clear")
+    __slots__ = ("values", "ids", "forgotten", "records", "checked", "lanes", "lane_hits", "fields_clear",
+                 "lane_groups")
 
     def __init__(self) -> None:
         self.values: list[Frozen] = []
@@ -30,6 +31,8 @@ class Interned:
         # What a lane of a tail gave, by the lane, the other values it read and the carried ones (lanes.py).
         self.lanes: dict[tuple[Any, ...], Any] = {}
         self.lane_hits: dict[int, int] = {}  # how often a lane's remembered results served, by the lane's id
+        # How a tail's rows, of parts that many states carry, fall into the final states they make (lanes.py).
+        self.lane_groups: dict[tuple[Any, ...], Any] = {}
         # Whether what a lane gave keeps its records within their constraints, by the result's id (lanes.py).
         self.fields_clear: dict[int, tuple[Any, bool]] = {}
 

@@ -25,12 +25,12 @@ back to a run of each combination, which stops or fails as it would have.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from fracas.dsl.records import record
 from fracas.interpreter.core import rt
-from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT
+from fracas.interpreter.core.carry import ABSENT, OUTCOME, SLOT, Carried
 from fracas.interpreter.core.codegen import END, Block, Routine, block_function
 from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core.errors import RunError, too_many_states
@@ -289,15 +289,33 @@ PutBack = Callable[[Frozen, Frozen, tuple[Any, ...]], tuple[Frozen, Frozen]]  # 
 def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...], Any]],
                  first: Callable[[tuple[Any, ...]], tuple[Any, ...]], start: Start,
                  last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, last_fields: bool,
-                 projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any) -> bool:
+                 projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any,
+                 carried: Carried | None = None) -> bool:
     """Each combination of carried values (`rows`, each with its probability) run to the end in lanes, its
     final state added into `finals`; False, with nothing added and the work counted as it was, where lanes
     would save no runs, or where a lane stops the run or fails, or the work would pass its limit (the caller
     runs each combination instead, which meets them where it would have). `first` picks the values the tail
     touches, `start` makes a working state of them; `last` picks the values it leaves alone (`last_fields`: some
-    of them fields), which `put_back` puts into a final world and outcomes (None: it leaves none)."""
+    of them fields), which `put_back` puts into a final world and outcomes (None: it leaves none).
+
+    `carried`: the carried values the rows are made of, where their parts may be other states' too (the states
+    of other values of what the tail reads beside them): how the rows fall into final states is worked out once
+    for those parts, where a second state carries them, and each state after it puts its final states together
+    from there (see _grouped_again)."""
     S0 = start(first(rows[0][0]))
     stopped, stack, depth = S0.stopped, S0.stack, S0.depth
+    memo = None if carried is None else _parts_key(lanes, carried, S0)
+    grouping = None
+    if memo is not None:
+        assert carried is not None
+        known = R.interned.lane_groups.get(memo)
+        if known is None or known.parts is not carried.parts:  # a first state of these parts: none grouped
+            R.interned.lane_groups[memo] = _Known(carried.parts)
+        elif known.groups is None:  # a second state: its rows grouped as they are put together
+            grouping = (carried, [])
+        elif known.groups:
+            return _grouped_again(routine, known, S0, rows, last, put_back, last_fields, projection, R, finals, limit,
+                                  pos, carried)
     # Each lane's results for the values its rows read: remembered through the resolution (with the other values
     # it reads, the same for every row here), and those of the first row taken from the first run. A lane that
     # reads one value in every row gives every row the first run's results.
@@ -366,8 +384,69 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
         R.work = spent
         return False
     R.work += work
-    _put_together(lanes, results, rows, S0, last, put_back, last_fields, projection, R, finals, limit, pos)
+    _put_together(lanes, results, rows, S0, last, put_back, last_fields, projection, R, finals, limit, pos, grouping)
+    if grouping is not None:  # grouped, or not (the rows put together one by one): not tried again either way
+        R.interned.lane_groups[memo] = _Known(grouping[0].parts, lanes, results, tuple(grouping[1]))
     return True
+
+
+def _parts_key(lanes: Lanes, carried: Carried, S0: rt.Working) -> tuple[Any, ...] | None:
+    """What the states that carry these parts into this tail found of it is known by: the parts (by identity), the
+    values fixed, and what else each lane reads; None where that cannot be a key (not known, or not hashable)."""
+    contexts = tuple(_context_in(lane, S0) for lane in lanes.lanes)
+    if None in contexts:
+        return None
+    key = (id(lanes), id(carried.parts), carried.fixed, contexts)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _grouped_again(routine: Routine, known: _Known, S0: rt.Working, rows: list[tuple[tuple[Any, ...], Any]],
+                   last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, last_fields: bool,
+                   projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any,
+                   carried: Carried) -> bool:
+    """run_in_lanes for a state whose parts another state's rows grouped: every lane's results for them are
+    remembered, so the lanes run for no row, and the rows' final states are the groups found there, each made
+    once, its probability the sum of its parts at this state's scale."""
+    lanes, results = known.lanes, known.results
+    assert lanes is not None and results is not None and known.groups
+    work = len(lanes.blocks)  # as a run that finds every lane's results remembered counts it
+    if work > R.work_limit - R.work:
+        return False
+    hits = R.interned.lane_hits
+    for lane, found in zip(lanes.lanes, results):
+        hits[id(lane)] = hits.get(id(lane), 0) + len(found)
+    stopped, stack, depth = S0.stopped, S0.stack, S0.depth
+    spent = R.work
+    functions = routine.functions
+    for at in lanes.blocks:
+        functions[at](S0, R)  # type: ignore[misc]
+    if S0.stopped != stopped or S0.stack is not stack or S0.depth != depth:
+        R.work = spent  # as the lanes give up where their first run stops
+        return False
+    R.work += work
+    _put_together(lanes, results, rows, S0, last, put_back, last_fields, projection, R, finals, limit, pos,
+                  (carried, known.groups))
+    return True
+
+
+# A group of a tail's rows that make one final state (see _outcomes_put_together): a row of it, the lanes' results
+# for it, the values it leaves alone, and the parts of its rows summed, (denominator, numerator) for each.
+Group = tuple[tuple[Any, ...], list[Any], tuple[Any, ...], tuple[tuple[int, int], ...]]
+
+
+@record(frozen=True)
+class _Known:
+    """What the states that carry one object of parts found of the tail (see run_in_lanes): that one state
+    carried them so far (`lanes` none), or how a second one's rows were grouped (no group: they were not)."""
+
+    parts: dict[tuple[Any, ...], Any]  # kept alive: the memo knows them by identity
+    lanes: Lanes | None = None
+    results: list[dict[tuple[Any, ...], Any]] | None = None
+    groups: tuple[Group, ...] | None = None
 
 
 def _context_in(lane: Lane, S: rt.Working) -> tuple[Any, ...] | None:
@@ -406,9 +485,12 @@ def _given(lane: Lane, S: rt.Working) -> Given:
 def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
                   rows: list[tuple[tuple[Any, ...], Any]], S0: rt.Working,
                   last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, last_fields: bool,
-                  projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any) -> None:
+                  projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any,
+                  grouping: tuple[Carried, Sequence[Group]] | None = None) -> None:
     """The final state of each row: the first run's, with each lane's results for the values it read in their
-    places, and the values the tail left alone put back (by `put_back`; None: it left none)."""
+    places, and the values the tail left alone put back (by `put_back`; None: it left none). `grouping`: the
+    parts the rows are made of, with the groups the rows fall into where they share a world (see
+    _outcomes_put_together): found by another state (then taken as they are), or an empty list to fill."""
     interned = R.interned
     intern, apart, changed = interned.made, interned.apart, interned.changed  # outcomes just made are interned
     W0, O0 = S0.W, S0.O
@@ -418,8 +500,12 @@ def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
     one_world = None if shared is None else apart(shared)
     stopped, stack, depth = S0.stopped, S0.stack, S0.depth
     if one_world is not None and not any_slots:
-        _outcomes_put_together(lanes, results, rows, O0, last, put_back, W0, (end0, one_world, stopped, stack, depth),
-                               R, finals, limit, pos)
+        same = (end0, one_world, stopped, stack, depth)
+        if grouping is not None and grouping[1]:
+            _groups_put_together(grouping[1], grouping[0], O0, put_back, W0, same, R, finals, limit, pos)
+            return
+        _outcomes_put_together(lanes, results, rows, O0, last, put_back, W0, same, R, finals, limit, pos,
+                               grouping)
         return
     # A row's world and outcomes by what made them: the lanes' results (each one object for all the rows that
     # read the same values, known by identity) and the values left alone. Remembered only where some rows share
@@ -450,13 +536,15 @@ def _outcomes_put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Giv
                            rows: list[tuple[tuple[Any, ...], Any]], O0: Frozen,
                            last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, W0: Frozen,
                            same: tuple[Any, ...], R: Any, finals: dict[tuple[Any, ...], Any], limit: int,
-                           pos: Any) -> None:
+                           pos: Any, grouping: tuple[Carried, list[Group]] | None = None) -> None:
     """_put_together where every row's final state shares the first run's world and frame (`same`: the frame,
     the world's number, why and where it stopped): the rows' final states differ in their outcomes alone.
 
     Those are made of the outcomes each lane gave and the values put back: rows that agree on them (a loss
     that stops at the health a side has left, whatever the damage past it) make one final state, whose
-    outcomes are made and looked up once, not once a row.
+    outcomes are made and looked up once, not once a row. `grouping`: where the rows are made of parts that
+    other states carry too, the groups they fall into are added to its list, the parts' probabilities summed
+    (the states to come put them together from there: _groups_put_together).
     """
     intern = R.interned.made  # each row's outcomes, just made
     end, world, stopped, stack, depth = same
@@ -502,12 +590,50 @@ def _outcomes_put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Giv
             found[2] = weight.d
         else:
             found[3] = weight if found[3] is None else found[3] + weight
+    if grouping is not None:
+        _group(grouping, sums, rows, codes, pickers, last)
     for row, numerators, denominator, rest in sums.values():
         left = last(row)
         O = _with_outcomes(O0, [found[reads(row)] for reads, found in pickers])
         final = (end, world, intern(O if put_back is None else put_back(W0, O, left)[1]), stopped, stack, depth)
         weight = rest if denominator is None else Scaled(numerators, denominator) if rest is None \
             else Scaled(numerators, denominator) + rest
+        before = finals.setdefault(final, weight)
+        if before is not weight:
+            finals[final] = before + weight
+        elif len(finals) > limit:
+            raise too_many_states(pos, limit)
+
+
+def _group(grouping: tuple[Carried, list[Group]], sums: dict[tuple[Any, ...], list[Any]],
+           rows: list[tuple[tuple[Any, ...], Any]], codes: list[Any], pickers: list[Any],
+           last: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> None:
+    """The groups of `sums` added to the grouping's list, in their order, each with its rows' parts summed by
+    denominator (the rows are the parts', in their order, each at the state's scale)."""
+    carried, groups = grouping
+    summed: dict[tuple[Any, ...], dict[int, int]] = {key: {} for key in sums}
+    for (row, _), part in zip(rows, carried.parts.values()):
+        by_denominator = summed[(*[of[reads(row)] for reads, of in codes], last(row))]
+        by_denominator[part.d] = by_denominator.get(part.d, 0) + part.n
+    for key, (row, _, _, _) in sums.items():
+        groups.append((row, [found[reads(row)] for reads, found in pickers], last(row), tuple(summed[key].items())))
+
+
+def _groups_put_together(groups: Sequence[Group], carried: Carried, O0: Frozen, put_back: PutBack | None, W0: Frozen,
+                         same: tuple[Any, ...], R: Any, finals: dict[tuple[Any, ...], Any], limit: int,
+                         pos: Any) -> None:
+    """_outcomes_put_together for a state whose rows another state's run grouped: each group's final state
+    made once, its probability its parts' at this state's scale, as the sum of its rows' is."""
+    intern = R.interned.made
+    end, world, stopped, stack, depth = same
+    top, bottom = carried.top, carried.bottom
+    for row, given, left, summed in groups:
+        O = _with_outcomes(O0, given)
+        final = (end, world, intern(O if put_back is None else put_back(W0, O, left)[1]), stopped, stack, depth)
+        weight: Any = None
+        for d, n in summed:  # as Carried.items scales each part
+            term = Scaled(n, d) if top == bottom else Scaled(n * top, d * bottom)
+            weight = term if weight is None else weight + term
         before = finals.setdefault(final, weight)
         if before is not weight:
             finals[final] = before + weight

@@ -208,7 +208,7 @@ def _in_lanes(routine: Routine, projection: Projection, pc: int, p: Carried, pla
 
     return run_in_lanes(routine, found, rows, first, working, plan.last,
                         put_back if fields_last or outcomes_last else None, bool(fields_last), projection, R, finals,
-                        limit, pos)
+                        limit, pos, p)
 
 
 _TELL_EVERY = 14  # progress is told each time the blocks run reach another 2**14: a few dozen milliseconds' work
