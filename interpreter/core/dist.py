@@ -280,8 +280,11 @@ def apply(function: Callable[..., Any], args: Iterable[Any], budget: Budget) -> 
     mixed in, weighted by the combination that gave it.
     """
     args = tuple(args)
-    if not any(type(a) is Dist for a in args):
+    drawn = [at for at, a in enumerate(args) if type(a) is Dist]
+    if not drawn:
         return function(*args)
+    if len(drawn) == 1:  # most often: one distribution, the rest plain values
+        return _apply_one(function, args, drawn[0], budget)
     values = [tuple(a.weights) if type(a) is Dist else (a,) for a in args]
     combinations = math.prod(map(len, values))
     budget.check(combinations)
@@ -297,6 +300,23 @@ def apply(function: Callable[..., Any], args: Iterable[Any], budget: Budget) -> 
                 return results[0]
             return Dist({value: count * each for value, count in counts.items()}, total)
     return _mix(list(zip(results, map(math.prod, itertools.product(*weights)))), total, budget)
+
+
+def _apply_one(function: Callable[..., Any], args: tuple[Any, ...], at: int, budget: Budget) -> Any:
+    """apply where the argument at `at` alone is a distribution: its values in turn, each with its own weight
+    (no product of every argument's values and weights made)."""
+    drawn: Dist = args[at]
+    weights = drawn.weights
+    budget.check(len(weights))
+    budget.spend(len(weights) // _COMBINATIONS_IN_A_STEP)
+    before, after = args[:at], args[at + 1:]
+    results = [function(*before, value, *after) for value in weights] if before or after else list(map(function, weights))
+    if any(type(value) is Dist for value in results):
+        return _mix(list(zip(results, weights.values())), drawn.total, budget)
+    merged: dict[Any, int] = {}
+    for value, w in zip(results, weights.values()):
+        merged[value] = merged.get(value, 0) + w
+    return Dist(merged, drawn.total) if len(merged) > 1 or drawn.total != 1 else next(iter(merged))
 
 
 def branch(test: Any, then: Callable[[], Any], otherwise: Callable[[], Any], budget: Budget) -> Any:
