@@ -282,17 +282,18 @@ def _compiled(routine: Routine, gen: Any, pc: int, index: int, lines: list[tuple
 # ---- a tail run in lanes ---------------------------------------------------------------------------
 
 
+Row = tuple[tuple[Any, ...], Any]  # a combination of carried values (and those fixed), with its probability
 Start = Callable[[tuple[Any, ...]], rt.Working]  # a working state at the tail with the carried values it touches
 PutBack = Callable[[Frozen, Frozen, tuple[Any, ...]], tuple[Frozen, Frozen]]  # the values a tail leaves alone
 
 
-def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...], Any]],
+def run_in_lanes(routine: Routine, lanes: Lanes, all_rows: Callable[[], list[Row]], first_row: tuple[Any, ...],
                  first: Callable[[tuple[Any, ...]], tuple[Any, ...]], start: Start,
                  last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, last_fields: bool,
                  projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any,
                  carried: Carried | None = None) -> bool:
-    """Each combination of carried values (`rows`, each with its probability) run to the end in lanes, its
-    final state added into `finals`; False, with nothing added and the work counted as it was, where lanes
+    """Each combination of carried values (`all_rows()`, each with its probability; `first_row` the values of the
+    first) run to the end in lanes, its final state added into `finals`; False, with nothing added and the work counted as it was, where lanes
     would save no runs, or where a lane stops the run or fails, or the work would pass its limit (the caller
     runs each combination instead, which meets them where it would have). `first` picks the values the tail
     touches, `start` makes a working state of them; `last` picks the values it leaves alone (`last_fields`: some
@@ -302,7 +303,7 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
     of other values of what the tail reads beside them): how the rows fall into final states is worked out once
     for those parts, where a second state carries them, and each state after it puts its final states together
     from there (see _grouped_again)."""
-    S0 = start(first(rows[0][0]))
+    S0 = start(first(first_row))
     stopped, stack, depth = S0.stopped, S0.stack, S0.depth
     memo = None if carried is None else _parts_key(lanes, carried, S0)
     grouping = None
@@ -314,8 +315,10 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
         elif known.groups is None:  # a second state: its rows grouped as they are put together
             grouping = (carried, [])
         elif known.groups:
-            return _grouped_again(routine, known, S0, rows, last, put_back, last_fields, projection, R, finals, limit,
-                                  pos, carried)
+            return _grouped_again(routine, known, S0, all_rows, last, put_back, last_fields, projection, R, finals,
+                                  limit, pos, carried)
+    rows = all_rows()
+    first_row = rows[0][0]  # the very row, told apart from the others by identity below
     # Each lane's results for the values its rows read: remembered through the resolution (with the other values
     # it reads, the same for every row here), and those of the first row taken from the first run. A lane that
     # reads one value in every row gives every row the first run's results.
@@ -336,7 +339,7 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
             known = None if context is None else remembered.get((id(lane), context, key))
             if known is not None:
                 found[key] = known
-            elif row is not rows[0][0]:
+            elif row is not first_row:
                 todo.append((key, row))
         runs += len(todo)
         # Results remembered pay where they serve states to come: tried once for a lane, and again where they
@@ -366,7 +369,7 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
         if S0.stopped != stopped or S0.stack is not stack or S0.depth != depth:
             raise _GiveUp
         for lane, context, found, todo in wanted:
-            key = lane.reads(rows[0][0])
+            key = lane.reads(first_row)
             if key not in found:
                 found[key] = _given(lane, S0)
                 if context is not None:
@@ -384,7 +387,8 @@ def run_in_lanes(routine: Routine, lanes: Lanes, rows: list[tuple[tuple[Any, ...
         R.work = spent
         return False
     R.work += work
-    _put_together(lanes, results, rows, S0, last, put_back, last_fields, projection, R, finals, limit, pos, grouping)
+    _put_together(lanes, results, all_rows, S0, last, put_back, last_fields, projection, R, finals, limit, pos,
+                  grouping)
     if grouping is not None:  # grouped, or not (the rows put together one by one): not tried again either way
         R.interned.lane_groups[memo] = _Known(grouping[0].parts, lanes, results, tuple(grouping[1]))
     return True
@@ -404,13 +408,14 @@ def _parts_key(lanes: Lanes, carried: Carried, S0: rt.Working) -> tuple[Any, ...
     return key
 
 
-def _grouped_again(routine: Routine, known: _Known, S0: rt.Working, rows: list[tuple[tuple[Any, ...], Any]],
+def _grouped_again(routine: Routine, known: _Known, S0: rt.Working, all_rows: Callable[[], list[Row]],
                    last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, last_fields: bool,
                    projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any,
                    carried: Carried) -> bool:
     """run_in_lanes for a state whose parts another state's rows grouped: every lane's results for them are
     remembered, so the lanes run for no row, and the rows' final states are the groups found there, each made
-    once, its probability the sum of its parts at this state's scale."""
+    once, its probability the sum of its parts at this state's scale (its rows not made, where they share a
+    world)."""
     lanes, results = known.lanes, known.results
     assert lanes is not None and results is not None and known.groups
     work = len(lanes.blocks)  # as a run that finds every lane's results remembered counts it
@@ -428,7 +433,7 @@ def _grouped_again(routine: Routine, known: _Known, S0: rt.Working, rows: list[t
         R.work = spent  # as the lanes give up where their first run stops
         return False
     R.work += work
-    _put_together(lanes, results, rows, S0, last, put_back, last_fields, projection, R, finals, limit, pos,
+    _put_together(lanes, results, all_rows, S0, last, put_back, last_fields, projection, R, finals, limit, pos,
                   (carried, known.groups))
     return True
 
@@ -482,8 +487,8 @@ def _given(lane: Lane, S: rt.Working) -> Given:
             tuple((slot, F[slot]) for slot in lane.slots))
 
 
-def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
-                  rows: list[tuple[tuple[Any, ...], Any]], S0: rt.Working,
+def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]], all_rows: Callable[[], list[Row]],
+                  S0: rt.Working,
                   last: Callable[[tuple[Any, ...]], tuple[Any, ...]], put_back: PutBack | None, last_fields: bool,
                   projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any,
                   grouping: tuple[Carried, Sequence[Group]] | None = None) -> None:
@@ -504,9 +509,10 @@ def _put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Given]],
         if grouping is not None and grouping[1]:
             _groups_put_together(grouping[1], grouping[0], O0, put_back, W0, same, R, finals, limit, pos)
             return
-        _outcomes_put_together(lanes, results, rows, O0, last, put_back, W0, same, R, finals, limit, pos,
+        _outcomes_put_together(lanes, results, all_rows(), O0, last, put_back, W0, same, R, finals, limit, pos,
                                grouping)
         return
+    rows = all_rows()
     # A row's world and outcomes by what made them: the lanes' results (each one object for all the rows that
     # read the same values, known by identity) and the values left alone. Remembered only where some rows share
     # their lanes' results: where each row has its own, a memo would only be missed.

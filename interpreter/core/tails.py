@@ -28,7 +28,7 @@ from fracas.interpreter.core.carry import (ABSENT, OUTCOME, SLOT, Carried, Touch
                                            touched_by)
 from fracas.interpreter.core.codegen import END, Block, Routine
 from fracas.interpreter.core.errors import too_many_states
-from fracas.interpreter.core.lanes import lanes_for, run_in_lanes
+from fracas.interpreter.core.lanes import Row, lanes_for, run_in_lanes
 from fracas.interpreter.core.liveness import Projection
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.runtime.getters import tuple_getter
@@ -147,12 +147,21 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
 
     if type(p) is Carried:
         fixed = tuple(value for _, value in p.fixed)
-        rows = [(carried + fixed, weight) for carried, weight in p.items()]
-        if len(rows) > 1 and _in_lanes(routine, projection, pc, p, plan, rows, working, R, finals, limit, pos):
+        made: list[list[Row]] = []
+
+        def rows() -> list[Row]:
+            """Each combination of the carried values with its probability, made where first wanted: lanes that
+            find the rows of these parts grouped need the first alone."""
+            if not made:
+                made.append([(carried + fixed, weight) for carried, weight in p.items()])
+            return made[0]
+
+        if len(p.parts) > 1 and _in_lanes(routine, projection, pc, p, plan, rows, next(iter(p.parts)) + fixed,
+                                          working, R, finals, limit, pos):
             if progress is not None:
                 progress(pos, len(finals))
             return
-        runs = grouped(rows, plan.first, plan.last)
+        runs = grouped(rows(), plan.first, plan.last)
     else:
         runs = {(): {(): p}}
     steps = 0
@@ -188,8 +197,9 @@ def run_to_end(routine: Routine, pc: int, key: tuple[Any, ...], p: Any, projecti
 
 
 def _in_lanes(routine: Routine, projection: Projection, pc: int, p: Carried, plan: _Plan,
-              rows: list[tuple[tuple[Any, ...], Any]], working: Callable[[tuple[Any, ...]], rt.Working], R: Any,
-              finals: dict[tuple[Any, ...], Any], limit: int, pos: Any) -> bool:
+              rows: Callable[[], list[Row]], first_row: tuple[Any, ...],
+              working: Callable[[tuple[Any, ...]], rt.Working], R: Any, finals: dict[tuple[Any, ...], Any], limit: int,
+              pos: Any) -> bool:
     """The rows run to the end in lanes (lanes.py), if the tail falls into them and they save runs."""
     found = lanes_for(routine, projection, R.gen, pc, p.names + tuple(name for name, _ in p.fixed), plan.first_at)
     if found is None:
@@ -206,7 +216,7 @@ def _in_lanes(routine: Routine, projection: Projection, pc: int, p: Carried, pla
                 O[name] = last[at]
         return (_with_fields(W, fields_last, last, changed) if fields_last else W), O
 
-    return run_in_lanes(routine, found, rows, first, working, plan.last,
+    return run_in_lanes(routine, found, rows, first_row, first, working, plan.last,
                         put_back if fields_last or outcomes_last else None, bool(fields_last), projection, R, finals,
                         limit, pos, p)
 
