@@ -309,11 +309,12 @@ def run_in_lanes(routine: Routine, lanes: Lanes, all_rows: Callable[[], list[Row
     grouping = None
     if memo is not None:
         assert carried is not None
+        # The parts themselves, where one state carried them so far; what a second one's rows found, after it.
         known = R.interned.lane_groups.get(memo)
-        if known is None or known.parts is not carried.parts:  # a first state of these parts: none grouped
-            R.interned.lane_groups[memo] = _Known(carried.parts)
-        elif known.groups is None:  # a second state: its rows grouped as they are put together
+        if known is carried.parts:  # a second state: its rows grouped as they are put together
             grouping = (carried, [])
+        elif type(known) is not _Known or known.parts is not carried.parts:  # a first: none grouped
+            R.interned.lane_groups[memo] = carried.parts
         elif known.groups:
             return _grouped_again(routine, known, S0, all_rows, last, put_back, last_fields, projection, R, finals,
                                   limit, pos, carried)
@@ -417,7 +418,6 @@ def _grouped_again(routine: Routine, known: _Known, S0: rt.Working, all_rows: Ca
     once, its probability the sum of its parts at this state's scale (its rows not made, where they share a
     world)."""
     lanes, results = known.lanes, known.results
-    assert lanes is not None and results is not None and known.groups
     work = len(lanes.blocks)  # as a run that finds every lane's results remembered counts it
     if work > R.work_limit - R.work:
         return False
@@ -445,13 +445,13 @@ Group = tuple[tuple[Any, ...], list[Any], tuple[Any, ...], tuple[tuple[int, int]
 
 @record(frozen=True)
 class _Known:
-    """What the states that carry one object of parts found of the tail (see run_in_lanes): that one state
-    carried them so far (`lanes` none), or how a second one's rows were grouped (no group: they were not)."""
+    """What the second state that carried an object of parts into a tail found of it (see run_in_lanes): its
+    lanes and their results, and how its rows were grouped (no group: they were put together one by one)."""
 
     parts: dict[tuple[Any, ...], Any]  # kept alive: the memo knows them by identity
-    lanes: Lanes | None = None
-    results: list[dict[tuple[Any, ...], Any]] | None = None
-    groups: tuple[Group, ...] | None = None
+    lanes: Lanes
+    results: list[dict[tuple[Any, ...], Any]]
+    groups: tuple[Group, ...]
 
 
 def _context_in(lane: Lane, S: rt.Working) -> tuple[Any, ...] | None:
