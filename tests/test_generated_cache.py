@@ -228,6 +228,22 @@ def test_a_call_reads_back_only_the_routines_it_runs(tmp_path, cache_folder, com
     assert "rest" in generator_for(again).routines and len(compiles) == made  # read back, not generated
 
 
+def test_an_action_whose_rules_functions_were_written_for_it_waits_too(tmp_path, cache_folder, compiles):
+    # `rest` calls a function of the rules that nothing else called before it: written with its blocks, in a module
+    # of its own before them, so that the blocks' module still waits for a call that runs `rest`.
+    path = tmp_path / "strike.rules"
+    path.write_text(RULES.replace("action rest(fighter: Fighter) { hits = fighter.wounds }",
+                                  "fn doubled(n: int) = 2 * n\naction rest(fighter: Fighter) { hits = doubled(fighter.wounds) }"))
+    resting = Scenario("rest", {"fighter": {"skill": 1, "wounds": 4}})
+    first, rested = odds(dsl.load(path)), exact(dsl.load(path), resting).marginal("hits")
+    made = len(compiles)
+    again = dsl.load(path)
+    assert odds(again) == first
+    assert "rest" not in generator_for(again).routines  # its blocks' module waits
+    assert exact(again, resting).marginal("hits") == rested == {8: 1}
+    assert "rest" in generator_for(again).routines and len(compiles) == made  # read back, not generated
+
+
 def test_a_routine_that_waits_is_kept_again_by_a_call_that_did_not_run_it(tmp_path, cache_folder, compiles):
     path = tmp_path / "strike.rules"
     path.write_text(RULES)

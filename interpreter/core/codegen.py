@@ -1090,6 +1090,10 @@ class RoutineBuilder:
 
     def _write(self) -> None:
         gen = self.gen
+        # What the blocks call that was written for them (the rules' functions, deep expressions) in a module of
+        # its own, before them: the blocks' module then defines the blocks alone, and kept code lets it wait
+        # until the routine first runs (a first call of another action of the same rules never reads it back).
+        gen.compile(self.gen.rules.path, keep=True)
         names: list[str | None] = []
         for index, block in enumerate(self.routine.blocks):
             if isinstance(block, CallSite):
