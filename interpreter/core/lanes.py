@@ -305,7 +305,9 @@ def run_in_lanes(routine: Routine, lanes: Lanes, all_rows: Callable[[], list[Row
     from there (see _grouped_again)."""
     S0 = start(first(first_row))
     stopped, stack, depth = S0.stopped, S0.stack, S0.depth
-    memo = None if carried is None else _parts_key(lanes, carried, S0)
+    # Parts that a state owns may yet take additions in place (Carried.owned), and no other state shares them:
+    # only shared parts, which nothing changes, are known by identity.
+    memo = None if carried is None or carried.owned else _parts_key(lanes, carried, S0)
     grouping = None
     if memo is not None:
         assert carried is not None
