@@ -232,8 +232,8 @@ def test_an_action_whose_rules_functions_were_written_for_it_waits_too(tmp_path,
     # `rest` calls a function of the rules that nothing else called before it: written with its blocks, in a module
     # of its own before them, so that the blocks' module still waits for a call that runs `rest`.
     path = tmp_path / "strike.rules"
-    path.write_text(RULES.replace("action rest(fighter: Fighter) { hits = fighter.wounds }",
-                                  "fn doubled(n: int) = 2 * n\naction rest(fighter: Fighter) { hits = doubled(fighter.wounds) }"))
+    doubled = "fn doubled(n: int) = 2 * n\naction rest(fighter: Fighter) { hits = doubled(fighter.wounds) }"
+    path.write_text(RULES.replace("action rest(fighter: Fighter) { hits = fighter.wounds }", doubled))
     resting = Scenario("rest", {"fighter": {"skill": 1, "wounds": 4}})
     first, rested = odds(dsl.load(path)), exact(dsl.load(path), resting).marginal("hits")
     made = len(compiles)

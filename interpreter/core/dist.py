@@ -310,7 +310,10 @@ def _apply_one(function: Callable[..., Any], args: tuple[Any, ...], at: int, bud
     budget.check(len(weights))
     budget.spend(len(weights) // _COMBINATIONS_IN_A_STEP)
     before, after = args[:at], args[at + 1:]
-    results = [function(*before, value, *after) for value in weights] if before or after else list(map(function, weights))
+    if before or after:
+        results = [function(*before, value, *after) for value in weights]
+    else:
+        results = list(map(function, weights))
     if any(type(value) is Dist for value in results):
         return _mix(list(zip(results, weights.values())), drawn.total, budget)
     merged: dict[Any, int] = {}

@@ -293,9 +293,9 @@ def run_in_lanes(routine: Routine, lanes: Lanes, all_rows: Callable[[], list[Row
                  projection: Projection, R: Any, finals: dict[tuple[Any, ...], Any], limit: int, pos: Any,
                  carried: Carried | None = None) -> bool:
     """Each combination of carried values (`all_rows()`, each with its probability; `first_row` the values of the
-    first) run to the end in lanes, its final state added into `finals`; False, with nothing added and the work counted as it was, where lanes
-    would save no runs, or where a lane stops the run or fails, or the work would pass its limit (the caller
-    runs each combination instead, which meets them where it would have). `first` picks the values the tail
+    first) run to the end in lanes, its final state added into `finals`; False, with nothing added and the work
+    counted as it was, where lanes would save no runs, or where a lane stops the run or fails, or the work would
+    pass its limit (the caller runs each combination instead, which meets them where it would have). `first` picks the values the tail
     touches, `start` makes a working state of them; `last` picks the values it leaves alone (`last_fields`: some
     of them fields), which `put_back` puts into a final world and outcomes (None: it leaves none).
 
@@ -635,7 +635,7 @@ def _groups_put_together(groups: Sequence[Group], carried: Carried, O0: Frozen, 
     intern = R.interned.made
     end, world, stopped, stack, depth = same
     top, bottom = carried.top, carried.bottom
-    for row, given, left, summed in groups:
+    for _, given, left, summed in groups:
         O = _with_outcomes(O0, given)
         final = (end, world, intern(O if put_back is None else put_back(W0, O, left)[1]), stopped, stack, depth)
         weight: Any = None
