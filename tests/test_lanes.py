@@ -249,9 +249,9 @@ def test_the_states_that_carry_one_attack_s_damage_put_its_values_together_once(
     rules, scenario = exalted_at_20_dice()
     exact(rules, scenario, outcomes_only=True)  # the code made
     grouped, again = [], []
-    group, put = lanes._group, lanes._groups_put_together
-    monkeypatch.setattr(lanes, "_group", lambda grouping, sums, *rest: grouped.append(len(sums)) or group(
-        grouping, sums, *rest))
+    summed, put = lanes._parts_summed, lanes._groups_put_together
+    monkeypatch.setattr(lanes, "_parts_summed", lambda carried, keys, sums: grouped.append(len(sums)) or summed(
+        carried, keys, sums))
     monkeypatch.setattr(lanes, "_groups_put_together", lambda groups, *rest: again.append(len(groups)) or put(
         groups, *rest))
     odds = exact(rules, scenario, outcomes_only=True)

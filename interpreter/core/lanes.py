@@ -552,7 +552,7 @@ def _outcomes_put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Giv
     that stops at the health a side has left, whatever the damage past it) make one final state, whose
     outcomes are made and looked up once, not once a row. `grouping`: where the rows are made of parts that
     other states carry too, the groups they fall into are added to its list, the parts' probabilities summed
-    (the states to come put them together from there: _groups_put_together).
+    (_parts_summed; the states to come put them together from there: _groups_put_together).
     """
     intern = R.interned.made  # each row's outcomes, just made
     end, world, stopped, stack, depth = same
@@ -588,8 +588,11 @@ def _outcomes_put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Giv
     # rows of one draw share a denominator, and their numerators add as whole numbers (a row of another
     # denominator, or not scaled, is added as it is).
     sums: dict[tuple[Any, ...], list[Any]] = {}  # key -> [a row of it, numerators, their denominator, the rest]
+    keys: list[tuple[Any, ...]] | None = None if grouping is None else []  # each row's, where they are grouped
     for row, weight in rows:
         key = (*[of[reads(row)] for reads, of in codes], last(row))
+        if keys is not None:
+            keys.append(key)
         found = sums.get(key)
         if found is None:
             found = sums[key] = [row, 0, None, None]
@@ -598,11 +601,13 @@ def _outcomes_put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Giv
             found[2] = weight.d
         else:
             found[3] = weight if found[3] is None else found[3] + weight
-    if grouping is not None:
-        _group(grouping, sums, rows, codes, pickers, last)
-    for row, numerators, denominator, rest in sums.values():
+    summed = None if grouping is None or keys is None else _parts_summed(grouping[0], keys, sums)
+    for key, (row, numerators, denominator, rest) in sums.items():
         left = last(row)
-        O = _with_outcomes(O0, [found[reads(row)] for reads, found in pickers])
+        given = [found[reads(row)] for reads, found in pickers]
+        if summed is not None:
+            grouping[1].append((row, given, left, summed[key]))  # type: ignore[index]
+        O = _with_outcomes(O0, given)
         final = (end, world, intern(O if put_back is None else put_back(W0, O, left)[1]), stopped, stack, depth)
         weight = rest if denominator is None else Scaled(numerators, denominator) if rest is None \
             else Scaled(numerators, denominator) + rest
@@ -613,18 +618,15 @@ def _outcomes_put_together(lanes: Lanes, results: list[dict[tuple[Any, ...], Giv
             raise too_many_states(pos, limit)
 
 
-def _group(grouping: tuple[Carried, list[Group]], sums: dict[tuple[Any, ...], list[Any]],
-           rows: list[tuple[tuple[Any, ...], Any]], codes: list[Any], pickers: list[Any],
-           last: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> None:
-    """The groups of `sums` added to the grouping's list, in their order, each with its rows' parts summed by
-    denominator (the rows are the parts', in their order, each at the state's scale)."""
-    carried, groups = grouping
+def _parts_summed(carried: Carried, keys: list[tuple[Any, ...]], sums: dict[tuple[Any, ...], list[Any]]
+                  ) -> dict[tuple[Any, ...], tuple[tuple[int, int], ...]]:
+    """For each group of `sums`, the parts of its rows summed by denominator: the rows are the parts', in their order
+    (`keys` each row's group), each at the state's scale."""
     summed: dict[tuple[Any, ...], dict[int, int]] = {key: {} for key in sums}
-    for (row, _), part in zip(rows, carried.parts.values()):
-        by_denominator = summed[(*[of[reads(row)] for reads, of in codes], last(row))]
+    for key, part in zip(keys, carried.parts.values()):
+        by_denominator = summed[key]
         by_denominator[part.d] = by_denominator.get(part.d, 0) + part.n
-    for key, (row, _, _, _) in sums.items():
-        groups.append((row, [found[reads(row)] for reads, found in pickers], last(row), tuple(summed[key].items())))
+    return {key: tuple(by_denominator.items()) for key, by_denominator in summed.items()}
 
 
 def _groups_put_together(groups: Sequence[Group], carried: Carried, O0: Frozen, put_back: PutBack | None, W0: Frozen,
