@@ -96,3 +96,14 @@ def test_a_pick_of_equal_but_unlike_items_is_drawn_as_its_own_items(monkeypatch)
     forgotten(monkeypatch)
     drawn(Uniform((1, 2)), Run())
     assert set(map(type, drawn(Uniform((True, 2)), Run()).weights)) == {bool, int}
+
+
+def test_distributions_past_the_most_remembered_are_forgotten_and_drawn_again(monkeypatch):
+    forgotten(monkeypatch)
+    monkeypatch.setattr(engines, "_MOST_DISTRIBUTIONS", 2)
+    first = drawn(SuccessPool(3, 6, 4), Run())
+    for count in (4, 5, 6):
+        drawn(SuccessPool(count, 6, 4), Run())
+    assert len(engines._DISTRIBUTIONS) <= 2
+    again = drawn(SuccessPool(3, 6, 4), Run())
+    assert again is not first and again.weights == first.weights and again.total == first.total

@@ -140,7 +140,7 @@ class ExactEngine:
                              allowance.peak, len(weights.weights) * weights.total.bit_length() // BITS_IN_A_STEP)
                     if remembered:
                         if len(_DISTRIBUTIONS) >= _MOST_DISTRIBUTIONS:
-                            del _DISTRIBUTIONS[next(iter(_DISTRIBUTIONS))]
+                            _DISTRIBUTIONS.clear()  # one call: threads that resolve at once cannot meet in it
                         _DISTRIBUTIONS[primitive] = found
                 dist, spent, _, digits = found
                 R.work += spent // PRIMITIVE_STEPS + digits
@@ -167,7 +167,7 @@ BITS_IN_A_STEP = 8000
 # remembered by their equality are (equal primitives are the same distribution): not a pick of one of a list,
 # whose items may be equal but unlike (1 and true).
 _DISTRIBUTIONS: dict[Any, tuple[D.Dist, int, int, int]] = {}
-_MOST_DISTRIBUTIONS = 4096
+_MOST_DISTRIBUTIONS = 1024  # as many as the weights remembered (runtime.chance), whose numbers they share
 
 
 @functools.cache
