@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from fractions import Fraction
+
 from fracas import dsl
 from fracas.dsl.nodes import Pos
+from fracas.interpreter import Scenario, exact
 from fracas.interpreter.core import engines
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.runtime.chance import SuccessPool, Uniform
@@ -107,3 +110,20 @@ def test_distributions_past_the_most_remembered_are_forgotten_and_drawn_again(mo
     assert len(engines._DISTRIBUTIONS) <= 2
     again = drawn(SuccessPool(3, 6, 4), Run())
     assert again is not first and again.weights == first.weights and again.total == first.total
+
+
+FOCUSED = dsl.loads("""rules "focus"
+outcome by_one: int = 0
+outcome by_true: int = 0
+action go() {
+    let p = bodies(1, 2, owner: 2) + bodies(1, 2, owner: 1)
+    by_one = lethal(fire(volley(1, damage: 2), p, allocate: "focused", order: [1]), owner: 2)
+    by_true = lethal(fire(volley(1, damage: 2), p, allocate: "focused", order: [true]), owner: 2)
+}
+""", "focus.rules")
+
+
+def test_volleys_focused_by_equal_but_unlike_orders_are_drawn_apart(monkeypatch):
+    # 1 and true are equal in Python, never in the rules: an order of [true] names neither body's owner.
+    forgotten(monkeypatch)
+    assert exact(FOCUSED, Scenario("go", {})).joint() == [({"by_one": 0, "by_true": 1}, Fraction(1))]

@@ -164,15 +164,16 @@ BITS_IN_A_STEP = 8000
 # the work of its digits, by the primitive: a rule's few dice pools are drawn again by every state that meets
 # them, in every resolution of the process, where each draw made the weights' dictionary again and described the
 # primitive for the limits. Distributions are never changed once made. Only primitives whose weights are already
-# remembered by their equality are (equal primitives are the same distribution): not a pick of one of a list,
-# whose items may be equal but unlike (1 and true).
+# remembered by their equality are, dice of numbers (equal primitives are the same distribution): not a pick of one
+# of a list, nor a volley at bodies, whose items, owners or order may be equal but unlike (1 and true, which the
+# rules tell apart).
 _DISTRIBUTIONS: dict[Any, tuple[D.Dist, int, int, int]] = {}
 _MOST_DISTRIBUTIONS = 1024  # as many as the weights remembered (runtime.chance), whose numbers they share
 
 
 @functools.cache
 def _remembered(kind: type) -> bool:
-    return kind.weights is Chance.weights or kind is DiceValue or kind is Fire
+    return kind.weights is Chance.weights or kind is DiceValue
 
 
 def _branching_work(p: Any, drawn: D.Dist) -> int:
