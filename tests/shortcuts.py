@@ -72,11 +72,6 @@ def without_finding_cells_by_value(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engines, "_BY_VALUE", float("inf"))
 
 
-def without_remembering_distributions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every primitive's distribution computed each time it is drawn, as if never drawn before."""
-    monkeypatch.setattr(engines, "_remembered", lambda kind: False)
-
-
 def without_counting_pools(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every drawn pool drawn whole, even where the rest of its step only counts its bodies."""
     monkeypatch.setattr(Generator, "counted_draws", lambda self: frozenset())
@@ -95,7 +90,7 @@ SHORTCUTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "folding-draws-into-outcomes": without_folding, "skipping-worlds-that-forget-nothing": without_skipping_worlds,
     "skipping-dead-field-changes": without_skipping_dead_writes, "running-tails-straight": without_running_tails_straight,
     "running-tails-in-lanes": without_running_tails_in_lanes, "grouping-tail-rows": without_grouping_tail_rows,
-    "counting-pools": without_counting_pools, "remembering-distributions": without_remembering_distributions,
+    "counting-pools": without_counting_pools,
     "gathering-draws": without_gathering_draws, "finding-cells-by-value": without_finding_cells_by_value,
     "drawing-into-names": without_drawing_into_names}
 

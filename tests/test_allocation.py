@@ -271,3 +271,20 @@ def test_diff_shows_a_variant_that_changes_how_shots_are_allocated(tmp_path, cap
     assert changes[("fn", "shots_at")] == ['fire at line 2: allocate (unwritten: "random") -> "focused"']
     assert changes[("step", "shoot")] == ['fire at line 4: allocate "focused" -> "focused_carry"',
                                           'fire at line 4: order (unwritten) -> ["a"]']
+
+
+EQUAL_BUT_UNLIKE = dsl.loads("""rules "focus"
+outcome by_one: int = 0
+outcome by_true: int = 0
+action go() {
+    let p = bodies(1, 2, owner: 2) + bodies(1, 2, owner: 1)
+    by_one = lethal(fire(volley(1, damage: 2), p, allocate: "focused", order: [1]), owner: 2)
+    by_true = lethal(fire(volley(1, damage: 2), p, allocate: "focused", order: [true]), owner: 2)
+}
+""", "focus.rules")
+
+
+def test_an_order_of_true_names_no_owner_1_though_python_finds_them_equal():
+    # Two volleys equal as Python compares them, whose orders the rules tell apart: neither may stand for the other.
+    assert exact(EQUAL_BUT_UNLIKE, Scenario("go", {})).joint() == [({"by_one": 0, "by_true": 1}, Fraction(1))]
+    assert sample(EQUAL_BUT_UNLIKE, Scenario("go", {}), seed=1).outcomes == {"by_one": 0, "by_true": 1}

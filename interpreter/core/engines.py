@@ -12,7 +12,6 @@ once per outcome of each draw it makes (its earlier draws replayed).
 
 from __future__ import annotations
 
-import functools
 import heapq
 import math
 from collections.abc import Callable, Iterator
@@ -128,25 +127,13 @@ class ExactEngine:
         """
         try:
             if isinstance(primitive, (Chance, DiceValue)):
-                allowed = PRIMITIVE_STEPS * max(0, R.work_limit - R.work)
-                remembered = _remembered(type(primitive))
-                found = _DISTRIBUTIONS.get(primitive) if remembered else None
-                # Remembered work and outcomes within this run's limits: what computing it again would find. Past
-                # them, it is computed again, and stopped where it stops, with the error it stops with.
-                if found is None or found[1] > allowed or found[2] > self.max_states:
-                    allowance = Allowance(states=self.max_states, work=allowed)
-                    weights = primitive.weights(allowance)
-                    found = (D.Dist(dict(zip(weights.outcomes, weights.weights)), weights.total), allowance.spent,
-                             allowance.peak, len(weights.weights) * weights.total.bit_length() // BITS_IN_A_STEP)
-                    if remembered:
-                        if len(_DISTRIBUTIONS) >= _MOST_DISTRIBUTIONS:
-                            _DISTRIBUTIONS.clear()  # one call: threads that resolve at once cannot meet in it
-                        _DISTRIBUTIONS[primitive] = found
-                dist, spent, _, digits = found
-                R.work += spent // PRIMITIVE_STEPS + digits
+                allowance = Allowance(states=self.max_states, work=PRIMITIVE_STEPS * max(0, R.work_limit - R.work))
+                found = primitive.weights(allowance)
+                R.work += (allowance.spent // PRIMITIVE_STEPS
+                           + len(found.weights) * found.total.bit_length() // BITS_IN_A_STEP)
                 if R.work > R.work_limit:
                     raise WorkLimitError(primitive.describe(), R.work_limit)
-                return dist
+                return D.Dist(dict(zip(found.outcomes, found.weights)), found.total)
             return D.Dist.of_fractions(primitive.distribution())
         except WorkLimitError as error:
             limits = R.program.rules.limits
@@ -158,22 +145,6 @@ class ExactEngine:
 
 # A resolution's step of work may keep so many bits of a draw's weights.
 BITS_IN_A_STEP = 8000
-
-
-# A primitive's distribution as the exact engine draws it, with the work it cost, the most outcomes it held and
-# the work of its digits, by the primitive: a rule's few dice pools are drawn again by every state that meets
-# them, in every resolution of the process, where each draw made the weights' dictionary again and described the
-# primitive for the limits. Distributions are never changed once made. Only primitives whose weights are already
-# remembered by their equality are, dice of numbers (equal primitives are the same distribution): not a pick of one
-# of a list, nor a volley at bodies, whose items, owners or order may be equal but unlike (1 and true, which the
-# rules tell apart).
-_DISTRIBUTIONS: dict[Any, tuple[D.Dist, int, int, int]] = {}
-_MOST_DISTRIBUTIONS = 1024  # as many as the weights remembered (runtime.chance), whose numbers they share
-
-
-@functools.cache
-def _remembered(kind: type) -> bool:
-    return kind.weights is Chance.weights or kind is DiceValue
 
 
 def _branching_work(p: Any, drawn: D.Dist) -> int:

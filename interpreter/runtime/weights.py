@@ -87,14 +87,12 @@ UNLIMITED: Budget = Unlimited()
 
 
 class Allowance:
-    """A budget of work and of outcomes held at once; None is no limit. It keeps the work spent and the most
-    outcomes held: all that decides whether another allowance would stop the same computation."""
+    """A budget of work and of outcomes held at once; None is no limit."""
 
     def __init__(self, states: int | None = DEFAULT_STATES, work: int | None = DEFAULT_WORK):
         self.states = states
         self.work = work
         self.spent = 0
-        self.peak = 0
 
     def spend(self, steps: int, what: str) -> None:
         self.spent += steps
@@ -102,8 +100,6 @@ class Allowance:
             raise WorkLimitError(what, self.work)
 
     def hold(self, outcomes: int, what: str) -> None:
-        if outcomes > self.peak:
-            self.peak = outcomes
         if self.states is not None and outcomes > self.states:
             raise StateLimitError(outcomes, self.states)
 
