@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from fracas.interpreter.runtime.bodies import Body, Hit, Pool, Volley
+from fracas.interpreter.runtime.keys import same
 
 RANDOM = "random"  # each shot hits a living body chosen uniformly
 FOCUSED = "focused"  # each shot hits the first living body; what it does beyond killing it is lost
@@ -24,15 +25,10 @@ FOCUSED_CARRY = "focused_carry"  # the same, but the excess goes on to the next 
 POLICIES = (RANDOM, FOCUSED, FOCUSED_CARRY)
 
 
-def _same(item: Any, value: Any) -> bool:
-    # true == 1 in Python, never in the rules
-    return isinstance(item, bool) == isinstance(value, bool) and item == value
-
-
 def _rank(body: Body, order: tuple[Any, ...]) -> int:
     """The place in `order` of the first item naming the body's owner or tag; past the end if none does."""
     for place, item in enumerate(order):
-        if _same(item, body.owner) or _same(item, body.tag):
+        if same(item, body.owner) or same(item, body.tag):
             return place
     return len(order)
 

@@ -11,7 +11,7 @@ import functools
 from collections.abc import Iterable
 
 from fracas.dsl.records import field, record
-from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.runtime.keys import same, stable_key
 
 
 class _Any:
@@ -42,6 +42,14 @@ class Body:
     # same few, once each is enough. (Left unset by __init__: a sampled shot makes a body each time.)
     _hash: int = field(init=False, repr=False, compare=False)
 
+    def __eq__(self, other: object) -> bool:
+        # An owner may be of any type: Python's == would take an owner `true` for `1` (see keys.same).
+        if other.__class__ is not Body:
+            return NotImplemented
+        return (self.hitpoints == other.hitpoints and self.damage == other.damage  # type: ignore[attr-defined]
+                and self.tag == other.tag and self.group == other.group  # type: ignore[attr-defined]
+                and same(self.owner, other.owner))  # type: ignore[attr-defined]
+
     def __hash__(self) -> int:
         try:  # a body is hashed again and again once made (unlike a pool): the read of its hash comes first
             return self._hash
@@ -67,7 +75,7 @@ class Body:
         return (stable_key(self.owner), self.tag, life, self.damage, self.group)
 
     def matches(self, owner: object, tag: object) -> bool:
-        return (owner is ANY or self.owner == owner) and (tag is ANY or self.tag == tag)
+        return (owner is ANY or same(self.owner, owner)) and (tag is ANY or self.tag == tag)
 
 
 def _lethal_by(census: tuple[tuple[Body, int], ...]) -> tuple[tuple[object, str, int], ...]:
@@ -152,7 +160,8 @@ class Pool:
         census = getattr(self, "census", None)  # a sampled run's pools have none: no AttributeError caught each query
         if census is None:
             for b in self.bodies:
-                if ((owner is ANY or b.owner is owner or b.owner == owner) and (tag is ANY or b.tag == tag)
+                if ((owner is ANY or b.owner is owner or b.owner == owner and same(b.owner, owner))
+                        and (tag is ANY or b.tag == tag)
                         and b.hitpoints is not None and b.damage >= b.hitpoints):
                     found += 1
             return found
@@ -160,7 +169,8 @@ class Pool:
         if counted is None:
             counted = self.lethal_by = _lethal_by(census)
         for body_owner, body_tag, number in counted:
-            if (owner is ANY or body_owner is owner or body_owner == owner) and (tag is ANY or body_tag == tag):
+            if ((owner is ANY or body_owner is owner or body_owner == owner and same(body_owner, owner))
+                    and (tag is ANY or body_tag == tag)):
                 found += number
         return found
 
@@ -186,6 +196,12 @@ class Shot:
 
     damage: int
     source: object = None
+
+    def __eq__(self, other: object) -> bool:
+        # A source may be of any type, as an owner may (see Body.__eq__).
+        if other.__class__ is not Shot:
+            return NotImplemented
+        return self.damage == other.damage and same(self.source, other.source)  # type: ignore[attr-defined]
 
 
 @record(slots=True, unsafe_hash=True)

@@ -28,7 +28,7 @@ from fracas.dsl.records import record
 from fracas.interpreter.runtime.allocation import RANDOM, focused
 from fracas.interpreter.runtime.bodies import Body, Hit, Pool, Volley, body_key
 from fracas.interpreter.runtime.getters import tuple_getter
-from fracas.interpreter.runtime.keys import stable_key
+from fracas.interpreter.runtime.keys import apart, stable_key
 from fracas.interpreter.runtime.weights import (
     DEFAULT_STATES,
     UNLIMITED,
@@ -749,7 +749,7 @@ def _counted_pools(states: dict[int, int], variants: list[Body], bits: int) -> W
     # Alike bodies found by what a count reads, not by comparing bodies (whose == a fresh process makes when
     # first asked for: a tenth of a millisecond).
     made: dict[tuple[Any, ...], Body] = {}
-    kinds = [made.setdefault((body.hitpoints is None, body.lethal, body.owner, body.tag), counted_body(body))
+    kinds = [made.setdefault((body.hitpoints is None, body.lethal, apart(body.owner), body.tag), counted_body(body))
              for body in variants]
     distinct = sorted(made.values(), key=body_key)  # pool order
     rank = {id(kind): place for place, kind in enumerate(distinct)}

@@ -37,6 +37,28 @@ def stable_key(value: object) -> tuple:
     raise TypeError(f"no stable order for {type(value).__name__}")
 
 
+def same(a: object, b: object) -> bool:
+    """Whether two runtime values are one value to the rules, which never take `true` for 1 or `false` for 0 as
+    Python's == does (in lists too): what values of any type (an owner, a source) are compared by."""
+    if a is b:
+        return True
+    if (a.__class__ is bool) is not (b.__class__ is bool):
+        return False
+    if a.__class__ is tuple and b.__class__ is tuple:
+        return len(a) == len(b) and all(map(same, a, b))  # type: ignore[arg-type]
+    return a == b
+
+
+def apart(value: object) -> object:
+    """A key for a value of any type that keys apart what `same` tells apart: Python's hash and == would not."""
+    kind = value.__class__
+    if kind is bool:
+        return (bool, value)
+    if kind is tuple:
+        return (tuple, tuple(map(apart, value)))  # type: ignore[call-overload]
+    return value
+
+
 def plain_order(keys: list[Any]) -> bool:
     """Whether the keys compare as their stable keys do, so that they are sorted as they are, without a
     key made for each (a joint distribution has thousands): all whole numbers, all tuples of them, or
