@@ -782,8 +782,10 @@ class Checker:
         return (scope.all_names() | set(self.rules.params) | set(self.rules.choices) | set(self.rules.outcomes)
                 | set(self.rules.rows))
 
-    def expect(self, expr: n.Expr, expected: Type, scope: Scope, constant: bool = False) -> Type:
-        """Check that expr fits `expected`; record literals take their kind from it."""
+    def expect(self, expr: n.Expr, expected: Type, scope: Scope, constant: bool = False,
+               one_type: bool = False) -> Type:
+        """Check that expr fits `expected`; record literals take their kind from it. one_type: a list written
+        where a list of anything is wanted must still hold items of one type (what `pick` gives is one)."""
         if isinstance(expr, n.RecordLit) and expected.is_kind:
             self.check_record(expr, expected, scope)
             self.learnt.record_kinds[expr.pos] = expected.name
@@ -792,6 +794,8 @@ class Checker:
             items = [self.expect(item, expected.item, scope, constant) for item in expr.items]
             if items and expected == list_of(NUMBER) and all(t == INT for t in items):
                 return list_of(INT)  # whole numbers where numbers are wanted: sum([1, 2]) is an int
+            if expected.item.name == "any":  # the items' own type, where they have one: pick([1, 2]) is an int
+                return list_of(self.item_type(expr.items, items, report=one_type))
             return expected
         actual = self.infer(expr, scope)
         fitting = fits(actual, expected)
@@ -1067,15 +1071,21 @@ class Checker:
         return result
 
     def infer_ListLit(self, expr: n.ListLit, scope: Scope) -> Type:
+        return list_of(self.item_type(expr.items, [self.infer(element, scope) for element in expr.items]))
+
+    def item_type(self, items: list[n.Expr], types: list[Type], report: bool = True) -> Type:
+        """The type that a list's items, of these types, all fit; where one fits none the items before it do:
+        reported there (report), or any (the list is not of one type: an `order:` of owners and tags)."""
         item: Type = ANY
-        for element in expr.items:
-            found = self.infer(element, scope)
+        for element, found in zip(items, types):
             merged = unify(item, found)
             if merged is None:
+                if not report:
+                    return ANY
                 self.error(element.pos, f"a list of {item} cannot also hold a {found}")
             else:
                 item = merged
-        return list_of(item)
+        return item
 
     def infer_Comprehension(self, expr: n.Comprehension, scope: Scope) -> Type:
         source = self.not_none(expr.source, self.infer(expr.source, scope))
@@ -1190,8 +1200,9 @@ class Checker:
         if len(call.args) > len(names):
             self.error(call.pos, f"'{sig.name}' takes at most {len(names)} argument(s), {len(call.args)} given")
         arg_types: dict[str, Type] = {}
+        one_type = sig.name == "pick"  # the value drawn is one of the items: of the list's one type
         for (pname, ptype), arg in zip(sig.params, call.args):
-            arg_types[pname] = self.expect(arg, ptype, scope)
+            arg_types[pname] = self.expect(arg, ptype, scope, one_type=one_type)
         for kw in call.keywords:
             ptype = dict(sig.params).get(kw.name)
             if ptype is None:
@@ -1199,7 +1210,7 @@ class Checker:
                 continue
             if kw.name in arg_types:
                 self.error(kw.pos, f"'{kw.name}' is given twice")
-            arg_types[kw.name] = self.expect(kw.value, ptype, scope)
+            arg_types[kw.name] = self.expect(kw.value, ptype, scope, one_type=one_type)
         missing = [p for p in names[: sig.required] if p not in arg_types]
         if missing:
             self.error(call.pos, f"'{sig.name}' needs {', '.join(repr(m) for m in missing)}",

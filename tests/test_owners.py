@@ -4,12 +4,15 @@ Python's `==` takes `true` for `1` and `false` for `0`, inside lists too; the
 rules never do (a comparison of the two does not type-check). Where a value of
 any type meets another (a body's owner, a query's `owner:`, a shot's source),
 the engines compare them as the rules do: counts by owner, pools merged by the
-exact engine, and the pools a volley can leave.
+exact engine, and the pools a volley can leave. A value of any type goes no
+further: a list to `pick` from holds one type, as every other list does.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
+
+import pytest
 
 from fracas import dsl
 from fracas.interpreter import Scenario, exact, sample
@@ -72,3 +75,25 @@ def test_a_volley_at_bodies_of_owners_1_and_true_counts_each_owner_apart():
 def test_volleys_from_sources_1_and_true_are_two_final_states():
     sources = rules("let shots = if roll(1d2) == 1 then volley(1, source: 1) else volley(1, source: true)")
     assert len(exact(sources, GO).states) == 2
+
+
+def test_a_list_to_pick_from_holds_items_of_one_type():
+    with pytest.raises(dsl.RulesError) as caught:
+        rules("let o = pick([1, true])\n    x = if o == 1 then 1 else 0")
+    (problem,) = caught.value.diagnostics
+    assert (problem.message, problem.line, problem.column) == ("a list of int cannot also hold a bool", 3, 18)
+
+
+def test_what_pick_gives_is_of_its_lists_type():
+    with pytest.raises(dsl.RulesError) as caught:
+        rules("x = pick([\"a\", \"b\"])")
+    assert caught.value.diagnostics[0].message == "expected int, found text"
+    assert odds(rules("x = pick([1, 2]) + 1")) == [({"x": 2}, Fraction(1, 2)), ({"x": 3}, Fraction(1, 2))]
+
+
+def test_an_order_may_name_owners_of_one_type_and_tags_of_another():
+    mixed = rules("""
+    let pool = bodies(1, 1, owner: 1) + bodies(1, 1, owner: 2, tag: "banner")
+    x = lethal(fire(volley(1), pool, allocate: "focused", order: ["banner", 1]), owner: 2)
+""")
+    assert odds(mixed) == [({"x": 1}, Fraction(1))]
