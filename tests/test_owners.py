@@ -16,6 +16,8 @@ import pytest
 
 from fracas import dsl
 from fracas.interpreter import Scenario, exact, sample
+from fracas.interpreter.runtime.bodies import Pool, Volley
+from fracas.interpreter.runtime.chance import Fire
 
 GO = Scenario("go", {})
 
@@ -25,8 +27,8 @@ def rules(body: str, outcomes: tuple[str, ...] = ("x",)) -> dsl.Ruleset:
     return dsl.loads(f"{declared}\naction go() {{\n{body}\n}}\n", "owners.rules")
 
 
-def odds(ruleset: dsl.Ruleset) -> list:
-    return exact(ruleset, GO).joint()
+def odds(ruleset: dsl.Ruleset, outcomes_only: bool = False) -> list:
+    return exact(ruleset, GO, outcomes_only=outcomes_only).joint()
 
 
 def test_a_count_by_owner_true_leaves_out_the_bodies_of_owner_1():
@@ -69,7 +71,9 @@ def test_a_volley_at_bodies_of_owners_1_and_true_counts_each_owner_apart():
     x = lethal(after, owner: true)
     y = lethal(after, owner: 1)
 """, ("x", "y"))
-    assert odds(counted) == [({"x": 0, "y": 1}, Fraction(1, 2)), ({"x": 1, "y": 0}, Fraction(1, 2))]
+    halves = [({"x": 0, "y": 1}, Fraction(1, 2)), ({"x": 1, "y": 0}, Fraction(1, 2))]
+    assert odds(counted, outcomes_only=True) == halves  # odds alone: the volley's pools are of counted bodies
+    assert odds(counted) == halves
 
 
 def test_volleys_from_sources_1_and_true_are_two_final_states():
@@ -88,7 +92,18 @@ def test_what_pick_gives_is_of_its_lists_type():
     with pytest.raises(dsl.RulesError) as caught:
         rules("x = pick([\"a\", \"b\"])")
     assert caught.value.diagnostics[0].message == "expected int, found text"
+
+
+def test_a_number_picked_is_a_number():
     assert odds(rules("x = pick([1, 2]) + 1")) == [({"x": 2}, Fraction(1, 2)), ({"x": 3}, Fraction(1, 2))]
+
+
+def test_volleys_focused_by_orders_of_1_and_true_are_two_chances():
+    # Equal by Python's ==, one would be taken for the other by a memo of distributions keyed by the chance.
+    volley, pool = Volley.make(1, 2), Pool.make(1, 2, 2) + Pool.make(1, 2, 1)
+    by_one, by_true = Fire(volley, pool, "focused", (1,)), Fire(volley, pool, "focused", (True,))
+    assert by_one != by_true and by_one == Fire(volley, pool, "focused", (1,))
+    assert by_one.distribution() != by_true.distribution()
 
 
 def test_an_order_may_name_owners_of_one_type_and_tags_of_another():

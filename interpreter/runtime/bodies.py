@@ -11,7 +11,7 @@ import functools
 from collections.abc import Iterable
 
 from fracas.dsl.records import field, record
-from fracas.interpreter.runtime.keys import same, stable_key
+from fracas.interpreter.runtime.keys import loosely_equal, same, stable_key
 
 
 class _Any:
@@ -73,9 +73,6 @@ class Body:
     def sort_key(self) -> tuple:
         life = (0, self.hitpoints) if self.hitpoints is not None else (1, 0)
         return (stable_key(self.owner), self.tag, life, self.damage, self.group)
-
-    def matches(self, owner: object, tag: object) -> bool:
-        return (owner is ANY or same(self.owner, owner)) and (tag is ANY or self.tag == tag)
 
 
 def _lethal_by(census: tuple[tuple[Body, int], ...]) -> tuple[tuple[object, str, int], ...]:
@@ -149,7 +146,14 @@ class Pool:
         return len(self.bodies)
 
     def select(self, owner: object = ANY, tag: object = ANY) -> tuple[Body, ...]:
-        return tuple(b for b in self.bodies if b.matches(owner, tag))
+        if owner is ANY and tag is ANY:
+            return self.bodies
+        # An owner that Python's == may take for one the rules tell apart (keys.loosely_equal) is checked by
+        # keys.same once == finds it; any other compares by == alone. No call a body: as lethal_count.
+        strict = loosely_equal(owner)
+        return tuple(b for b in self.bodies
+                     if (owner is ANY or b.owner is owner or b.owner == owner and (not strict or same(b.owner, owner)))
+                     and (tag is ANY or b.tag == tag))
 
     def count(self, owner: object = ANY, tag: object = ANY) -> int:
         return len(self.select(owner, tag))
@@ -157,10 +161,11 @@ class Pool:
     def lethal_count(self, owner: object = ANY, tag: object = ANY) -> int:
         # One pass, without a call per body: the queries of a damage step are most of a sampled run's reads.
         found = 0
+        strict = loosely_equal(owner)
         census = getattr(self, "census", None)  # a sampled run's pools have none: no AttributeError caught each query
         if census is None:
             for b in self.bodies:
-                if ((owner is ANY or b.owner is owner or b.owner == owner and same(b.owner, owner))
+                if ((owner is ANY or b.owner is owner or b.owner == owner and (not strict or same(b.owner, owner)))
                         and (tag is ANY or b.tag == tag)
                         and b.hitpoints is not None and b.damage >= b.hitpoints):
                     found += 1
@@ -169,7 +174,8 @@ class Pool:
         if counted is None:
             counted = self.lethal_by = _lethal_by(census)
         for body_owner, body_tag, number in counted:
-            if ((owner is ANY or body_owner is owner or body_owner == owner and same(body_owner, owner))
+            if ((owner is ANY or body_owner is owner
+                 or body_owner == owner and (not strict or same(body_owner, owner)))
                     and (tag is ANY or body_tag == tag)):
                 found += number
         return found

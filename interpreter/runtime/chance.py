@@ -28,7 +28,7 @@ from fracas.dsl.records import record
 from fracas.interpreter.runtime.allocation import RANDOM, focused
 from fracas.interpreter.runtime.bodies import Body, Hit, Pool, Volley, body_key
 from fracas.interpreter.runtime.getters import tuple_getter
-from fracas.interpreter.runtime.keys import apart, stable_key
+from fracas.interpreter.runtime.keys import apart, same, stable_key
 from fracas.interpreter.runtime.weights import (
     DEFAULT_STATES,
     UNLIMITED,
@@ -469,6 +469,14 @@ class Fire(Chance):
     # Whether what reads the pool after only counts its bodies: its exact weights are then of pools of
     # counted bodies (`counted_body`), pools alike to every count one (see core/counted.py).
     counted: bool = False
+
+    def __eq__(self, other: object) -> bool:
+        # An order may name owners of any type: compared as the rules compare them (see Body.__eq__).
+        if other.__class__ is not Fire:
+            return NotImplemented
+        return (self.volley == other.volley and self.pool == other.pool  # type: ignore[attr-defined]
+                and self.allocate == other.allocate and self.counted == other.counted  # type: ignore[attr-defined]
+                and same(self.order, other.order))  # type: ignore[attr-defined]
 
     def weights(self, budget: Budget = UNLIMITED) -> Weights:
         if self.allocate != RANDOM:

@@ -49,6 +49,15 @@ def same(a: object, b: object) -> bool:
     return a == b
 
 
+def loosely_equal(value: object) -> bool:
+    """Whether Python's == may take another value for this one that the rules tell apart (`same`): a truth
+    value, a whole number, a list. A query by any other owner compares by == alone, as fast as ever."""
+    return value.__class__ in _LOOSE
+
+
+_LOOSE = frozenset({bool, int, tuple, Fraction})  # a whole Fraction too, though the rules make those ints
+
+
 def apart(value: object) -> object:
     """A key for a value of any type that keys apart what `same` tells apart: Python's hash and == would not."""
     kind = value.__class__
