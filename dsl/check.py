@@ -317,9 +317,19 @@ class Checker:
                 self.expect(cell, value_type, Scope(), constant=True)
 
     def check_param(self, typed: Typed) -> None:
+        before = len(self.diagnostics)
         actual = self.expect(typed.value, typed.type, Scope(), constant=True)
         if typed.type.name == "any":
+            self.known_type(typed.value, actual, before, f"param {typed.name}: list of int = []")
             self.rules.params[typed.name] = Typed(typed.name, actual, typed.value, typed.decl)
+
+    def known_type(self, value: n.Expr, found: Type, before: int, example: str) -> None:
+        """A name whose type its value gives (no type written) must get a whole one: a list of any (`[]`)
+        would take items of any types later, which the rules would then tell apart (true from 1) and Python
+        not. Not said where the value has an error reported already (since `before`), of which it follows."""
+        if _holds_any(found) and len(self.diagnostics) == before:
+            self.error(value.pos, "what this list holds is not known from its value",
+                       f"write its type, as in '{example}'")
 
     def check_setting_order(self) -> None:
         """Parameters, then choices, are set in the order written: none may read one set after it."""
@@ -416,13 +426,16 @@ class Checker:
             self.error(decl.pos, f"modifier '{decl.name}' needs a parameter: the value it modifies")
             return
         scope = self.check_params(decl.params)
-        if not scope.names[decl.params[0].name].is_numeric:
+        value = scope.names[decl.params[0].name]
+        if not value.is_numeric:
             self.error(decl.params[0].pos, "a modifier changes a number: its first parameter must be int or number")
+        # What a modifier gives is of its first parameter's type: an int stays whole through every term.
+        amount = INT if value.name == "int" else NUMBER
         for term in decl.terms:
             if term.when is not None:
                 self.expect(term.when, BOOL, scope)
             # A term's amount is read only when its condition holds.
-            self.expect(term.amount, NUMBER, scope.narrowed(proven(term.when, True)) if term.when else scope)
+            self.expect(term.amount, amount, scope.narrowed(proven(term.when, True)) if term.when else scope)
 
     def fn_type(self, name: str) -> Type:
         if name in self.rules.fn_types:
@@ -513,7 +526,9 @@ class Checker:
                 value = self.expect(stmt.value, declared, scope)
                 scope.names[stmt.name] = declared
             else:
+                before = len(self.diagnostics)
                 value = scope.names[stmt.name] = self.infer(stmt.value, scope)
+                self.known_type(stmt.value, value, before, f"let {stmt.name}: list of int = []")
             scope.facts[(stmt.name,)] = not value.optional and value.name != "none"
         elif isinstance(stmt, n.Assign):
             self.check_assign(stmt, scope)
@@ -1308,3 +1323,12 @@ def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile,
     if checker.diagnostics:
         raise RulesError(sorted(checker.diagnostics, key=lambda d: (d.line, d.column)))
     return found, checker.learnt.complete(expr)
+
+
+def _holds_any(found: Type) -> bool:
+    """Whether a type is a list (of lists...) of any: what an empty list's is."""
+    while found.name == "list" and found.item is not None:
+        found = found.item
+        if found.name == "any":
+            return True
+    return False

@@ -108,6 +108,10 @@ class RulesError(Exception):
         self.diagnostics = tuple(diagnostics)
         super().__init__("\n".join(d.format() for d in self.diagnostics))
 
+    def __reduce__(self) -> tuple:
+        # Made again from its diagnostics, not from its text (an exception's args): a worker process sends it back.
+        return (type(self), (self.diagnostics,))
+
     def format(self) -> str:
         return "\n".join(d.format() for d in self.diagnostics)
 

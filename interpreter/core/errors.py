@@ -20,6 +20,11 @@ class RunError(Exception):
         self.message = message
         self.hint = hint
 
+    def __reduce__(self) -> tuple:
+        # Made again from what it was made of, not from its text (an exception's args): a worker process sends
+        # it back to the one that reports it.
+        return (RunError, (self.pos, self.message, self.hint))
+
 
 def too_many_states(pos: Pos | None, limit: int) -> RunError:
     """The stop of the exact engine where a block's states (or the combinations a state carries) pass the limit."""
@@ -32,3 +37,6 @@ class ScenarioError(Exception):
     def __init__(self, diagnostics: list[Diagnostic]):
         super().__init__("\n".join(d.format() for d in diagnostics))
         self.diagnostics = diagnostics
+
+    def __reduce__(self) -> tuple:
+        return (ScenarioError, (self.diagnostics,))  # as RunError: a worker's is read back by the parent

@@ -202,7 +202,7 @@ def attr(value: Any, name: str, W: dict[str, Record], R: Any, pos: n.Pos) -> Any
 def item(items: Any, index: Any, pos: n.Pos, index_pos: n.Pos) -> Any:
     if not isinstance(items, tuple):
         raise RunError(pos, f"only a list can be indexed, not {show(items)}")
-    if not isinstance(index, int) or not -len(items) <= index < len(items):
+    if not isinstance(index, int) or not 0 <= index < len(items):  # counted from 0; never from the end
         raise RunError(index_pos, f"index {show(index)} is outside a list of {len(items)}")
     return items[index]
 
