@@ -72,7 +72,7 @@ SIGNATURES: dict[str, Signature] = {
         Signature("floor", (("x", NUMBER),), 1, INT, "round down"),
         Signature("ceil", (("x", NUMBER),), 1, INT, "round up"),
         Signature("round", (("x", NUMBER),), 1, INT, "round to nearest, halves away from zero"),
-        Signature("len", (("items", ANY),), 1, INT, "how many items a list, bodies a pool or shots a volley has"),
+        Signature("len", (("items", ANY),), 1, INT, "how many items a list, bodies a pool, shots a volley or characters a text has"),
         Signature("sum", (("items", list_of(NUMBER)),), 1, _numeric_result, "the total of a list"),
         Signature("range", (("count", INT),), 1, list_of(INT), "the list 0, 1, ..., count - 1"),
         Signature("crossed", (("marks", list_of(INT)), ("before", INT), ("after", INT)), 3, INT,

@@ -1234,6 +1234,8 @@ class Checker:
         self.check_words(sig, given)
         if sig.name == "fire":
             self.check_allocation(given)
+        if sig.name == "len" and arg_types.get("items", ANY).name not in _COUNTED:
+            self.error(given["items"].pos, f"len counts a list, a pool, a volley or a text, not a {arg_types['items']}")
         ordered = [arg_types.get(p, ANY) for p in names]
         return sig.returns(ordered) if callable(sig.returns) else sig.returns
 
@@ -1323,6 +1325,9 @@ def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile,
     if checker.diagnostics:
         raise RulesError(sorted(checker.diagnostics, key=lambda d: (d.line, d.column)))
     return found, checker.learnt.complete(expr)
+
+
+_COUNTED = frozenset({"list", "pool", "volley", "text", "any"})  # what len counts (any: known only when run)
 
 
 def _holds_any(found: Type) -> bool:

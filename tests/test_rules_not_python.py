@@ -2,8 +2,8 @@
 
 Each behaviour here was Python's before: an empty list that took items of any
 type (true beside 1), an int that a modifier made a fraction, an index counted
-from the end, and an error that could not cross from a worker process to the
-one that reports it.
+from the end, an error that could not cross from a worker process to the
+one that reports it, and a `len` of a number that waited for the run to fail.
 """
 
 from __future__ import annotations
@@ -72,3 +72,13 @@ def test_a_run_error_in_a_sampling_worker_on_a_line_with_braces_is_reported():
     with pytest.raises(ScenarioError) as caught:
         estimate(rules, GO, 2000, jobs=2)
     assert caught.value.diagnostics[0].message == "index 2 is outside a list of 1"
+
+
+def test_len_of_what_has_no_items_is_a_checker_error():
+    problem = problem_of("outcome x: int = 0\naction go() { x = len(5) }\n")
+    assert problem.message == "len counts a list, a pool, a volley or a text, not a int"
+
+
+def test_len_of_a_text_counts_its_characters():
+    assert exact(dsl.loads('outcome x: int = 0\naction go() { x = len("abc") }\n', "t.rules"), GO).joint() == [
+        ({"x": 3}, Fraction(1))]

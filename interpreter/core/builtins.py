@@ -270,7 +270,7 @@ def _len(a: Args, env: Env, pos: n.Pos) -> int:
         return len(items.shots)
     if isinstance(items, (tuple, str)):
         return len(items)
-    raise RunError(pos, f"len counts a list, a pool or a volley, not {show(items)}")
+    raise RunError(pos, f"len counts a list, a pool, a volley or a text, not {show(items)}")
 
 
 def _aggregate(a: Args, env: Env, pos: n.Pos) -> Any:
