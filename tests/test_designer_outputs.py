@@ -161,3 +161,26 @@ def test_explain_why_lists_the_ways_to_an_outcome_with_exact_probabilities(capsy
 def test_explain_why_of_a_value_that_never_happens_exits_2(capsys):
     assert main(["explain", EPI, CITY, "--why", "figures_lost=9"]) == 2
     assert "figures_lost is never 9; its values are: 1, 2, 3" in capsys.readouterr().err
+
+
+def test_plot_of_every_option_of_a_choice_where_one_never_stops(tmp_path, capsys):
+    # An option that never stops has no `stopped` outcome: drawn as always "", as the table shows it.
+    picture = tmp_path / "responses.png"
+    scenario = str(ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml")
+    assert main(["odds", str(ROOT / "rules" / "exalted-war.rules"), scenario, "--each-choice", "defender_response",
+                 "--plot", str(picture)]) == 0
+    assert png_size(picture)[0] >= 400
+
+
+def test_plot_of_two_rules_where_only_the_first_declares_an_outcome(tmp_path, capsys):
+    risk = ROOT / "rules" / "risk.rules"
+    (tmp_path / "risk.rules").write_text(risk.read_text())
+    variant = tmp_path / "variant.rules"
+    variant.write_text('rules "a roll more"\nextends "risk.rules"\noutcome extra: int = 0\n'
+                       "override action battle(attack: army, defence: army) {\n"
+                       "    while attack.armies > 1 and defence.armies > 0 {\n        exchange(attack, defence)\n    }\n"
+                       "    attackers_left = attack.armies\n    extra = 1d2\n}\n")
+    picture = tmp_path / "two.png"
+    scenario = str(ROOT / "rules" / "scenarios" / "risk-ten-against-ten.toml")
+    assert main(["odds", str(variant), str(risk), scenario, "--plot", str(picture)]) == 0
+    assert png_size(picture)[0] >= 400

@@ -7,6 +7,7 @@ from typing import Any
 
 from fracas.interpreter.api import Distribution, show_plain
 from fracas.interpreter.tools.files import write_atomically
+from fracas.interpreter.tools.report import marginal_of
 
 INSTALL_HINT = "plots need matplotlib: pip install 'fracas[plot]' (or pip install matplotlib)"
 
@@ -45,15 +46,16 @@ def _save(figure: Any, path: Path) -> None:
 
 def plot_distributions(dists: list[Distribution], labels: list[str], path: Path, title: str) -> None:
     plt = _pyplot()
-    names = [name for name in dists[0].outcome_names
-             if any(len(d.marginal(name)) > 1 for d in dists if name in d.outcome_names)] or dists[0].outcome_names[:1]
+    # Every distribution's outcomes (the rules compared may declare others), each as a comparison shows it.
+    every = list(dict.fromkeys(name for d in dists for name in d.outcome_names))
+    names = [name for name in every if any(len(marginal_of(d, name)) > 1 for d in dists)] or every[:1]
     figure, axes = plt.subplots(len(names), 1, figsize=(8, 2.8 * len(names)), squeeze=False)
     for axis, name in zip(axes[:, 0], names):
-        values = sorted({v for d in dists for v in d.marginal(name)}, key=lambda v: (str(type(v)), v))
+        marginals = [marginal_of(d, name) for d in dists]
+        values = sorted({v for marginal in marginals for v in marginal}, key=lambda v: (str(type(v)), v))
         positions = range(len(values))
         width = 0.8 / len(dists)
-        for i, (dist, label) in enumerate(zip(dists, labels)):
-            marginal = dist.marginal(name)
+        for i, (marginal, label) in enumerate(zip(marginals, labels)):
             axis.bar([p + i * width for p in positions], [float(marginal.get(v, 0)) for v in values],
                      width=width, label=label)
             if all(isinstance(v, int) and not isinstance(v, bool) for v in values):

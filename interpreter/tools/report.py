@@ -130,6 +130,12 @@ def side_by_side(dists: list[Distribution], names: list[str], title: str) -> str
     return "\n".join(lines)
 
 
+def marginal_of(dist: Distribution, outcome: str) -> dict[Any, Fraction]:
+    """An outcome's marginal as a comparison shows it: `stopped` always "" where a distribution never stopped,
+    nothing where its rules do not declare the outcome."""
+    return _Column.of(dist, outcome).marginal
+
+
 def comparable(dists: list[Distribution], outcome: str) -> bool:
     """Whether every distribution declares the outcome with types that may be compared (an int and a number may)."""
     columns = [_Column.of(dist, outcome) for dist in dists]
