@@ -13,7 +13,7 @@ from fracas.dsl.diagnostics import RulesError
 from fracas.dsl.limits import Limits
 from fracas.interpreter import Scenario, ScenarioError, exact
 from fracas.interpreter.tools.cli import main
-from fracas.interpreter.tools.scenario import load_scenario, parse_scenario
+from fracas.interpreter.tools.scenario import _NESTING, load_scenario, parse_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = "outcome x: int = 0\n"
@@ -232,6 +232,21 @@ def test_brackets_nested_past_the_limit_are_located_at_the_first_too_deep():
         parse_scenario("x = 1\ny = " + "[" * 400 + "]" * 400 + "\n", "s.toml")
     (d,) = caught.value.diagnostics
     assert (d.line, d.column, d.message) == (2, 155, "values nest more than 150 deep")
+
+
+def test_a_dotted_key_is_looked_for_only_where_a_word_starts():
+    # Tried again from each character of a long word without a dot, the look took the square of its length:
+    # 100,000 characters ran for minutes before tomllib read a thing.
+    assert _NESTING.search("ab.c = 1", 1) is None
+    assert _NESTING.search("ab.c = 1").group("key") == "ab.c"
+
+
+def test_a_long_word_in_a_scenario_is_read_as_any_other():
+    word = "x" * 100_000
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(f'x = {{ y = 1, {word} = 2 }}\nz = {"9" * 20_000}\n', "s.toml")
+    (d,) = caught.value.diagnostics
+    assert (d.line, d.column) == (2, 5) and d.message.startswith("a whole number of 20000 digits")
 
 
 def test_dots_and_brackets_inside_texts_and_comments_are_not_nesting():

@@ -131,10 +131,12 @@ def parse_scenario(text: str, path: str = "<scenario>", limits: Limits = DEFAULT
 
 
 # TOML read only as far as nesting goes: dotted keys, brackets and braces, and the texts and
-# comments that may hold anything. A key part is bare, or a quoted text.
-_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
+# comments that may hold anything. A key part is bare, or a quoted text. A key starts where no bare
+# part goes on, and a bare part is taken whole (possessive): a long word or number without a dot is
+# passed over once, not tried again from each of its characters (time the square of its length).
+_PART = r"""(?:[A-Za-z0-9_-]++|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
 _NESTING = re.compile(
-    rf"(?P<key>{_PART}(?:[ \t]*\.[ \t]*{_PART})+)"
+    rf"(?P<key>(?<![A-Za-z0-9_-]){_PART}(?:[ \t]*\.[ \t]*{_PART})+)"
     r'''|"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*'''
     r"|(?P<open>[\[{])|(?P<close>[\]}])",
     re.DOTALL,
