@@ -334,12 +334,12 @@ class Checker:
     def check_setting_order(self) -> None:
         """Parameters, then choices, are set in the order written: none may read one set after it."""
         settings = [*self.rules.params.values(), *self.rules.choices.values()]
+        place = {typed.name: position for position, typed in enumerate(settings)}  # not a set of those after, each
         for position, typed in enumerate(settings):
-            later = {other.name for other in settings[position + 1:]}
             for name in free_names(typed.value):
                 if name.name == typed.name:
                     self.error(name.pos, f"'{typed.name}' reads itself", "give it a value that does not depend on it")
-                elif name.name in later:
+                elif place.get(name.name, -1) > position:
                     self.error(name.pos, f"'{typed.name}' reads '{name.name}', which is set after it",
                                f"parameters, then choices, are set in the order written: declare '{name.name}' first")
 
