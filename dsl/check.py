@@ -758,10 +758,11 @@ class Checker:
             self.error(example.run.pos, f"unknown action '{example.run.func}'",
                        did_you_mean(example.run.func, self.rules.actions))
             return
-        for name, value in example.sets:
+        for index, (name, value) in enumerate(example.sets):
             param = self.rules.params.get(name) or self.rules.choices.get(name)
             if param is None:
-                self.error(value.pos, f"unknown parameter or choice '{name}'",
+                named = example.set_pos[index] if index < len(example.set_pos) else value.pos
+                self.error(named, f"unknown parameter or choice '{name}'",
                            did_you_mean(name, list(self.rules.params) + list(self.rules.choices)))
             else:
                 self.expect(value, param.type, Scope(), constant=True)

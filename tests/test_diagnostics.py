@@ -260,3 +260,11 @@ def test_control_characters_are_escaped_and_the_caret_still_points_at_its_column
 def test_printable_keeps_tabs_and_newlines_unless_asked_for_one_line():
     assert printable("a\tb\nc\rd\u202ee\x7f") == "a\tb\nc\\x0dd\\u202ee\\x7f"
     assert printable("a\nb", lines=False) == "a\\x0ab"
+
+
+def test_an_example_setting_an_unknown_name_is_shown_at_the_name():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads('outcome r: int = 0\naction a() { r = 1 }\nexample "g" { set nosuch = 1 run a() expect r == 1 }\n',
+                  "ex.rules")
+    (d,) = caught.value.diagnostics
+    assert (d.line, d.column, d.message) == (3, 19, "unknown parameter or choice 'nosuch'")

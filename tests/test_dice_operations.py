@@ -284,6 +284,14 @@ def test_a_bad_argument_is_a_located_error(expression, message):
     assert d.line == 3 and d.column > 0 and message in d.message
 
 
+@pytest.mark.parametrize("expression", ["keep_highest(3, 0, 1)", "roll(2, 0)", "roll(dice(2, 0))"])
+def test_a_die_of_no_sides_is_no_limit_to_raise(expression):
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules_for(expression), Scenario("go", {}))
+    d = caught.value.diagnostics[0]
+    assert "at least one side" in d.message and d.hint == "a die has 1 side or more (a fixed number needs no die)"
+
+
 def test_a_bad_argument_stops_fracas_odds_with_exit_code_2(tmp_path, capsys):
     rules = tmp_path / "dice.rules"
     rules.write_text("outcome x: int = 0\naction go() {\n    x = explode(2, 6, -1)\n}\n")

@@ -55,14 +55,14 @@ def _whole(value: Any, name: str, pos: n.Pos, env: Env) -> int:
     return value
 
 
-def dice_problem(count: int, sides: int, limits: Limits) -> str | None:
-    """What is wrong with rolling `count` dice of `sides` faces, if anything."""
+def dice_problem(count: int, sides: int, limits: Limits) -> tuple[str, str] | None:
+    """What is wrong with rolling `count` dice of `sides` faces, if anything, and the hint for it."""
     if sides < 1:
-        return "dice need at least one side"
+        return "dice need at least one side", "a die has 1 side or more (a fixed number needs no die)"
     if count > limits.count:
-        return f"{count} dice are over the limit of {limits.count}"
+        return f"{count} dice are over the limit of {limits.count}", limits.hint("count")
     if sides > limits.count:
-        return f"a die of {sides} sides is over the limit of {limits.count}"
+        return f"a die of {sides} sides is over the limit of {limits.count}", limits.hint("count")
     return None
 
 
@@ -70,7 +70,7 @@ def _sides(a: Args, env: Env, pos: n.Pos) -> int:
     limits = env.program.rules.limits
     problem = dice_problem(0, a["sides"], limits)
     if problem:
-        raise RunError(pos, problem, limits.hint("count"))
+        raise RunError(pos, *problem)
     return a["sides"]
 
 
@@ -235,7 +235,7 @@ def _roll_value(value: DiceValue | int, env: Env, pos: n.Pos) -> int:
     for sides in {sides for _, sides in value.groups}:
         problem = dice_problem(value.count, sides, limits)
         if problem:
-            raise RunError(pos, f"rolling {show(value)}: {problem}", limits.hint("count"))
+            raise RunError(pos, f"rolling {show(value)}: {problem[0]}", problem[1])
     return _draw(env, value, pos)
 
 

@@ -338,7 +338,7 @@ class Generator:
         limits = self.rules.limits
         problem = dice_problem(node.count, node.sides, limits)
         if problem:
-            return f"rt.fail({self.const(node.pos)}, {problem!r}, {limits.hint('count')!r})"
+            return f"rt.fail({self.const(node.pos)}, {problem[0]!r}, {problem[1]!r})"
         return f"R.chooser.draw({self.const(Dice(node.count, node.sides))}, {self.const(node.pos)})"
 
     def e_Name(self, node: n.Name, scope: Scope) -> str:
