@@ -157,3 +157,24 @@ def test_an_estimated_yes_or_no_metric_has_no_interval(capsys):
 def test_no_cell_is_ever_nan(capsys, samples):
     code, out, _ = sweep(capsys, "prob(figures_lost == 3) - 1", *SAMPLED, "--samples", samples)
     assert code == 0 and "nan" not in out.lower()
+
+
+SWEPT = 'param mode = 0\noutcome r: int = 0\naction a() {\n    if mode == 1 { r = floor(1 / (mode - 1)) }\n}\n'
+
+
+def test_a_case_that_fails_in_the_rules_is_shown_where_it_failed(capsys, tmp_path):
+    rules, scenario = tmp_path / "sw.rules", tmp_path / "go.toml"
+    rules.write_text(SWEPT)
+    scenario.write_text('action = "a"\n')
+    assert main(["sweep", str(rules), str(scenario), "--vary", "params.mode=0,1", "--jobs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"fracas: error: sweep: the case 1 failed:\n{rules}:4:30: error: division by zero\n")
+
+
+def test_a_metric_that_fails_on_a_case_is_shown_in_the_metric(capsys, tmp_path):
+    rules, scenario = tmp_path / "sw.rules", tmp_path / "go.toml"
+    rules.write_text(SWEPT)
+    scenario.write_text('action = "a"\n')
+    assert main(["sweep", str(rules), str(scenario), "--vary", "params.mode=0", "--metric", "1/0", "--jobs", "1"]) == 2
+    assert capsys.readouterr().err.startswith("fracas: error: sweep: the case 0 failed:\n--metric:1:1: error: division "
+                                              "by zero\n")

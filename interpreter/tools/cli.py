@@ -500,8 +500,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                         _progress if sys.stderr.isatty() else None)
     failed = [case for case in results if case.error]
     if failed:
-        shown = ", ".join(str(s) for s in failed[0].settings)
-        raise UsageError(f"sweep: the case {shown} failed: {failed[0].error}")
+        case = failed[0]
+        shown = ", ".join(show_plain(value) for value in case.settings)
+        if not case.diagnostics:
+            raise UsageError(f"sweep: the case {shown} failed: {case.error}")
+        _show(f"fracas: error: sweep: the case {shown} failed:", error=True)
+        _print_diagnostics(case.diagnostics)
+        return EXIT_USAGE
     metric = args.metric or default_metric(rules)
     if target is not None:
         rows, columns, cells = report.sweep_matrix(varies, results)

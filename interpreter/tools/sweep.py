@@ -23,7 +23,7 @@ from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.check import EXAMPLE_NAMES, check_expectation
 from fracas.dsl.reads import free_names
-from fracas.dsl.diagnostics import RulesError, SourceFile
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from fracas.dsl.limits import Limits
 from fracas.dsl.parse import parse_expression
 from fracas.dsl.records import record, replace
@@ -65,6 +65,7 @@ class Case:
     margin: float | None = None  # half a 95% interval, when estimated and one can be given
     error: str = ""
     estimated: bool = False  # by sampling, because the exact engine reached its state limit
+    diagnostics: tuple[Diagnostic, ...] = ()  # the error located (in the rules, the scenario or the metric)
 
 
 def parse_vary(text: str, parse_value: Callable[[str], Any]) -> Vary:
@@ -202,8 +203,12 @@ def run_case(job: tuple[str, Limits, Scenario, list[Vary], tuple[Any, ...], str 
             return Case(settings, value)
         return Case(settings, value, _margin(expr, dist), estimated=True)
     except (RulesError, ScenarioError) as error:
-        return Case(settings, error=error.diagnostics[0].message)
-    except (RunError, SweepError, TypeError, ValueError) as error:
+        return Case(settings, error=error.diagnostics[0].message, diagnostics=tuple(error.diagnostics))
+    except RunError as error:  # the metric's, evaluated over the distribution (the rules' come as ScenarioError)
+        located = () if error.pos is None else (SourceFile(METRIC, metric or default_metric(rules)).at(
+            error.pos, error.message, error.hint),)
+        return Case(settings, error=error.message, diagnostics=located)
+    except (SweepError, TypeError, ValueError) as error:
         return Case(settings, error=str(error))
 
 
