@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import tomllib
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -65,7 +66,10 @@ class _Scanner:
                 if found:
                     self.at = found.end()
                     part = found.group()
-                    parts.append((part[1:-1] if pattern is not _BARE else part, start))
+                    if pattern is _BARE:
+                        parts.append((part, start))
+                    else:  # named as tomllib reads it (escapes and all), placed at its first character, not the quote
+                        parts.append((tomllib.loads(f"k = {part}")["k"] if pattern is _BASIC else part[1:-1], start + 1))
                     break
             else:
                 raise _Stop

@@ -156,3 +156,8 @@ def test_an_unknown_choice_made_on_the_command_line_names_the_flag(capsys):
         "--choose atacker_reroll=true: error: choices.atacker_reroll: unknown choice 'atacker_reroll'\n"
         "  hint: did you mean 'attacker_reroll'?\n"
         "1 error\n")
+
+
+def test_a_quoted_key_is_placed_at_its_first_character_and_named_as_tomllib_reads_it():
+    places = key_places('"foo" = 1\n"f\\u00f6o" = 2\nt = { \'lit\' = 3 }\n')
+    assert places["foo"] == (1, 2) and places["föo"] == (2, 2) and places["t.lit"] == (3, 8)
