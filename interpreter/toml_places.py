@@ -69,7 +69,8 @@ class _Scanner:
                     if pattern is _BARE:
                         parts.append((part, start))
                     else:  # named as tomllib reads it (escapes and all), placed at its first character, not the quote
-                        parts.append((tomllib.loads(f"k = {part}")["k"] if pattern is _BASIC else part[1:-1], start + 1))
+                        name = tomllib.loads(f"k = {part}")["k"] if pattern is _BASIC else part[1:-1]
+                        parts.append((name, start + 1))
                     break
             else:
                 raise _Stop
