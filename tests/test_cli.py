@@ -232,6 +232,13 @@ def test_bad_flag_exits_2(capsys):
     assert caught.value.code == 2
 
 
+def test_odds_prints_json_or_csv_not_both(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["odds", EPI, GUNNERS, "--json", "--csv"])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.endswith("error: argument --csv: not allowed with argument --json\n")
+
+
 def test_version_prints_the_installed_version_and_exits_0(capsys):
     from importlib.metadata import version
 

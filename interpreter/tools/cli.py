@@ -120,7 +120,8 @@ def _parser() -> argparse.ArgumentParser:
                                       "'at least' probabilities; or an estimate from --samples runs. "
                                       "With two rules files, the two distributions side by side.")
     scenario_args(odds, compare=True)
-    odds.add_argument("--json", action="store_true", help="print the distributions as JSON (exact fractions)")
+    printed = odds.add_mutually_exclusive_group()  # one way to print them
+    printed.add_argument("--json", action="store_true", help="print the distributions as JSON (exact fractions)")
     odds.add_argument("--fractions", action="store_true", help="show exact fractions beside percentages")
     odds.add_argument("--samples", type=int, metavar="N",
                       help="estimate from N sampled runs instead of computing exactly")
@@ -129,7 +130,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="worker processes for --samples (default: every core; the result is the same for any N)")
     odds.add_argument("--each-choice", metavar="NAME",
                       help="the odds for every option of a choice, side by side")
-    odds.add_argument("--csv", action="store_true", help="print the distributions as CSV, for spreadsheets")
+    printed.add_argument("--csv", action="store_true", help="print the distributions as CSV, for spreadsheets")
     odds.add_argument("--plot", metavar="FILE.png",
                       help="draw the distributions and 'at least' curves, as .png, .svg or .pdf by the suffix "
                            "(needs matplotlib: fracas[plot])")
