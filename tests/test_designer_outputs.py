@@ -184,3 +184,9 @@ def test_plot_of_two_rules_where_only_the_first_declares_an_outcome(tmp_path, ca
     scenario = str(ROOT / "rules" / "scenarios" / "risk-ten-against-ten.toml")
     assert main(["odds", str(variant), str(risk), scenario, "--plot", str(picture)]) == 0
     assert png_size(picture)[0] >= 400
+
+
+def test_a_picture_named_with_a_newline_is_told_on_one_line(tmp_path, capsys):
+    picture = tmp_path / "a\nb.png"
+    assert main(["odds", EPI, CITY, "--plot", str(picture)]) == 0
+    assert capsys.readouterr().err == f"wrote {tmp_path}/a\\x0ab.png\n"

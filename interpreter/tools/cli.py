@@ -340,13 +340,16 @@ def _same_file(a: Path, b: str | Path) -> bool:
         return False
 
 
-def _writing(target: Path, write: Callable[[], None]) -> None:
+def _writing(target: Path, write: Callable[[], None], told: bool = False) -> None:
+    """told: say on stderr what was written (a picture), its name on one line whatever it holds."""
     try:
         write()
     except PlotUnavailable as error:
         raise UsageError(str(error)) from None
     except OSError as error:
         raise UsageError(f"cannot write {target}: {error.strerror or error}") from None
+    if told:
+        _show(f"wrote {printable(str(target), lines=False)}", error=True)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -453,8 +456,7 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
 def _plot(target: Path | None, dists: list[api.Distribution], labels: list[str], title: str) -> None:
     if target is None:
         return
-    _writing(target, lambda: plot_distributions(dists, labels, target, title))
-    _show(f"wrote {target}", error=True)
+    _writing(target, lambda: plot_distributions(dists, labels, target, title), told=True)
 
 
 def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenario) -> api.Distribution:
@@ -512,8 +514,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if target is not None:
         rows, columns, cells = report.sweep_matrix(varies, results)
         values = [[None if c is None else float(c.value) for c in row] for row in cells]
-        _writing(target, lambda: plot_heatmap(rows, columns, values, target, metric))
-        _show(f"wrote {target}", error=True)
+        _writing(target, lambda: plot_heatmap(rows, columns, values, target, metric), told=True)
     if args.csv:
         _show(report.sweep_csv(varies, results, metric), end="")
     else:
