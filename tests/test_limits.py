@@ -110,6 +110,12 @@ def test_a_bad_limit_flag_exits_2(capsys, flag, message):
     assert message in capsys.readouterr().err
 
 
+def test_a_limit_may_be_written_as_a_whole_number_in_exponent_form():
+    rules = Path(__file__).resolve().parent.parent / "rules" / "epicinium.rules"
+    assert main(["check", str(rules), "--limit", "work=2e6"]) == 0
+    assert main(["check", str(rules), "--limit", "work=1.5"]) == 2
+
+
 def run_error(body: str, limits: Limits = Limits()):
     rules = dsl.loads(HEADER + "outcome f: number = 0\naction go() {\n" + body + "\n}\n", "t.rules", limits)
     with pytest.raises(ScenarioError) as caught:

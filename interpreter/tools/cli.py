@@ -256,6 +256,8 @@ def _limits(args: argparse.Namespace) -> Limits:
     for name, value in changes.items():
         if name not in Limits.names():
             raise UsageError(f"--limit: unknown limit '{name}'; the limits are: {', '.join(Limits.names())}")
+        if isinstance(value, float) and value.is_integer():  # 1e9, as --set takes it for a whole number
+            value = changes[name] = int(value)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise UsageError(f"--limit {name}: expected a positive whole number, not {value!r}")
     try:
