@@ -178,3 +178,8 @@ def test_a_metric_that_fails_on_a_case_is_shown_in_the_metric(capsys, tmp_path):
     assert main(["sweep", str(rules), str(scenario), "--vary", "params.mode=0", "--metric", "1/0", "--jobs", "1"]) == 2
     assert capsys.readouterr().err.startswith("fracas: error: sweep: the case 0 failed:\n--metric:1:1: error: division "
                                               "by zero\n")
+
+
+def test_an_empty_metric_is_refused_not_taken_for_the_default(capsys):
+    assert main(["sweep", EPI, CITY, *TWO_CASES, "--metric", " "]) == 2
+    assert "--metric is empty" in capsys.readouterr().err

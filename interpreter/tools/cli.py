@@ -485,6 +485,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from fracas.interpreter.tools.sweep import SweepError, default_metric, metric_expression, parse_vary
     from fracas.interpreter.tools.sweep import sweep as run_sweep
 
+    if args.metric is not None and not args.metric.strip():
+        raise UsageError("--metric is empty; give an expression, or leave the flag out for the default metric")
     rules, scenario = _load(args)
     target = _output("--plot", args.plot, args, [rules])
     try:
