@@ -9,9 +9,11 @@ of the front end that parses them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from fracas.dsl.diagnostics import Diagnostic, RulesError
 from fracas.dsl.limits import DEFAULT, Limits
@@ -21,9 +23,10 @@ class TooLarge(Exception):
     """The file has more bytes than the limit allows; the message says so and how to raise it."""
 
 
-def read_bytes(path: Path, limits: Limits) -> bytes:
-    """The bytes of path, or TooLarge past limits.file_bytes; OSError as open() raises it."""
-    with path.open("rb") as stream:
+def read_bytes(path: Path | BinaryIO, limits: Limits) -> bytes:
+    """The bytes of path (or of a stream already open: standard input), or TooLarge past limits.file_bytes;
+    OSError as open() raises it."""
+    with path.open("rb") if isinstance(path, Path) else contextlib.nullcontext(path) as stream:
         data = stream.read(limits.file_bytes + 1)
         if len(data) <= limits.file_bytes:
             return data
@@ -32,7 +35,7 @@ def read_bytes(path: Path, limits: Limits) -> bytes:
     raise TooLarge(f"the file is {how_big} the limit of {limits.file_bytes} bytes ({limits.hint('file_bytes')})")
 
 
-def read_text(path: Path, shown: str, at: Diagnostic | None = None, limits: Limits = DEFAULT) -> str:
+def read_text(path: Path | BinaryIO, shown: str, at: Diagnostic | None = None, limits: Limits = DEFAULT) -> str:
     """A rules file's text, its newlines as Python reads them; any failure a RulesError, located at `at` if given."""
     def fail(message: str) -> RulesError:
         if at is not None:

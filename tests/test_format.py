@@ -212,9 +212,17 @@ def test_fmt_leaves_a_broken_file_as_it_is_and_exits_2(tmp_path, capsys):
 def test_fmt_formats_the_standard_input_to_the_standard_output(monkeypatch, capsys):
     import io
 
-    monkeypatch.setattr("sys.stdin", io.StringIO("param   a=1\n"))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"param   a=1\r\n")))
     assert main(["fmt", "-"]) == 0
     assert capsys.readouterr().out == "param a = 1\n"
+
+
+def test_fmt_refuses_a_standard_input_that_is_not_utf_8_as_it_refuses_such_a_file(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"param a = \xff\n")))
+    assert main(["fmt", "-"]) == 2
+    assert capsys.readouterr().err.startswith("<stdin>: error: not UTF-8 text (invalid start byte at byte 10)\n")
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])

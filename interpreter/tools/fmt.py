@@ -50,7 +50,7 @@ def format_files(files: Sequence[str], check: bool, limits: Limits, show: Callab
     for name in files:
         try:
             if name == STDIN:
-                text = sys.stdin.read()
+                text = read_text(sys.stdin.buffer, "<stdin>", limits=limits)  # as a file is: UTF-8, within the limit
                 formatted = format_text(text, "<stdin>", limits)
                 if check:
                     show(diff(name, text, formatted))
