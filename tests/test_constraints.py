@@ -636,3 +636,22 @@ def test_a_constraint_on_two_fields_is_checked_by_both_values_after_an_action(ca
                                          "action raise(p: pair) {\n    raised = 1d4\n    p.a += raised\n    p.b += 1\n}\n",
                        'action = "raise"\n[p]\na = 1\nb = 1\n')
     assert "after raise, p.a is 4: it breaks the constraint 'a + b <= 5', with probability 1/2" in err
+
+
+BOTH_HURT = dsl.loads("""kind unit { hp: int in 0..20 = 5  atk: int = 1 }
+outcome b: int = 0
+action trade(x: unit, y: unit) {
+    x.atk = 1d6
+    y.atk = 1d6
+    x.hp -= y.atk
+    y.hp -= x.atk
+    b = x.hp
+}
+""", "both.rules")
+
+
+def test_the_probability_said_of_a_breach_counts_the_states_that_break_something_else_too():
+    # y (4 hp) breaks its bounds when x rolls 5 or 6: 1/3, though in 1/18 of the states x (5 hp) breaks its own too.
+    with pytest.raises(ScenarioError) as caught:
+        exact(BOTH_HURT, Scenario("trade", {"x": {"hp": 5}, "y": {"hp": 4}}))
+    assert caught.value.diagnostics[0].message.endswith("it breaks the constraint 'hp in 0..20', with probability 1/3")

@@ -182,16 +182,18 @@ def check_after(program: Program, action: n.StepDecl, finals: Sequence[Final], e
             cleared.add(id(world))
             continue
         state = State((_NO_NAMES,), world, outcomes, stopped)
-        found = _breach_in(program, state)
-        if found is None:
+        if _breach_in(program, state) is None:
             continue
-        shown = ways.setdefault((found.subject, id(found.constraint)), {})
-        seen = (state.outcomes, state.stopped, found.found)
-        before = shown.get(seen)
-        if before is None:
-            shown[seen] = [as_fraction(p), state, found]
-        else:
-            before[0] += as_fraction(p)
+        # A state counts toward every way it breaks, not its first alone: the probability said is that of
+        # the states that break the constraint shown, whatever else they break.
+        for found in _every_breach(program, state):
+            shown = ways.setdefault((found.subject, id(found.constraint)), {})
+            seen = (state.outcomes, state.stopped, found.found)
+            before = shown.get(seen)
+            if before is None:
+                shown[seen] = [as_fraction(p), state, found]
+            else:
+                before[0] += as_fraction(p)
     if not ways:
         return
     # The likeliest way; of ways as likely, the constraint written first, then the subject first in order. Each
@@ -458,6 +460,28 @@ def _breach_among(program: Program, state: State, records: Iterator[tuple[str, R
             found = tuple(readings(program, broken, dict(record.items()), state))
             return _Breach(subject, record.shape.kind, broken, found)
     return None
+
+
+def _every_breach(program: Program, state: State) -> list[_Breach]:
+    """Every constraint every record of a state breaks (a state found to break one: no memo needed). One that
+    cannot be evaluated there counts as no way of breaking: the first breach was met without it, as it is
+    without this count (the check of a record stops at its first broken constraint)."""
+    layout = _layout(program.rules)
+    rules, changing = program.rules, _changing(program.rules)
+    records = [*(found for id, record in state.world.items() for found in _entity_records(id, record, layout)),
+               *_outcome_records(state, layout)]
+    breaches = []
+    for subject, record, entity in records:
+        frame = dict(record.items())
+        for constraint in changing[record.shape.kind] if entity else rules.kinds[record.shape.kind].constraints:
+            try:
+                if _value(program, constraint.test, frame, state) is True:
+                    continue
+                found = tuple(readings(program, constraint, frame, state))
+            except RunError:
+                continue
+            breaches.append(_Breach(subject, record.shape.kind, constraint, found))
+    return breaches
 
 
 _MEMO = 100_000  # states and records remembered as checked, per program
