@@ -438,13 +438,9 @@ def _first_breach(program: Program, state: State) -> _Breach | None:
 def _breach_among(program: Program, state: State, records: Iterator[tuple[str, Record, bool]],
                   keys: _Keys) -> _Breach | None:
     """The first of these records of a state that breaks a constraint."""
-    rules = program.rules
-    changing = _changing(rules)
     met = program.constraints_met
     for subject, record, entity in records:
-        # A thing of the scenario met every constraint when it was built; only those a statement could break
-        # need checking again. A record a rule wrote anew meets none yet.
-        constraints = changing[record.shape.kind] if entity else rules.kinds[record.shape.kind].constraints
+        constraints = _to_check(program.rules, record, entity)
         if not constraints:
             continue
         key = keys.of(record)
@@ -467,13 +463,12 @@ def _every_breach(program: Program, state: State) -> list[_Breach]:
     cannot be evaluated there counts as no way of breaking: the first breach was met without it, as it is
     without this count (the check of a record stops at its first broken constraint)."""
     layout = _layout(program.rules)
-    rules, changing = program.rules, _changing(program.rules)
     records = [*(found for id, record in state.world.items() for found in _entity_records(id, record, layout)),
                *_outcome_records(state, layout)]
     breaches = []
     for subject, record, entity in records:
         frame = dict(record.items())
-        for constraint in changing[record.shape.kind] if entity else rules.kinds[record.shape.kind].constraints:
+        for constraint in _to_check(program.rules, record, entity):
             try:
                 if _value(program, constraint.test, frame, state) is True:
                     continue
@@ -482,6 +477,13 @@ def _every_breach(program: Program, state: State) -> list[_Breach]:
                 continue
             breaches.append(_Breach(subject, record.shape.kind, constraint, found))
     return breaches
+
+
+def _to_check(rules: Ruleset, record: Record, entity: bool) -> tuple[Constraint, ...]:
+    """The constraints a record of a final state is checked against. A thing of the scenario (an entity) met
+    every constraint when it was built; only those a statement could break need checking again. A record a
+    rule wrote anew meets none yet."""
+    return _changing(rules)[record.shape.kind] if entity else rules.kinds[record.shape.kind].constraints
 
 
 _MEMO = 100_000  # states and records remembered as checked, per program
