@@ -14,7 +14,7 @@ from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl import records
 from fracas.dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
-from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, with_article, closest, did_you_mean
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
 from fracas.dsl.records import record
@@ -296,7 +296,7 @@ class Checker:
             row = self.rules.rows.get(name)
             if row is None or row.kind != kind:
                 names = [r for r, d in self.rules.rows.items() if d.kind == kind]
-                self.error(pos, f"'{name}' is not a {kind}", did_you_mean(name, names)
+                self.error(pos, f"'{name}' is not {with_article(kind)}", did_you_mean(name, names)
                            or f"the {kind} rows are: {', '.join(names)}")
 
         for name, pos in zip(decl.columns, decl.column_pos):
@@ -385,7 +385,7 @@ class Checker:
 
     def bounds_constraint(self, name: str, type_: Type, bounds: n.Bounds, scope: Scope) -> Constraint:
         if not type_.is_numeric or type_.optional:
-            self.error(bounds.pos, f"bounds need a number, and '{name}' is a {type_}",
+            self.error(bounds.pos, f"bounds need a number, and '{name}' is {with_article(type_)}",
                        "write a require for any other condition")
         test = n.InRange(bounds.pos, value=n.Name(bounds.pos, name=name), low=bounds.low, high=bounds.high)
         for end in (bounds.low, bounds.high):
@@ -540,7 +540,7 @@ class Checker:
             if source.name == "list":
                 item = source.item or ANY
             elif source.name != "any":
-                self.error(stmt.source.pos, f"a for loop runs over a list, not a {source}")
+                self.error(stmt.source.pos, f"a for loop runs over a list, not {with_article(source)}")
             # What the body changes on one pass is not known on the next one, nor after the loop.
             changed = changes(stmt.body, self.step_names)
             inner = scope.child()
@@ -962,7 +962,8 @@ class Checker:
                                      f"{expr.name}[{table.row_kind}, {table.column_kind}]")
             elif expr.name in self.rules.kinds:
                 self.error(expr.pos, f"'{expr.name}' is a kind, not a value",
-                           f"name one of its rows, or write {{ field: value }} where a {expr.name} is expected")
+                           f"name one of its rows, or write {{ field: value }} where {with_article(expr.name)} "
+                           "is expected")
             elif expr.name in self.rules.fns or expr.name in SIGNATURES:
                 self.error(expr.pos, f"'{expr.name}' is a function: call it with (...)")
             else:
@@ -994,7 +995,7 @@ class Checker:
         if obj.name == "list":
             return obj.item or ANY
         if obj.name != "any":
-            self.error(expr.pos, f"only a list can be indexed, not a {obj}")
+            self.error(expr.pos, f"only a list can be indexed, not {with_article(obj)}")
         return ANY
 
     def infer_Unary(self, expr: n.Unary, scope: Scope) -> Type:
@@ -1003,7 +1004,7 @@ class Checker:
             return BOOL
         operand = self.not_none(expr.operand, self.infer(expr.operand, scope))
         if not operand.is_numeric:
-            self.error(expr.pos, f"cannot negate a {operand}",
+            self.error(expr.pos, f"cannot negate {with_article(operand)}",
                        self.roll_hint(expr.operand) if operand.name == "dice" else "")
             return ANY
         return operand.required()
@@ -1026,12 +1027,13 @@ class Checker:
                 if right.item and unify(left, right.item) is None:
                     self.error(expr.pos, f"a {left} is never in a list of {right.item}")
             elif right.name != "any":
-                self.error(expr.right.pos, f"'{op}' needs a list on its right, not a {right}")
+                self.error(expr.right.pos, f"'{op}' needs a list on its right, not {with_article(right)}")
             return BOOL
         if op in ("==", "!="):
             both = unify(left, right)
             if both is None:
-                self.error(expr.pos, f"comparing a {left} with a {right} is always {op == '!='}".lower())
+                self.error(expr.pos, f"comparing {with_article(left)} with {with_article(right)} "
+                                     f"is always {op == '!='}".lower())
             elif both.name == "dice":  # two descriptions compared: `sword.damage == 1d6 + 1`
                 self.describe_dice(expr.left)
                 self.describe_dice(expr.right)
@@ -1066,7 +1068,7 @@ class Checker:
         for part in (expr.value, expr.low, expr.high):
             found = self.infer(part, scope)
             if not found.is_numeric:
-                self.error(part.pos, f"'in low..high' compares numbers, not a {found}")
+                self.error(part.pos, f"'in low..high' compares numbers, not {with_article(found)}")
         return BOOL
 
     def dice_hint(self, expr: n.Binary, left: Type, right: Type) -> str:
@@ -1082,7 +1084,7 @@ class Checker:
         otherwise = self.infer(expr.otherwise, scope.narrowed(proven(expr.test, False)))
         result = unify(then, otherwise)
         if result is None:
-            self.error(expr.pos, f"the two branches give a {then} and a {otherwise}")
+            self.error(expr.pos, f"the two branches give {with_article(then)} and {with_article(otherwise)}")
             return ANY
         return result
 
@@ -1098,7 +1100,7 @@ class Checker:
             if merged is None:
                 if not report:
                     return ANY
-                self.error(element.pos, f"a list of {item} cannot also hold a {found}")
+                self.error(element.pos, f"a list of {item} cannot also hold {with_article(found)}")
             else:
                 item = merged
         return item
@@ -1110,7 +1112,7 @@ class Checker:
             inner.names[expr.var] = source.item or ANY
         else:
             if source.name != "any":
-                self.error(expr.source.pos, f"'for' runs over a list, not a {source}")
+                self.error(expr.source.pos, f"'for' runs over a list, not {with_article(source)}")
             inner.names[expr.var] = ANY
         if expr.condition is not None:
             self.expect(expr.condition, BOOL, inner)
@@ -1206,11 +1208,11 @@ class Checker:
                 self.error(call.pos, f"'{sig.name}' needs at least one number")
             elif len(types) == 1 and types[0].name == "list":
                 if types[0].item and not types[0].item.is_numeric:
-                    self.error(call.pos, f"'{sig.name}' needs numbers, not a {types[0]}")
+                    self.error(call.pos, f"'{sig.name}' needs numbers, not {with_article(types[0])}")
             else:
                 for arg, t in zip(call.args, types):
                     if not t.is_numeric:
-                        self.error(arg.pos, f"'{sig.name}' needs numbers, not a {t}")
+                        self.error(arg.pos, f"'{sig.name}' needs numbers, not {with_article(t)}")
             return sig.returns(types) if callable(sig.returns) else sig.returns
         names = [p for p, _ in sig.params]
         if len(call.args) > len(names):
@@ -1236,7 +1238,8 @@ class Checker:
         if sig.name == "fire":
             self.check_allocation(given)
         if sig.name == "len" and arg_types.get("items", ANY).name not in _COUNTED:
-            self.error(given["items"].pos, f"len counts a list, a pool, a volley or a text, not a {arg_types['items']}")
+            self.error(given["items"].pos,
+                       f"len counts a list, a pool, a volley or a text, not {with_article(arg_types['items'])}")
         ordered = [arg_types.get(p, ANY) for p in names]
         return sig.returns(ordered) if callable(sig.returns) else sig.returns
 

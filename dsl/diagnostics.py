@@ -149,6 +149,15 @@ def closest(word: str, choices: Iterable[str]) -> str | None:
     return close[0] if close else None
 
 
+def with_article(noun: object) -> str:
+    """The noun with its article, as a message names one thing: "an int", "a list of int", "a uniform"."""
+    text = str(noun)
+    # By the sound of the first letter, as far as a spelling tells it: "a uniform", "a useful", but "an upper".
+    sounded = text[:1].lower() in "aeio" or (text[:1].lower() == "u" and not text[:3].lower().startswith(
+        ("uni", "use", "usu", "uti", "ure", "uri", "uro")))
+    return f"{'an' if sounded and text[:1].isalpha() else 'a'} {text}"
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A hint naming the closest known word, or '' when none is close."""
     found = closest(word, choices)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from fracas.dsl import nodes as n
-from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_mean
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, with_article, did_you_mean
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.parse import parse
 from fracas.dsl.reading import read_text
@@ -130,8 +130,8 @@ def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...]
                 continue
             base = merged[index[key]]
             if describe(base) != describe(decl):
-                problems.append(source.at(decl.pos, f"'{decl.name}' is a {describe(base)} in {origin[key]}, "
-                                          f"not a {describe(decl)}"))
+                problems.append(source.at(decl.pos, f"'{decl.name}' is {with_article(describe(base))} in "
+                                          f"{origin[key]}, not {with_article(describe(decl))}"))
                 continue
             try:
                 merged[index[key]] = _apply(base, decl, source)
@@ -171,7 +171,8 @@ def _apply(base: n.Decl, change: n.Decl, source: SourceFile) -> n.Decl:
     """A row or kind override changes only the fields it lists; anything else is replaced whole."""
     if isinstance(base, n.RowDecl) and isinstance(change, n.RowDecl):
         if change.kind != base.kind:
-            raise RulesError([source.at(change.kind_pos, f"row '{base.name}' is a {base.kind}, not a {change.kind}")])
+            raise RulesError([source.at(change.kind_pos, f"row '{base.name}' is {with_article(base.kind)}, "
+                                                         f"not {with_article(change.kind)}")])
         fields = {f.name: f for f in base.fields}
         fields.update({f.name: f for f in change.fields})
         return replace(base, pos=change.pos, fields=tuple(fields.values()), override=True)

@@ -19,7 +19,7 @@ from typing import Any
 from fracas.dsl import nodes as n
 from fracas.dsl.cache import stamp
 from fracas.dsl.checked import keep_with
-from fracas.dsl.diagnostics import did_you_mean
+from fracas.dsl.diagnostics import did_you_mean, with_article
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type, type_from
 from fracas.interpreter.core.kept_code import code_digest
@@ -190,7 +190,8 @@ class _Structurer:
                 return self.record(name, value, where, world)
             if isinstance(value, str):
                 return self._row(value, name, where)
-            raise InputProblem(where, f"expected a {name} (a row name or a table), found {_toml_kind(value)}")
+            raise InputProblem(where, f"expected {with_article(name)} (a row name or a table), "
+                                      f"found {_toml_kind(value)}")
         if name == "list":
             if not isinstance(value, list):
                 raise InputProblem(where, f"expected a list of {type_.item}, found {_toml_kind(value)}")

@@ -13,6 +13,7 @@ import re
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
+from fracas.dsl.diagnostics import with_article
 from fracas.dsl.pieces import split
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
@@ -233,7 +234,7 @@ def _values_of(analysis: Analysis, rules: Ruleset, expected: Type) -> list[Item]
         kind = rules.kinds[wanted.name]
         required = [f.name for f in kind.fields if f.default is None]
         snippet = "{" + ", ".join(f"{name}: ${i + 1}" for i, name in enumerate(required)) + "}"
-        items = [Item(f"{{...}} a {wanted.name}", "value", wanted.name, insert=snippet)]
+        items = [Item(f"{{...}} {with_article(wanted.name)}", "value", wanted.name, insert=snippet)]
     if wanted.optional:
         items.append(Item("none", "value", str(wanted)))
     return items
