@@ -89,7 +89,7 @@ class Scope:
             seen.update(scope.facts)
             scope = scope.parent
         for path in seen:
-            assigned = any(path[: len(place)] == place for place in change.places)
+            assigned = any(_may_be_changed_by(path, place) for place in change.places)
             if assigned or (change.calls and (len(path) > 1 or self.lookup(path[0]) is None)):
                 self.facts[path] = False
 
@@ -112,6 +112,17 @@ class Scope:
 
     def child(self) -> Scope:
         return Scope(parent=self)
+
+
+
+def _may_be_changed_by(path: Path, place: Path) -> bool:
+    """Whether assigning `place` may change what `path` reads: the place itself or a field read from it, or,
+    for a field, the same fields read through another name, which may hold the very same thing (`let q = p`,
+    a step given one thing twice, a loop's name)."""
+    if path[: len(place)] == place:
+        return True
+    fields = place[1:]
+    return bool(fields) and any(path[i: i + len(fields)] == fields for i in range(1, len(path) - len(fields) + 1))
 
 
 class Checker:
@@ -838,14 +849,18 @@ class Checker:
     def not_none(self, expr: n.Expr, found: Type) -> Type:
         """A value used as what it holds, never none: an optional one must have been checked first."""
         if found.optional and found.name not in ("none", "any"):
-            self.maybe_none(self.rules.text_of(expr), expr.pos)
+            self.maybe_none(self.rules.text_of(expr), expr.pos, path_of(expr) is None)
             return found.required()
         return found
 
-    def maybe_none(self, text: str, pos: n.Pos) -> None:
-        self.error(pos, f"'{text}' may be none here",
-                   f"check it first: inside 'if {text} != none {{ ... }}', after '{text} != none and', "
-                   f"or after 'if {text} == none {{ return }}'")
+    def maybe_none(self, text: str, pos: n.Pos, computed: bool = False) -> None:
+        if computed:  # a call (which may roll) or an expression: each one is worked out anew, so no check holds
+            hint = f"take its value first and check that: let v = {text}, then 'if v != none {{ ... }}'"
+        else:
+            hint = (f"check it first: inside 'if {text} != none {{ ... }}', after '{text} != none and', "
+                    f"or after 'if {text} == none {{ return }}'; a check holds until the place is set again "
+                    "(through any name that may hold the same thing) or a step is called")
+        self.error(pos, f"'{text}' may be none here", hint)
 
     def describe_dice(self, expr: n.Expr) -> bool:
         """The dice literals of a dice value describe a roll: those it adds up, and either branch of an if.
@@ -1207,8 +1222,11 @@ class Checker:
             if not types:
                 self.error(call.pos, f"'{sig.name}' needs at least one number")
             elif len(types) == 1 and types[0].name == "list":
-                if types[0].item and not types[0].item.is_numeric:
-                    self.error(call.pos, f"'{sig.name}' needs numbers, not {with_article(types[0])}")
+                item = types[0].item
+                if item and (not item.is_numeric or (item.optional and item.name != "any")):
+                    self.error(call.pos, f"'{sig.name}' needs numbers, not {with_article(types[0])}",
+                               "a list whose items may be none: keep the numbers first, "
+                               "[x for x in xs if x != none]" if item.is_numeric else "")
             else:
                 for arg, t in zip(call.args, types):
                     if not t.is_numeric:

@@ -46,7 +46,17 @@ def test_the_hint_names_the_check_to_write():
     with pytest.raises(RulesError) as caught:
         dsl.loads(HEADER + "action go(x: int? = none) { result = x }\n", "o.rules")
     assert caught.value.diagnostics[0].hint == (
-        "check it first: inside 'if x != none { ... }', after 'x != none and', or after 'if x == none { return }'")
+        "check it first: inside 'if x != none { ... }', after 'x != none and', or after 'if x == none { return }'; "
+        "a check holds until the place is set again (through any name that may hold the same thing) "
+        "or a step is called")
+
+
+def test_a_call_is_worked_out_anew_each_time_so_the_hint_says_to_take_its_value_first():
+    text = HEADER + "fn maybe(): int? = if chance(1/2) then 3 else none\n"
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(text + "action go() { if maybe() != none { result = maybe() + 1 } }\n", "o.rules")
+    assert caught.value.diagnostics[0].hint == (
+        "take its value first and check that: let v = maybe(), then 'if v != none { ... }'")
 
 
 def test_a_field_of_an_optional_thing_must_be_checked():
@@ -92,6 +102,28 @@ def test_a_step_called_in_between_may_have_changed_a_field():
     assert problems("if p.bonus != none { clear(p)\n result = p.bonus }") == [(2, "'p.bonus' may be none here")]
 
 
+@pytest.mark.parametrize("body", [
+    "let q = p\nif p.bonus != none { q.bonus = none\n result += p.bonus }",
+    "if p.bonus != none { for q in [p] { q.bonus = none }\n result += p.bonus }",
+    "let q = p\nif p.type.upgrade != none { q.type = pawn\n result += p.type.upgrade.size }",
+])
+def test_setting_the_same_field_through_another_name_undoes_the_check(body):
+    # The other name may hold the very same thing: after it, what was checked may be none.
+    assert len(problems(body)) == 1 and problems(body)[0][1].endswith("may be none here")
+
+
+def test_a_step_given_one_thing_twice_cannot_rely_on_a_check_of_the_one_through_the_other():
+    text = HEADER + ("step duel(a: piece, b: piece) { if a.bonus != none { b.bonus = none\n result += a.bonus } }\n"
+                     "action go(p: piece) { duel(p, p) }\n")
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(text, "o.rules")
+    assert [d.message for d in caught.value.diagnostics] == ["'a.bonus' may be none here"]
+
+
+def test_setting_a_field_of_another_name_keeps_the_check_of_other_fields():
+    assert problems("let q = p\nif p.bonus != none { q.type = pawn\n result += p.bonus }") == []
+
+
 def test_a_loop_that_makes_it_none_again_undoes_the_check_before_its_next_pass():
     body = "if p.bonus == none { return }\nfor i in range(2) { result += p.bonus\n p.bonus = none }"
     assert problems(body) == [(2, "'p.bonus' may be none here")]
@@ -111,3 +143,16 @@ def test_a_modifier_term_reads_its_amount_only_when_its_condition_holds():
 
 def test_none_may_be_looked_for_in_a_list():
     assert problems("if x in [1, 2] { result = 1 }") == []
+
+
+@pytest.mark.parametrize("reduce", ["min", "max"])
+def test_the_least_or_greatest_of_a_list_that_may_hold_none_is_refused(reduce):
+    text = HEADER + f"action go() {{ let xs: list of int? = [1, none]\n result = {reduce}(xs) }}\n"
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(text, "o.rules")
+    assert caught.value.diagnostics[0].message == f"'{reduce}' needs numbers, not a list of int?"
+    assert "[x for x in xs if x != none]" in caught.value.diagnostics[0].hint
+
+
+def test_the_numbers_of_such_a_list_kept_first_have_their_least():
+    assert problems("let xs: list of int? = [1, none]\nresult = min([y for y in xs if y != none])") == []
