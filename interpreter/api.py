@@ -25,7 +25,7 @@ from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, S
 from fracas.interpreter.core.errors import RunError, ScenarioError
 from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import Frozen, OutcomeStates, State
-from fracas.interpreter.core.values import exact_text, show
+from fracas.interpreter.core.values import approx, as_float, exact_text, show
 from fracas.interpreter.inputs import InputProblem, action_inputs, build_program
 from fracas.interpreter.plain import Unwritable, plain
 from fracas.interpreter.runtime.bodies import Pool, Volley
@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 # and the runtime values a report shows (a pool of bodies, a volley), in their stable order.
 __all__ = [
     "Distribution", "Pool", "Prepared", "Run", "RunError", "Scenario", "ScenarioError", "State", "Unwritable",
-    "Volley", "estimate", "exact", "exact_text", "final_value", "forced", "prepare", "program_problems", "reads_only_outcomes",
+    "Volley", "approx", "as_float", "estimate", "exact", "exact_text", "final_value", "forced", "prepare",
+    "program_problems", "reads_only_outcomes",
     "run_diagnostic", "sample", "scenario_diagnostic", "show", "show_plain", "stable_key",
 ]
 

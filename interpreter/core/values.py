@@ -7,9 +7,10 @@ key and equal states merge in the exact engine.
 from __future__ import annotations
 
 import _thread
+import math
 import weakref
 from collections.abc import Callable, Iterable
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -165,6 +166,27 @@ def exact_text(value: int | Fraction) -> str:
         if isinstance(value, Fraction):
             return f"{format(Decimal(value.numerator), 'f')}/{format(Decimal(value.denominator), 'f')}"
         return format(Decimal(value), "f")
+
+
+def as_float(value: int | Fraction) -> float:
+    """The nearest float, or an infinity past the largest: a value may have a thousand digits, a float 308."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def approx(value: int | Fraction, spec: str = ".4g", root: bool = False) -> str:
+    """A number rounded for reading (its square root: a variance's spread), however many digits it has: as a
+    float where one holds it, else by the decimal module, which has no largest number."""
+    try:
+        found = float(value)
+        return format(found ** 0.5 if root else found, spec)
+    except OverflowError:
+        with localcontext() as context:
+            context.prec = 28
+            number = Decimal(value.numerator) / Decimal(value.denominator)
+            return format((number.sqrt() if root else number).normalize(), spec)
 
 
 def show(value: Any) -> str:

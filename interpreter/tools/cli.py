@@ -22,7 +22,7 @@ from fracas.dsl.records import replace
 from fracas.dsl.resources import shipped_rules_dir
 from fracas.interpreter import api
 from fracas.interpreter.tools import report
-from fracas.interpreter.api import ScenarioError, exact_text, show_plain
+from fracas.interpreter.api import ScenarioError, as_float, exact_text, show_plain
 from fracas.dsl.limits import DEFAULT as DEFAULT_LIMITS
 from fracas.dsl.limits import Limits
 from fracas.interpreter.tools.examples import input_problems, run_examples
@@ -517,7 +517,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     metric = args.metric or default_metric(rules)
     if target is not None:
         rows, columns, cells = report.sweep_matrix(varies, results)
-        values = [[None if c is None else float(c.value) for c in row] for row in cells]
+        values = [[None if c is None else as_float(c.value) for c in row] for row in cells]
         _writing(target, lambda: plot_heatmap(rows, columns, values, target, metric), told=True)
     if args.csv:
         _show(report.sweep_csv(varies, results, metric), end="")

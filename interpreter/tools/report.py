@@ -10,7 +10,7 @@ from typing import Any
 from fracas.dsl.records import record
 from fracas.dsl.types import NUMERIC
 
-from fracas.interpreter.api import Distribution, Pool, Run, Volley, exact_text, show_plain, stable_key
+from fracas.interpreter.api import Distribution, Pool, Run, Volley, approx, exact_text, show_plain, stable_key
 
 BAR_WIDTH = 30
 STOPPED = "stopped"  # why a resolution stopped early: a name every distribution may have
@@ -25,7 +25,7 @@ def percent(p: Fraction) -> str:
 def number(value: Fraction | None, fractions: bool) -> str:
     if value is None:
         return "-"
-    shown = f"{float(value):.4g}"
+    shown = approx(value)
     if fractions and isinstance(value, Fraction) and value.denominator != 1:
         return f"{shown} (= {exact_text(value)})"
     return shown
@@ -48,7 +48,7 @@ def odds_table(dist: Distribution, fractions: bool = False) -> str:
             header += f"    mean {number(mean, fractions)}"
             variance = dist.variance(name)
             if variance is not None:
-                header += f"    sd {float(variance) ** 0.5:.4g}"
+                header += f"    sd {approx(variance, root=True)}"
         lines.append(header)
         width = max([len("value")] + [len(show_plain(v)) for v in marginal])
         numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in marginal)
@@ -213,10 +213,10 @@ def _mean_row(dists: list[Distribution], columns: list[_Column], outcome: str, w
     means = [d.mean(outcome) if c.declared and outcome in d.outcome_names else None for d, c in zip(dists, columns)]
     if all(mean is None for mean in means):
         return []
-    row = "  ".join(f"{'-' if mean is None else f'{float(mean):.4g}':>{width}}" for mean in means)
+    row = "  ".join(f"{'-' if mean is None else approx(mean):>{width}}" for mean in means)
     change = ""
     if len(means) == 2 and means[0] is not None and means[1] is not None:
-        change = f"   change {float(means[1] - means[0]):+.4g}"
+        change = f"   change {approx(means[1] - means[0], '+.4g')}"
     return [f"  {'mean':>10}{row}{change}"]
 
 
@@ -239,7 +239,7 @@ def odds_csv(dists: list[Distribution], labels: list[str]) -> str:
 def _cell(case: Any) -> str:
     if case is None:
         return "-"
-    text = f"{float(case.value):.4g}"
+    text = approx(case.value)
     if not case.estimated:
         return text
     return f"~{text}" if case.margin is None else f"~{text} ±{case.margin:.2g}"
@@ -283,7 +283,7 @@ def sweep_csv(varies: list[Any], cases: list[Any], metric: str) -> str:
     out.writerow([v.path for v in varies] + ["metric", "value", "value_decimal", "estimated", "margin_95"])
     for case in cases:
         exact = exact_text(case.value) if isinstance(case.value, Fraction) and not case.estimated else ""
-        out.writerow([show_plain(s) for s in case.settings] + [metric, exact, f"{float(case.value):.6f}",
+        out.writerow([show_plain(s) for s in case.settings] + [metric, exact, approx(case.value, ".6f"),
                                                                str(case.estimated).lower(),
                                                                "" if case.margin is None else f"{case.margin:.6f}"])
     return buffer.getvalue()

@@ -35,8 +35,8 @@ from fracas.interpreter.tools.aggregates import (
     sample_term,
     with_values,
 )
-from fracas.interpreter.api import (Distribution, RunError, Scenario, ScenarioError, estimate, exact, final_value,
-                                    reads_only_outcomes)
+from fracas.interpreter.api import (Distribution, RunError, Scenario, ScenarioError, as_float, estimate, exact,
+                                    final_value, reads_only_outcomes)
 
 METRIC = "--metric"  # where a problem in the metric is said to be
 Z95 = 1.96  # a 95% normal interval is the estimate plus or minus this many standard errors
@@ -228,7 +228,8 @@ def _margin(expr: n.Expr, dist: Distribution) -> float | None:
     gradient = _gradient(expr, centre, dist)
     if gradient is None:
         return None
-    deviations = [(sum(g * float(t - c) for g, t, c in zip(gradient, ts, centre)), float(p)) for ts, p in terms]
+    deviations = [(sum(g * as_float(t - c) for g, t, c in zip(gradient, ts, centre)), float(p))
+                  for ts, p in terms]
     # The spread of the metric's linear part over the samples, with n - 1 for a sample's own variance.
     variance = sum(d * d * p for d, p in deviations) * dist.samples / (dist.samples - 1)
     margin = Z95 * math.sqrt(variance / dist.samples)
@@ -244,7 +245,7 @@ def _gradient(expr: n.Expr, centre: list[Fraction], dist: Distribution) -> list[
         down = _metric_at(expr, [c - step if j == i else c for j, c in enumerate(centre)], dist)
         if up is None or down is None:
             return None
-        gradient.append(float((up - down) / (2 * step)))
+        gradient.append(as_float((up - down) / (2 * step)))
     return gradient
 
 
