@@ -3,20 +3,23 @@
 Declarations compare by structure, not by position, so moving a rule or
 re-indenting it is no change; a row's or kind's change is listed field by field,
 and the requires of a kind or an action one by one. A require at the top of a
-file has no name: it is known by its condition.
+file has no name: it is known by its condition. What a detail quotes is the
+source as written, all its lines, its runs of spaces made one; what it compares
+is the syntax, so that a change of layout alone is none.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.extend import describe
-from fracas.dsl.records import record
+from fracas.dsl.records import record, replace
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.types import type_from
-from fracas.dsl.walk import descendants
+from fracas.dsl.walk import descendants, map_children
 
 
 @record(frozen=True)
@@ -53,7 +56,7 @@ def declarations(rules: Ruleset) -> dict[tuple[str, str], n.Decl]:
         for name, decl in group.items():
             found[(describe(decl), name)] = decl
     for require in rules.requires:  # nameless: known by what they require
-        found[("require", rules.text_of(require.test))] = require
+        found[("require", _spelled(require.test, rules))] = require
     return found
 
 
@@ -63,17 +66,23 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
     if isinstance(old, n.Require) and isinstance(new, n.Require):
         return (f'message: "{old.message}" -> "{new.message}"',)
     if isinstance(old, n.StepDecl) and isinstance(new, n.StepDecl):
-        allocation = _allocation_changes(old, new, before, after)
-        explained = tuple(f"line {detail.split()[3].rstrip(':')}:" for detail in allocation)
-        statements = [detail for detail in _statement_changes(old.body, new.body, before, after)
-                      if not detail.startswith(explained)]  # a fire's allocation is said more plainly below
-        return tuple(_gives_changes(old, new, before, after)
-                     + _require_changes(old.requires, new.requires, before, after) + statements) + allocation
+        return tuple(_param_changes(old, new, before, after) + _gives_changes(old, new, before, after)
+                     + _require_changes(old.requires, new.requires, before, after)
+                     + _statement_changes(old.body, new.body, before, after)) + _allocation_changes(
+            old, new, before, after)
     if isinstance(old, n.FnDecl) and isinstance(new, n.FnDecl):
-        return tuple(_gives_changes(old, new, before, after) + _fn_body_changes(old, new, before, after)
+        body = ([f"value: {_spelled(old.body, before)} -> {_spelled(new.body, after)}"]
+                if old.body is not None and new.body is not None
+                and _without_allocation(old.body) != _without_allocation(new.body) else [])
+        return tuple(_param_changes(old, new, before, after) + _gives_changes(old, new, before, after)
+                     + _fn_body_changes(old, new, before, after) + body
                      + (_statement_changes(old.block, new.block, before, after)
                         if old.block is not None and new.block is not None else [])) + _allocation_changes(
             old, new, before, after)
+    if isinstance(old, n.ModifierDecl) and isinstance(new, n.ModifierDecl):
+        return tuple(_param_changes(old, new, before, after) + _listed_changes(
+            [(term.pos.line, _spelled(term, before), term) for term in old.terms],
+            [(term.pos.line, _spelled(term, after), term) for term in new.terms]))
     if isinstance(old, n.RowDecl) and isinstance(new, n.RowDecl):
         a = {f.name: f.value for f in old.fields}
         b = {f.name: f.value for f in new.fields}
@@ -98,8 +107,8 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
 def _require_changes(old: tuple[n.Require, ...], new: tuple[n.Require, ...], before: Ruleset,
                      after: Ruleset) -> list[str]:
     """A kind's or action's requires added, removed, or given other words."""
-    a = {before.text_of(r.test): r.message for r in old}
-    b = {after.text_of(r.test): r.message for r in new}
+    a = {_spelled(r.test, before): r.message for r in old}
+    b = {_spelled(r.test, after): r.message for r in new}
     details = [f"require {text}: (removed)" for text in a if text not in b]
     details += [f"require {text}: (added)" for text in b if text not in a]
     details += [f'require {text}: "{a[text]}" -> "{b[text]}"' for text in b if text in a and a[text] != b[text]]
@@ -108,40 +117,102 @@ def _require_changes(old: tuple[n.Require, ...], new: tuple[n.Require, ...], bef
 
 def _statement_changes(old: tuple[n.Stmt, ...], new: tuple[n.Stmt, ...], before: Ruleset,
                        after: Ruleset) -> list[str]:
-    """The statements of a step's body removed, added or changed, each by its line and its first words."""
-    was, now = _statement_lines(old, before), _statement_lines(new, after)
+    """The statements of a step's body removed, added or changed, each by its line and its text."""
+    return _listed_changes(_statement_lines(old, before), _statement_lines(new, after))
+
+
+Listed = tuple[int, str, object]  # a line, the text shown, and what is compared (the syntax, and its depth)
+
+
+def _listed_changes(was: list[Listed], now: list[Listed]) -> list[str]:
+    """Items of two lists removed, added or changed, matched by what is compared, each told by its line and text.
+
+    An item whose only change is how a `fire` allocates is left to the allocation's own detail.
+    """
     details = []
-    matcher = difflib.SequenceMatcher(a=[text for _, text in was], b=[text for _, text in now], autojunk=False)
+    matcher = difflib.SequenceMatcher(a=[key for _, _, key in was], b=[key for _, _, key in now], autojunk=False)
     for op, a0, a1, b0, b1 in matcher.get_opcodes():
         if op == "equal":
             continue
         if op == "replace" and a1 - a0 == b1 - b0:
-            details += [f"line {line}: {a} -> {b}" for (_, a), (line, b) in zip(was[a0:a1], now[b0:b1])]
+            details += [f"line {line}: {_changed(a, b, old, new)}" for (_, a, old), (line, b, new)
+                        in zip(was[a0:a1], now[b0:b1]) if _without_allocation(old) != _without_allocation(new)]
             continue
-        details += [f"line {line}: {text} (removed)" for line, text in was[a0:a1]]
-        details += [f"line {line}: {text} (added)" for line, text in now[b0:b1]]
+        details += [f"line {line}: {text} (removed)" for line, text, _ in was[a0:a1]]
+        details += [f"line {line}: {text} (added)" for line, text, _ in now[b0:b1]]
     return details
 
 
-def _statement_lines(stmts: tuple[n.Stmt, ...], rules: Ruleset) -> list[tuple[int, str]]:
-    """Every statement, nested ones too, in order: a block's statement by its head (`while hp > 0`)."""
-    found: list[tuple[int, str]] = []
+def _changed(was: str, now: str, old: object, new: object) -> str:
+    """An item's change: its text before and after, or, where that is the same, how deep it moved."""
+    if was != now or not (isinstance(old, tuple) and isinstance(new, tuple)):
+        return f"{was} -> {now}"
+    return f"{now} (moved {'into' if new[0] > old[0] else 'out of'} a block)"  # type: ignore[operator]
+
+
+def _statement_lines(stmts: tuple[n.Stmt, ...], rules: Ruleset, depth: int = 0) -> list[Listed]:
+    """Every statement, nested ones too, in order: a block's statement by its head (`while hp > 0`), compared
+    with how deep it stands, so that a statement moved into a block or out of one is a change."""
+    found: list[Listed] = []
     for stmt in stmts:
         if isinstance(stmt, n.If):
-            found.append((stmt.pos.line, f"if {rules.text_of(stmt.test)}"))
-            found += _statement_lines(stmt.then, rules)
+            found.append((stmt.pos.line, f"if {_spelled(stmt.test, rules)}", (depth, "if", stmt.test)))
+            found += _statement_lines(stmt.then, rules, depth + 1)
             if stmt.otherwise:
-                found.append((stmt.otherwise[0].pos.line, "else"))
-                found += _statement_lines(stmt.otherwise, rules)
+                found.append((stmt.otherwise[0].pos.line, "else", (depth, "else")))
+                found += _statement_lines(stmt.otherwise, rules, depth + 1)
         elif isinstance(stmt, n.For):
-            found.append((stmt.pos.line, f"for {stmt.var} in {rules.text_of(stmt.source)}"))
-            found += _statement_lines(stmt.body, rules)
+            found.append((stmt.pos.line, f"for {stmt.var} in {_spelled(stmt.source, rules)}",
+                          (depth, "for", stmt.var, stmt.source)))
+            found += _statement_lines(stmt.body, rules, depth + 1)
         elif isinstance(stmt, n.While):
-            found.append((stmt.pos.line, f"while {rules.text_of(stmt.test)}"))
-            found += _statement_lines(stmt.body, rules)
+            found.append((stmt.pos.line, f"while {_spelled(stmt.test, rules)}", (depth, "while", stmt.test)))
+            found += _statement_lines(stmt.body, rules, depth + 1)
         else:
-            found.append((stmt.pos.line, rules.text_of(stmt)))
+            found.append((stmt.pos.line, _spelled(stmt, rules), (depth, stmt)))
     return found
+
+
+def _without_allocation(compared: object) -> object:
+    """What is compared of an item, with every `fire` told nothing of how it allocates."""
+    def strip(node: n.Node) -> n.Node:
+        node = map_children(node, strip)
+        if isinstance(node, n.Call) and node.func == "fire":
+            kept = tuple(k for k in node.keywords if k.name not in {param for param, _ in _ALLOCATION})
+            node = replace(node, args=node.args[:2], keywords=kept)
+        return node
+
+    return tuple(strip(part) if isinstance(part, n.Node) else part for part in compared) if isinstance(
+        compared, tuple) else strip(compared) if isinstance(compared, n.Node) else compared
+
+
+def _spelled(node: n.Node, rules: Ruleset) -> str:
+    """A node's source as written, all its lines, with each run of spaces outside a text made one space."""
+    parts = re.split(r'("(?:[^"\\]|\\.)*")', rules.full_text_of(node))
+    return "".join(part if index % 2 else re.sub(r"\s+", " ", part) for index, part in enumerate(parts)).strip()
+
+
+def _param_changes(old: n.StepDecl | n.FnDecl | n.ModifierDecl, new: n.StepDecl | n.FnDecl | n.ModifierDecl,
+                   before: Ruleset, after: Ruleset) -> list[str]:
+    """The inputs of an action (the parameters of a step, fn or modifier) added, removed, reordered, or given
+    another type, bounds or default."""
+    what = "input" if isinstance(new, n.StepDecl) and new.is_action else "parameter"
+
+    def shown(param: n.Param, rules: Ruleset) -> str:
+        bounds = "" if param.bounds is None else f" {_spelled(param.bounds, rules)}"
+        default = "" if param.default is None else f" = {_spelled(param.default, rules)}"
+        return _spelled(param.type, rules) + bounds + default
+
+    a = {p.name: p for p in old.params}
+    b = {p.name: p for p in new.params}
+    details = [f"{what} {name}: {shown(a[name], before)} -> (removed)" for name in a if name not in b]
+    details += [f"{what} {name}: (added) -> {shown(b[name], after)}" for name in b if name not in a]
+    details += [f"{what} {name}: {shown(a[name], before)} -> {shown(b[name], after)}" for name in b
+                if name in a and a[name] != b[name]]
+    kept = [name for name in a if name in b]
+    if kept != [name for name in b if name in a]:
+        details.append(f"order: ({', '.join(a)}) -> ({', '.join(b)})")
+    return details
 
 
 # How `fire` allocates its shots, and what it shows when a variant does not say.

@@ -1,0 +1,79 @@
+"""`fracas diff` tells each change of a variant by what it changes, however the source is laid out.
+
+A statement, a require or a term is compared by its syntax, all of it, not
+by the first line of its text: a change on a second line is a change, a
+change of spaces is none, and a statement moved into a block is a change
+even where its text is the same.
+"""
+
+from __future__ import annotations
+
+import json
+
+from fracas.interpreter.tools.cli import main
+
+
+def details(tmp_path, capsys, base: str, variant: str) -> dict[tuple[str, str, str], list[str]]:
+    (tmp_path / "base.rules").write_text(base)
+    (tmp_path / "variant.rules").write_text('extends "base.rules"\n' + variant)
+    assert main(["diff", str(tmp_path / "base.rules"), str(tmp_path / "variant.rules"), "--json"]) == 0
+    return {(c["change"], c["category"], c["name"]): c["details"] for c in json.loads(capsys.readouterr().out)}
+
+
+ACTION = ("outcome result: int = 0\naction go(n: int = 2) {\n    result = max(1,\n                 2)\n"
+          "    result += n\n}\n")
+
+
+def test_a_change_on_the_second_line_of_a_statement_is_told_and_a_change_of_spaces_is_not(tmp_path, capsys):
+    variant = "override action go(n: int = 2) {\n    result = max(1,\n                 5)\n    result  +=  n\n}\n"
+    assert details(tmp_path, capsys, ACTION, variant) == {
+        ("changed", "action", "go"): ["line 3: result = max(1, 2) -> result = max(1, 5)"]}
+
+
+def test_a_layout_changed_alone_is_no_change(tmp_path, capsys):
+    variant = "override action go(n: int = 2) { result = max(1, 2)\n result += n }\n"
+    assert details(tmp_path, capsys, ACTION, variant) == {}
+
+
+def test_a_statement_moved_into_a_block_is_told_as_moved(tmp_path, capsys):
+    base = ("outcome result: int = 0\naction go(n: int = 0) {\n    if n > 1 {\n        result += 1\n    }\n"
+            "    result += 10\n}\n")
+    variant = "override action go(n: int = 0) {\n    if n > 1 {\n        result += 1\n        result += 10\n    }\n}\n"
+    assert details(tmp_path, capsys, base, variant) == {
+        ("changed", "action", "go"): ["line 5: result += 10 (moved into a block)"]}
+
+
+def test_an_input_s_default_and_bounds_are_told(tmp_path, capsys):
+    variant = "override action go(n: int in 0..3 = 3) {\n    result = max(1,\n                 2)\n    result += n\n}\n"
+    assert details(tmp_path, capsys, ACTION, variant) == {
+        ("changed", "action", "go"): ["input n: int = 2 -> int in 0..3 = 3"]}
+
+
+def test_a_parameter_added_to_a_fn_and_its_value_changed_are_told(tmp_path, capsys):
+    base = "outcome o: int = 0\nfn f(a: int) = a + 1\naction go() { o = f(1) }\n"
+    variant = "override fn f(a: int, b: int = 2) = a + b\n"
+    assert details(tmp_path, capsys, base, variant) == {
+        ("changed", "fn", "f"): ["parameter b: (added) -> int = 2", "value: a + 1 -> a + b"]}
+
+
+def test_a_require_added_whose_first_line_is_another_s_is_added_not_reworded(tmp_path, capsys):
+    base = "param p = 1\nparam q = 2\nrequire p >= 0 and\n        q >= 0 \"both non-negative\"\noutcome o: int = 0\n" \
+           "action go() { o = p + q }\n"
+    variant = "require p >= 0 and\n        q <= 10 \"q at most 10\"\n"
+    assert details(tmp_path, capsys, base, variant) == {("added", "require", "p >= 0 and q <= 10"): []}
+
+
+def test_a_fire_whose_damage_and_allocation_change_tells_both(tmp_path, capsys):
+    base = "outcome lost: int = 0\naction go() {\n    lost = lethal(fire(volley(3, damage: 1), bodies(2, 2)))\n}\n"
+    variant = ('override action go() {\n'
+               '    lost = lethal(fire(volley(3, damage: 2), bodies(2, 2), allocate: "focused"))\n}\n')
+    found = details(tmp_path, capsys, base, variant)[("changed", "action", "go")]
+    assert found[0].startswith("line 3: lost = lethal(fire(volley(3, damage: 1)") and "damage: 2" in found[0]
+    assert found[1] == 'fire at line 3: allocate (unwritten: "random") -> "focused"'
+
+
+def test_a_modifier_s_term_changed_is_told_by_its_line(tmp_path, capsys):
+    base = "modifier m(v: int) { add 1\n multiply 2 }\noutcome o: int = 0\naction go() { o = m(1) }\n"
+    variant = "override modifier m(v: int) { add 1\n multiply 3 }\n"
+    assert details(tmp_path, capsys, base, variant) == {
+        ("changed", "modifier", "m"): ["line 3: multiply 2 -> multiply 3"]}
