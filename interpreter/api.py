@@ -203,7 +203,11 @@ class Distribution:
         return sum(((value - mean) ** 2 * p for value, p in pairs), Fraction(0))
 
     def at_least(self, name: str) -> dict[Any, Fraction]:
+        """The probability of each value or a greater one; none for an outcome that is not a number (a truth, a
+        text, a row, one that may be none), whose values are in an order but not of size."""
         marginal = self.marginal(name)
+        if not all(type(value) in (int, Fraction) for value in marginal):
+            return {}
         out: dict[Any, Fraction] = {}
         remaining = sum(marginal.values(), Fraction(0))
         for value, p in marginal.items():
@@ -258,9 +262,10 @@ def reads_only_outcomes(rules: Ruleset, exprs: list[n.Expr]) -> bool:
 
 
 def show_plain(value: Any) -> str:
-    """Outcome values as JSON keys and table cells: 3, 1/2, true, or the name of a row."""
+    """Outcome values as JSON keys and table cells: 3, 1/2, true, the name of a row, a text as it is; but the
+    text "none" in its quotes, which a `text?` outcome may hold beside none itself."""
     text = show(value)
-    return text[1:-1] if isinstance(value, str) else text
+    return text[1:-1] if isinstance(value, str) and value != "none" else text
 
 
 @record

@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from fractions import Fraction
 from typing import Any
 
 from fracas import dsl
@@ -374,21 +375,44 @@ def cmd_explain(args: argparse.Namespace) -> int:
     rules, scenario = _load(args)
     if args.why:
         try:
-            name, value = parse_assignment(args.why)
+            name, _ = parse_assignment(args.why)
         except ValueError as error:
             raise UsageError(f"--why: {error}") from None
         dist = api.exact(rules, scenario)
         if name not in dist.outcome_names:
             raise UsageError(f"--why: unknown outcome '{name}'; "
                              + (did_you_mean(name, dist.outcome_names) or "the outcomes are: " + ", ".join(dist.outcome_names)))
-        values = {show_plain(v): v for v in dist.marginal(name)}
-        key = str(value).lower() if isinstance(value, bool) else str(value)
-        if key not in values:
-            raise UsageError(f"--why: {name} is never {key}; its values are: {', '.join(values)}")
-        _show(report.why_text(dist, name, values[key]))
+        written = args.why.partition("=")[2].strip()
+        found = _value_written(written, list(dist.marginal(name)))
+        if found is _NOT_FOUND:
+            values = ", ".join(show_plain(v) for v in dist.marginal(name))
+            raise UsageError(f"--why: {name} is never {written}; its values are: {values}")
+        _show(report.why_text(dist, name, found))
         return EXIT_OK
     _show(report.explain_text(api.sample(rules, scenario, seed=args.seed)))
     return EXIT_OK
+
+
+_NOT_FOUND = object()
+
+
+def _value_written(written: str, values: list[Any]) -> Any:
+    """The outcome value that `written` names: as the odds table shows it ("none", a text "none" in its quotes),
+    as the same number written otherwise (1.5 for 3/2, 2/6 for 1/3), or as a text in quotes; else _NOT_FOUND."""
+    shown = {show_plain(value): value for value in values}
+    for text in (written, written.lower()):  # true, or True as Python writes it
+        if text in shown:
+            return shown[text]
+    try:
+        number = Fraction(written)
+    except (ValueError, ZeroDivisionError):
+        number = None
+    for value in values:
+        if number is not None and type(value) in (int, Fraction) and value == number:
+            return value
+    if len(written) >= 2 and written[0] == written[-1] == '"' and written[1:-1] in shown:
+        return shown[written[1:-1]]
+    return _NOT_FOUND
 
 
 def cmd_odds(args: argparse.Namespace) -> int:

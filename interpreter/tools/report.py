@@ -51,13 +51,12 @@ def odds_table(dist: Distribution, fractions: bool = False) -> str:
                 header += f"    sd {approx(variance, root=True)}"
         lines.append(header)
         width = max([len("value")] + [len(show_plain(v)) for v in marginal])
-        numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in marginal)
-        lines.append(f"  {'value':>{width}}  {'p':>7}  {'at least' if numeric else '':>8}")
+        lines.append(f"  {'value':>{width}}  {'p':>7}  {'at least' if at_least else '':>8}")
         top = max(marginal.values())
         for value, p in marginal.items():
             bar = "█" * max(1 if p else 0, round(float(p / top) * BAR_WIDTH))
             exact = f"  {exact_text(p)}" if fractions else ""
-            ge = percent(at_least[value]) if numeric else ""
+            ge = percent(at_least[value]) if at_least else ""
             error = ""
             if dist.mode == "estimate":
                 error = f" ±{_margin(p, dist.samples) * 100:.2f}"

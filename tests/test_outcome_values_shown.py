@@ -1,0 +1,66 @@
+"""Every outcome value is told apart from every other in the table, the CSV, the JSON and `explain --why`.
+
+A `text?` outcome may hold none and the text "none": the text is shown in its
+quotes, so neither's probability is lost where values are keys. Only numbers
+have an "at least", and `--why` finds a number however it is written.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+import pytest
+
+from fracas.interpreter.tools.cli import main
+
+NONE_OR_TEXT = 'outcome label: text? = none\naction go() { if chance(1/4) { label = "none" } }\n'
+NUMBERS = "outcome on: number = 0\naction go() { on = pick([3/2, 2, 1/3]) }\n"
+
+
+def files(tmp_path, rules: str) -> list[str]:
+    (tmp_path / "t.rules").write_text(rules)
+    (tmp_path / "go.toml").write_text('action = "go"\n')
+    return [str(tmp_path / "t.rules"), str(tmp_path / "go.toml")]
+
+
+def out_of(capsys, *args: str) -> str:
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
+def test_none_and_the_text_none_are_two_values_in_json_each_with_its_probability(tmp_path, capsys):
+    found = json.loads(out_of(capsys, "odds", *files(tmp_path, NONE_OR_TEXT), "--json"))
+    assert found["outcomes"]["label"]["distribution"] == {"none": "3/4", '"none"': "1/4"}
+
+
+def test_the_text_none_is_shown_in_its_quotes_in_the_table(tmp_path, capsys):
+    out = out_of(capsys, "odds", *files(tmp_path, NONE_OR_TEXT))
+    assert '  "none"   25.00%' in out and "    none   75.00%" in out
+
+
+def test_explain_why_finds_the_text_none_in_its_quotes_and_none_bare(tmp_path, capsys):
+    args = files(tmp_path, NONE_OR_TEXT)
+    assert out_of(capsys, "explain", *args, "--why", 'label="none"').startswith(
+        'why label = "none": probability 25.00% (1/4)')
+    assert out_of(capsys, "explain", *args, "--why", "label=none").startswith("why label = none: probability 75.00%")
+
+
+@pytest.mark.parametrize("written, shown", [("1.5", "3/2"), ("2/6", "1/3"), ("2.0", "2"), ("3/2", "3/2")])
+def test_explain_why_finds_a_number_however_it_is_written(tmp_path, capsys, written, shown):
+    out = out_of(capsys, "explain", *files(tmp_path, NUMBERS), "--why", f"on={written}")
+    assert out.startswith(f"why on = {shown}: probability 33.33% (1/3)")
+
+
+def test_only_a_number_has_an_at_least_in_the_csv(tmp_path, capsys):
+    rows = list(csv.DictReader(io.StringIO(out_of(capsys, "odds", *files(tmp_path, NONE_OR_TEXT), "--csv"))))
+    assert [(r["value"], r["at_least"]) for r in rows] == [("none", ""), ('"none"', "")]
+    rows = list(csv.DictReader(io.StringIO(out_of(capsys, "odds", *files(tmp_path, NUMBERS), "--csv"))))
+    assert [Fraction(r["at_least"]) for r in rows] == [1, Fraction(2, 3), Fraction(1, 3)]
+
+
+def test_a_truth_has_no_at_least_in_the_table(tmp_path, capsys):
+    out = out_of(capsys, "odds", *files(tmp_path, "outcome hit: bool = false\naction go() { hit = chance(1/3) }\n"))
+    assert "at least" not in out
