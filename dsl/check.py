@@ -134,6 +134,7 @@ class Checker:
         self.rules = Ruleset(module.path, module.title, {**(bases or {}), source.path: source})
         self._fn_in_progress: set[str] = set()
         self._in_example = False
+        self._in_aggregate = ""  # the distribution function whose argument is being checked, if any
         self._requires: list[n.Require] = []  # at the top of the file: over the parameters
         self.learnt = Learnt()  # dice literals that describe a roll rather than make one, the kinds of records
         self._taken_away: set[n.Pos] = set()  # `1d6 - 1d4` where a dice value is wanted, reported once
@@ -1215,6 +1216,21 @@ class Checker:
         if sig.aggregate and not self._in_example:
             self.error(call.pos, f"'{sig.name}' reads a whole distribution: it belongs in an example's 'expect'")
             return ANY
+        if sig.aggregate and self._in_aggregate:  # an argument is read in each final state: no distribution there
+            self.error(call.pos, f"'{sig.name}' inside '{self._in_aggregate}': each reads a whole distribution, "
+                       f"and '{self._in_aggregate}' reads its argument in one final state at a time",
+                       "take it out: combine the two with 'and', '+' and the like, "
+                       "as in prob(x > 3) == 1/2 and always(x > 0)")
+            return ANY
+        if sig.aggregate:
+            self._in_aggregate = sig.name
+            try:
+                return self._check_builtin(call, sig, scope)
+            finally:
+                self._in_aggregate = ""
+        return self._check_builtin(call, sig, scope)
+
+    def _check_builtin(self, call: n.Call, sig: Signature, scope: Scope) -> Type:
         if sig.variadic:
             if call.keywords:
                 self.error(call.keywords[0].pos, f"'{sig.name}' takes no named arguments")

@@ -120,6 +120,17 @@ def test_distribution_functions_belong_in_examples():
     assert "belongs in an example's 'expect'" in d.message
 
 
+def test_a_distribution_function_inside_another_is_refused_at_the_inner_one():
+    d = only(BASE + 'action hit(target: unit) { lost = 1 }\nexample "X-02 nested" {\n'
+                    '    run hit(target: {type: rifleman})\n    expect prob(lost > 0 and always(lost > 0)) == 1\n}\n')
+    assert (d.line, d.column) == (13, 30) and d.message.startswith("'always' inside 'prob': each reads a whole")
+
+
+def test_distribution_functions_side_by_side_in_one_expect_are_one_expectation():
+    dsl.loads(BASE + 'action hit(target: unit) { lost = 1 }\nexample "X-02 side by side" {\n'
+                '    run hit(target: {type: rifleman})\n    expect prob(lost > 0) == 1 and always(lost > 0)\n}\n', "t.rules")
+
+
 def test_an_example_without_expectations_is_an_error():
     d = only(BASE + 'action hit(target: unit) { lost = 1 }\nexample "X-01 nothing" { run hit(target: {type: rifleman}) }\n')
     assert d.message == "example 'X-01 nothing' expects nothing"
