@@ -20,7 +20,7 @@ from fracas.dsl.reads import free_names, path_of, paths_read
 from fracas.dsl.records import record
 from fracas.dsl.rewrite import Learnt, complete_rules
 from fracas.dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
-from fracas.dsl.statements import calls, children, expressions, step_value
+from fracas.dsl.statements import calls, children, expressions, statements, step_value
 from fracas.dsl.types import (
     ANY,
     BASIC_TYPES,
@@ -142,6 +142,7 @@ class Checker:
         self._body: Body | None = None
         self._value_calls: set[n.Pos] = set()  # calls of a step whose value a let, assignment or return takes
         self._fn_chance: dict[str, bool] = {}
+        self._fn_outcome: dict[str, str | None] = {}  # a fn or modifier -> the first outcome it reads, if any
 
     # ---- reporting
 
@@ -161,7 +162,7 @@ class Checker:
             self.check_param(typed)
         self.check_setting_order()
         for typed in self.rules.outcomes.values():
-            self.expect(typed.value, typed.type, Scope())
+            self.expect(typed.value, typed.type, Scope(), constant=True)
         for typed in self.rules.choices.values():
             self.check_choice(typed)
         self.check_constraints()
@@ -281,7 +282,7 @@ class Checker:
             scope = Scope()
             for field in info.fields:
                 if field.default is not None:
-                    self.expect(field.default, field.type, scope)
+                    self.expect(field.default, field.type, scope, constant=True)
                 scope.names[field.name] = field.type
 
     def check_row(self, decl: n.RowDecl) -> None:
@@ -414,12 +415,13 @@ class Checker:
 
     def constraint_reads(self, expr: n.Expr, scope: Scope) -> None:
         """A constraint holds of a value, whatever a resolution does: no chance, no outcome."""
-        if _uses_chance(expr, self.learnt):
-            self.error(expr.pos, "a constraint cannot depend on chance", "it must hold or fail for a given value")
-        for name in free_names(expr):
-            if scope.lookup(name.name) is None and name.name in self.rules.outcomes:
-                self.error(name.pos, f"a constraint cannot read the outcome '{name.name}'",
-                           "it reads the fields or inputs it constrains, the parameters and the rows")
+        if self.meets_chance(expr):
+            self.error(expr.pos, "a constraint cannot depend on chance",
+                       "it must hold or fail for a given value" + self.rolled_in_call(expr))
+        read = self.outcome_read(expr, scope)
+        if read is not None:
+            self.error(read[0], f"a constraint cannot read the outcome '{read[1]}'" + _through(read[2]),
+                       "it reads the fields or inputs it constrains, the parameters and the rows")
 
     def check_params(self, params: tuple[n.Param, ...]) -> Scope:
         scope = Scope()
@@ -630,6 +632,47 @@ class Checker:
         """Whether evaluating expr may roll: a chance primitive in it, or in a fn or modifier it calls."""
         return _uses_chance(expr, self.learnt) or any(self.callee_meets_chance(c.func) for c in calls(expr))
 
+    def outcome_read(self, expr: n.Expr, scope: Scope) -> tuple[n.Pos, str, str] | None:
+        """The first outcome an expression reads, by its own names or in a fn or modifier it calls: where (the
+        name, or the call), which, and the fn or modifier called ("" for a name of its own)."""
+        for name in free_names(expr):
+            if scope.lookup(name.name) is None and name.name in self.rules.outcomes:
+                return name.pos, name.name, ""
+        for call in calls(expr):
+            found = self.callee_reads_outcome(call.func)
+            if found is not None:
+                return call.pos, found, call.func
+        return None
+
+    def callee_reads_outcome(self, name: str) -> str | None:
+        if name not in self._fn_outcome:
+            self._fn_outcome[name] = None  # a fn calling itself: decided by the rest of its body
+            decl = self.rules.fns.get(name) or self.rules.modifiers.get(name)
+            parts: list[n.Expr] = []
+            bound = set()
+            if isinstance(decl, (n.FnDecl, n.ModifierDecl)):
+                bound = {param.name for param in decl.params}
+            if isinstance(decl, n.FnDecl) and decl.block is not None:
+                parts = list(expressions(decl.block))
+                bound |= {stmt.name for stmt in statements(decl.block) if isinstance(stmt, n.Let)}
+                bound |= {stmt.var for stmt in statements(decl.block) if isinstance(stmt, n.For)}
+            elif isinstance(decl, n.FnDecl):
+                parts = [decl.body]
+            elif isinstance(decl, n.ModifierDecl):
+                parts = [part for term in decl.terms for part in (term.amount, term.when) if part is not None]
+            inner = Scope(dict.fromkeys(bound, ANY))
+            self._fn_outcome[name] = next((read[1] for part in parts
+                                           if (read := self.outcome_read(part, inner)) is not None), None)
+        return self._fn_outcome[name]
+
+    def rolled_in_call(self, expr: n.Expr) -> str:
+        """Where chance met by an expression comes from a fn or modifier it calls, and not from its own text: that
+        one, for a hint ("; 'bonus' rolls dice")."""
+        if _uses_chance(expr, self.learnt):
+            return ""
+        found = next((c.func for c in calls(expr) if self.callee_meets_chance(c.func)), None)
+        return "" if found is None else f"; '{found}' may roll dice"
+
     def callee_meets_chance(self, name: str) -> bool:
         if name not in self._fn_chance:
             self._fn_chance[name] = False  # a fn calling itself: decided by the rest of its body
@@ -829,11 +872,17 @@ class Checker:
         fitting = fits(actual, expected)
         if fitting and expected.name == "dice" and self.describe_dice(expr):
             actual = DICE.maybe() if actual.optional else DICE
-        if constant and _uses_chance(expr, self.learnt):
-            hint = "roll dice in a step, not in a row, parameter or default"
+        if constant and self.meets_chance(expr):
+            hint = "roll dice in a step, not in a row, parameter or default" + self.rolled_in_call(expr)
             if expected.name == "any" and _dice_spine(expr):
                 hint += "; to keep a roll for later, give it the type dice, as in 'name: dice = 1d6'"
             self.error(expr.pos, "a constant cannot depend on chance", hint)
+        if constant:
+            read = self.outcome_read(expr, scope)
+            if read is not None:
+                self.error(read[0], f"a constant cannot read the outcome '{read[1]}'" + _through(read[2]),
+                           "an outcome has no value before a resolution: a default or a row reads the "
+                           "parameters, the rows, the tables and the fns of them")
         if not fitting and fits(actual.required(), expected):
             self.not_none(expr, actual)
         elif not fitting:
@@ -1292,6 +1341,10 @@ class Checker:
         order, allocate = given.get("order"), given.get("allocate")
         if order is not None and (allocate is None or isinstance(allocate, n.Text) and allocate.value == "random"):
             self.error(order.pos, *ORDER_WITHOUT_FOCUS)
+
+
+def _through(called: str) -> str:
+    return f" (through '{called}', which reads it)" if called else ""
 
 
 def _uses_chance(expr: n.Expr, learnt: Learnt) -> bool:

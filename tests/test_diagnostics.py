@@ -109,6 +109,40 @@ def test_chance_in_a_constant_is_refused():
     assert d.message == "a constant cannot depend on chance"
 
 
+SMALL = "fn bonus() = 1d6\nfn tally_of(): int = total\nkind piece { hp: int = 3 }\noutcome total: int = 0\n"
+
+
+@pytest.mark.parametrize("text, place", [
+    ("kind token { hp: int = 1d6 }\naction go() { total = 1 }\n", (5, 24)),
+    ("outcome other: int = 1d6\naction go() { total = 1 }\n", (5, 22)),
+    ("kind token { hp: int = bonus() }\naction go() { total = 1 }\n", (5, 24)),
+    ("action go(k: int = bonus()) { total = k }\n", (5, 20)),
+])
+def test_a_default_that_rolls_is_refused_by_the_checker_even_through_a_fn(text, place):
+    d = only(SMALL + text)
+    assert ((d.line, d.column), d.message) == (place, "a constant cannot depend on chance")
+
+
+def test_a_require_that_rolls_through_a_fn_is_refused_naming_the_fn():
+    d = only(SMALL + "action go(p: piece = {}) require p.hp < bonus() { total = p.hp }\n")
+    assert d.message == "a constraint cannot depend on chance" and d.hint.endswith("; 'bonus' may roll dice")
+
+
+@pytest.mark.parametrize("text, place, message", [
+    ("kind token { hp: int = total }\naction go() { total = 1 }\n", (5, 24),
+     "a constant cannot read the outcome 'total'"),
+    ("outcome twice: int = total * 2\naction go() { total = 1 }\n", (5, 22),
+     "a constant cannot read the outcome 'total'"),
+    ("action go(k: int = tally_of()) { total = k }\n", (5, 20),
+     "a constant cannot read the outcome 'total' (through 'tally_of', which reads it)"),
+    ("action go(p: piece = {}) require p.hp < tally_of() { total = 1 }\n", (5, 41),
+     "a constraint cannot read the outcome 'total' (through 'tally_of', which reads it)"),
+])
+def test_a_default_or_require_that_reads_an_outcome_is_refused_by_the_checker(text, place, message):
+    d = only(SMALL + text)
+    assert ((d.line, d.column), d.message) == (place, message)
+
+
 def test_unknown_builtin_suggests_a_close_one():
     d = only(BASE + "action hit(target: unit) {\n    lost = lethel(bodies(1, 1))\n}\n")
     assert d.message == "unknown function 'lethel'"
@@ -128,7 +162,8 @@ def test_a_distribution_function_inside_another_is_refused_at_the_inner_one():
 
 def test_distribution_functions_side_by_side_in_one_expect_are_one_expectation():
     dsl.loads(BASE + 'action hit(target: unit) { lost = 1 }\nexample "X-02 side by side" {\n'
-                '    run hit(target: {type: rifleman})\n    expect prob(lost > 0) == 1 and always(lost > 0)\n}\n', "t.rules")
+                '    run hit(target: {type: rifleman})\n    expect prob(lost > 0) == 1 and always(lost > 0)\n}\n',
+              "t.rules")
 
 
 def test_an_example_without_expectations_is_an_error():
