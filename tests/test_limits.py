@@ -62,6 +62,26 @@ def test_too_many_dice_in_one_call_is_a_located_error_naming_the_limit():
     assert d.line == 3 and "'count' is 20000, over the limit of 10000" in d.message and "--limit count=N" in d.hint
 
 
+def test_an_exploding_die_of_millions_of_outcomes_is_a_located_error_naming_the_states_limit():
+    rules = dsl.loads(HEADER + "action go() {\n x = explode(1, 2000, 2000)\n}\n", "t.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    d = caught.value.diagnostics[0]
+    assert d.line == 3 and "4000000 distinct states, over the limit of 200000" in d.message
+
+
+def test_an_exploding_die_is_charged_before_its_outcomes_are_made(monkeypatch):
+    from fracas.interpreter.runtime import dice
+    from fracas.interpreter.runtime.weights import Allowance, LimitError
+
+    def made(*args, **kwargs):
+        raise AssertionError("the outcomes were made before the limit was looked at")
+
+    monkeypatch.setattr(dice.Weights, "of", made)
+    with pytest.raises(LimitError):
+        dice.Exploding(2000, 2000).weights(Allowance(), "explode(1, 2000, 2000)")
+
+
 def test_a_long_loop_is_a_located_error_naming_the_limit():
     rules = dsl.loads(HEADER + "action go() {\n for i in range(9000) { for j in range(2) { x += 1 } }\n"
                       " for k in range(20000) { x += 1 }\n}\n", "t.rules", Limits(count=30000))

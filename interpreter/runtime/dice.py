@@ -159,7 +159,8 @@ class DiceSum(Chance):
         return _whole(sum((roll(script) for _ in range(self.count)), 0))
 
     def _weights(self, budget: Budget) -> Weights:
-        total = self.die.weights().power(self.count, budget=budget, what=self.describe())
+        what = self.describe()
+        total = self.die.weights(budget, what).power(self.count, budget=budget, what=what)
         if all(type(value) is int for value in total.outcomes):
             return total
         return total.map(_whole)
@@ -193,11 +194,16 @@ class Exploding:
                 break
         return total
 
-    def weights(self) -> Weights:
+    def weights(self, budget: Budget, what: str) -> Weights:
         # After j highest faces (j < depth) a lower face r ends the die at j * sides + r,
         # with probability sides**-(j + 1); after `depth` of them the last roll stands,
         # whatever it shows. Over sides**(depth + 1), these are whole weights.
         s, depth = self.sides, self.depth
+        # Charged before they are made: a die of 2,000 sides exploding 2,000 times has four million outcomes,
+        # weighted by numbers of up to 22,000 bits, gigabytes made before any limit was looked at.
+        outcomes = depth * (s - 1) + s
+        budget.hold(outcomes, what)
+        budget.spend(outcomes * step_size(depth * s.bit_length()), what)
         pairs = [(j * s + r, s ** (depth - j)) for j in range(depth) for r in range(1, s)]
         pairs += [(depth * s + r, 1) for r in range(1, s + 1)]
         return Weights.of(pairs)
@@ -232,7 +238,7 @@ class Rerolled:
             return scripted(script, f"a rerolled d{self.sides}", 1, self.sides)
         return self._again(scripted(script, f"a d{self.sides}", 1, self.sides), roll)
 
-    def weights(self) -> Weights:
+    def weights(self, budget: Budget, what: str) -> Weights:
         return one_die(self.sides, self.faces, self.once)
 
     def describe(self, count: int) -> str:
@@ -253,7 +259,7 @@ class Faces:
         return self.faces[scripted(script, f"a die of {len(self.faces)} faces (a face's index)",
                                    0, len(self.faces) - 1)]
 
-    def weights(self) -> Weights:
+    def weights(self, budget: Budget, what: str) -> Weights:
         return Weights.of((face, 1) for face in self.faces)
 
     def describe(self, count: int) -> str:
