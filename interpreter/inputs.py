@@ -26,6 +26,7 @@ from fracas.interpreter.core.kept_code import code_digest
 from fracas.interpreter.core.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
                                                  records_in, where_written)
 from fracas.interpreter.core.program import Program
+from fracas.interpreter.core.rt import bits_limit
 from fracas.interpreter.core.state import Frozen, State
 from fracas.interpreter.core.values import Record, Ref, RowRef, normalize, show
 from fracas.interpreter.runtime.chance import parse_dice
@@ -205,18 +206,35 @@ class _Structurer:
                 return value
         elif name == "dice":
             if isinstance(value, int) and not isinstance(value, bool):
-                return value  # a fixed number: a dice value with no dice
-            if isinstance(value, str) and parse_dice(value) is not None:
-                return parse_dice(value)
+                return self._within_digits(value, where)  # a fixed number: a dice value with no dice
+            if isinstance(value, str):
+                longest = max(map(len, re.findall("[0-9]+", value)), default=0)
+                if longest > self.rules.limits.digits:
+                    raise self._too_long(where)
+                found = parse_dice(value)
+                if found is not None:
+                    return found
             raise InputProblem(where, f"expected dice, found {_toml_kind(value)}",
                                'write dice as the rules do, in quotes: "2d6 + 1"')
         elif name in ("int", "number"):
             number = _number(value, where)
             if number is not None and (name == "number" or isinstance(number, int)):
-                return number
+                return self._within_digits(number, where)
             if number is not None:
                 raise InputProblem(where, f"expected a whole number, found {show(number)}")
         raise InputProblem(where, f"expected {type_}, found {_toml_kind(value)}")
+
+    def _within_digits(self, number: int | Fraction, where: str) -> int | Fraction:
+        """A number given, if it is written within the digits limit (a fraction: both its parts), as the rules'
+        own numbers must be."""
+        bits = max(number.numerator.bit_length(), number.denominator.bit_length())
+        if bits > bits_limit(self.rules.limits.digits):
+            raise self._too_long(where)
+        return number
+
+    def _too_long(self, where: str) -> InputProblem:
+        limits = self.rules.limits
+        return InputProblem(where, f"a number of more than {limits.digits} digits", limits.hint("digits"))
 
     def _structure_expr(self, expr: n.Expr, type_: Type, where: str, world: dict[str, Record]) -> Any:
         if isinstance(expr, n.RecordLit) and type_.is_kind:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,29 @@ def test_an_exploding_die_is_charged_before_its_outcomes_are_made(monkeypatch):
     monkeypatch.setattr(dice.Weights, "of", made)
     with pytest.raises(LimitError):
         dice.Exploding(2000, 2000).weights(Allowance(), "explode(1, 2000, 2000)")
+
+
+DICE_GIVEN = "param b: dice = 0\nparam n: number = 0\noutcome x: number = 0\naction go() { x = roll(b) + n }\n"
+
+
+@pytest.mark.parametrize("name, written", [
+    ("b", "1d6 + " + "1" * 4301),  # past what Python reads: an internal error before
+    ("b", "1d6 + " + "1" * 1001),
+    ("b", "1" * 1001 + "d6"),
+    ("n", "1" * 1001),
+    ("n", "1/" + "3" * 1001),
+])
+def test_a_number_given_past_the_digits_limit_is_refused_naming_it(name, written):
+    with pytest.raises(ScenarioError) as caught:
+        exact(dsl.loads(DICE_GIVEN, "t.rules"), Scenario("go", {}, params={name: written}))
+    d = caught.value.diagnostics[0]
+    assert d.message == f"params.{name}: a number of more than 1000 digits" and "--limit digits=N" in d.hint
+
+
+def test_a_number_given_within_the_digits_limit_is_read():
+    rules = dsl.loads(DICE_GIVEN, "t.rules")
+    assert exact(rules, Scenario("go", {}, params={"b": "1d2 + " + "1" * 999})).marginal("x") == {
+        int("1" * 999) + 1: Fraction(1, 2), int("1" * 999) + 2: Fraction(1, 2)}
 
 
 def test_a_long_loop_is_a_located_error_naming_the_limit():
