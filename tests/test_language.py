@@ -457,3 +457,20 @@ def test_crossed_counts_the_marked_boxes_a_track_passes():
 def test_absorb_fills_layers_in_order_and_drops_what_none_can_take():
     assert odds("let parts = absorb(7, [3, 2, 1])\nresult = parts[0] * 100 + parts[1] * 10 + parts[2]") == {321: 1}
     assert odds("result = sum(absorb(2, [0, 5]))") == {2: 1}
+
+
+def test_changing_a_field_of_a_record_written_in_the_rules_says_it_is_a_value_not_a_thing():
+    rules = dsl.loads("kind piece { hp: int = 2 }\noutcome n: int = 0\nstep hurt(p: piece) { p.hp -= 1  n = p.hp }\n"
+                      "action go() { hurt({hp: 5}) }\n", "t.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    d = caught.value.diagnostics[0]
+    assert (d.line, d.message) == (3, "cannot change a field of piece{hp: 5}: a record written in the rules is a value, "
+                                      "not a thing")
+    assert d.hint.startswith("only the scenario's things change")
+
+
+def test_a_record_given_as_an_input_s_default_is_a_thing_and_changes():
+    rules = dsl.loads("kind piece { hp: int = 2 }\noutcome n: int = 0\n"
+                      "action go(p: piece = {hp: 5}) { p.hp -= 1  n = p.hp }\n", "t.rules")
+    assert exact(rules, Scenario("go", {})).marginal("n") == {4: 1}

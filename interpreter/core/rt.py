@@ -234,7 +234,9 @@ def set_field(S: Working, R: Any, owner: Any, path: tuple[str, ...], name: str, 
         if isinstance(owner, RowRef):
             raise RunError(pos, f"'{owner.name}' is a row: rows are constants",
                            "store changing values in the scenario's things, not in rows")
-        raise RunError(pos, f"cannot change a field of {show(owner)}")
+        raise RunError(pos, f"cannot change a field of {show(owner)}: a record written in the rules is a value, "
+                       "not a thing", "only the scenario's things change: an action's inputs (given by the scenario or "
+                       "by their defaults) and the things they hold")
     entity: Record = S.W[owner.id]
     old = entity.get(name)
     new = combine(op, old, value, R, pos)
