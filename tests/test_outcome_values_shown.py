@@ -64,3 +64,24 @@ def test_only_a_number_has_an_at_least_in_the_csv(tmp_path, capsys):
 def test_a_truth_has_no_at_least_in_the_table(tmp_path, capsys):
     out = out_of(capsys, "odds", *files(tmp_path, "outcome hit: bool = false\naction go() { hit = chance(1/3) }\n"))
     assert "at least" not in out
+
+
+POOLS = ('outcome left: pool = bodies(2, 1)\noutcome shots: volley = volley(0)\n'
+         'action go() { left = fire(volley(1), left + bodies(1, 3, owner: "red", tag: "cover"))\n'
+         '  shots = volley(2, damage: 3, source: "gun") }\n')
+
+
+def test_a_pool_outcome_shows_its_bodies_as_damage_of_hitpoints_alike_ones_counted(tmp_path, capsys):
+    out = out_of(capsys, "odds", *files(tmp_path, POOLS))
+    assert 'pool(2 × 0/1, 1/3 owner "red" tag "cover")   33.33%' in out
+    assert 'pool(0/1, 1/1, 0/3 owner "red" tag "cover")   66.67%' in out
+
+
+def test_a_volley_outcome_shows_its_shots_alike_ones_counted(tmp_path, capsys):
+    assert 'certain: shots = volley(2 × 3 damage from "gun")' in out_of(capsys, "odds", *files(tmp_path, POOLS))
+
+
+def test_an_empty_pool_and_volley_show_as_empty(tmp_path, capsys):
+    out = out_of(capsys, "odds", *files(tmp_path, "outcome p: pool = bodies(0, 1)\noutcome v: volley = volley(0)\n"
+                                                  "action go() { p = p }\n"))
+    assert "certain: p = pool(), v = volley()" in out

@@ -211,6 +211,9 @@ def show(value: Any) -> str:
         return f'"{value}"'
     if isinstance(value, tuple):
         return "[" + ", ".join(show(v) for v in value) + "]"
+    shown = getattr(value, "shown", None)  # a pool or a volley, which show their owners and sources by this
+    if shown is not None:
+        return shown(show)  # type: ignore[no-any-return]
     return repr(value)
 
 

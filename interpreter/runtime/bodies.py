@@ -8,7 +8,8 @@ five times a plain one, and a sampled run makes dozens.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from fracas.dsl.records import field, record
 from fracas.interpreter.runtime.keys import loosely_equal, same, stable_key
@@ -195,6 +196,16 @@ class Pool:
     def replace(self, index: int, body: Body) -> Pool:
         return Pool.of(self.bodies[:index] + (body,) + self.bodies[index + 1 :])
 
+    def shown(self, show: Callable[[Any], str]) -> str:
+        """As a report shows it: its bodies in order, alike ones counted, each as damage/hitpoints, with its
+        owner and tag where it has them: pool(2 × 0/1, 1/1 owner "red")."""
+        def body(b: Body) -> str:
+            life = "deathless" if b.hitpoints is None else f"{b.damage}/{b.hitpoints}"
+            return (life + ("" if b.owner is None else f" owner {show(b.owner)}")
+                    + (f" tag {show(b.tag)}" if b.tag else ""))
+
+        return f"pool({_counted([body(b) for b in self.bodies])})"
+
 
 @record(slots=True, unsafe_hash=True)
 class Shot:
@@ -231,6 +242,22 @@ class Volley:
 
     def stable_key(self) -> tuple:
         return tuple((s.damage, stable_key(s.source)) for s in self.shots)
+
+    def shown(self, show: Callable[[Any], str]) -> str:
+        """As a report shows it: its shots in order, alike ones counted: volley(3 × 1 damage from "gun")."""
+        return "volley(" + _counted([f"{s.damage} damage" + ("" if s.source is None else f" from {show(s.source)}")
+                                     for s in self.shots]) + ")"
+
+
+def _counted(items: list[str]) -> str:
+    """Items in order, a run of equal ones written once with its count: "2 × a, b"."""
+    runs: list[list[Any]] = []
+    for item in items:
+        if runs and runs[-1][0] == item:
+            runs[-1][1] += 1
+        else:
+            runs.append([item, 1])
+    return ", ".join(item if count == 1 else f"{count} × {item}" for item, count in runs)
 
 
 @record(slots=True, unsafe_hash=True)
