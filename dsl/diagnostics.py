@@ -116,6 +116,16 @@ class RulesError(Exception):
         return "\n".join(d.format() for d in self.diagnostics)
 
 
+def lines_of(text: str) -> list[str]:
+    """The lines of a rules or TOML file as their parsers count them, ended by a newline alone (a carriage return
+    before it dropped): not str.splitlines's, which also ends a line at a form feed, U+2028 and others that a
+    comment or a text may hold."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line starts none
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 @record(frozen=True)  # no slots: the split lines are cached on the instance
 class SourceFile:
     """The text of one input, so a position can be shown with its line."""
@@ -129,7 +139,7 @@ class SourceFile:
 
     @functools.cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        return lines_of(self.text)
 
     def at(self, pos: Pos | None, message: str, hint: str = "") -> Diagnostic:
         if pos is None or pos.line == 0:

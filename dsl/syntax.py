@@ -307,7 +307,7 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
     line, column = error.line, error.column
     if isinstance(error, UnexpectedToken) and error.token.type == "$END":
         message = "unexpected end of file"
-        lines = source.text.splitlines() or [""]
+        lines = source.lines or [""]
         line, column = len(lines), len(lines[-1]) + 1
         hint = _expected(error.expected)
         if "RBRACE" in error.expected or "}" in hint:
@@ -332,7 +332,7 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
             hint = "a percentage is written right after its number, with no space: 60%; % means nothing else"
         return Diagnostic(source.path, line, column, message, hint, source.line(line))
     if isinstance(error, UnexpectedEOF):
-        lines = source.text.splitlines() or [""]
+        lines = source.lines or [""]
         return Diagnostic(source.path, len(lines), len(lines[-1]) + 1, "unexpected end of file")
     return Diagnostic(source.path, line or 0, column or 0, "syntax error")
 

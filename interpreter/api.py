@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from fracas.dsl import nodes as n
 from fracas.dsl.reads import free_names
-from fracas.dsl.diagnostics import Diagnostic, did_you_mean
+from fracas.dsl.diagnostics import Diagnostic, did_you_mean, lines_of
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.core import collector, resolve
@@ -522,6 +522,6 @@ def _find_key(text: str, where: str) -> tuple[int, int, str]:
     while path:
         if path in places:
             line, column = places[path]
-            return line, column, text.splitlines()[line - 1]
+            return line, column, lines_of(text)[line - 1]
         path = path[: max(path.rfind("."), path.rfind("["), 0)]  # the table or array around it
     return 0, 0, ""

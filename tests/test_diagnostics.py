@@ -314,3 +314,14 @@ def test_an_example_setting_an_unknown_name_is_shown_at_the_name():
                   "ex.rules")
     (d,) = caught.value.diagnostics
     assert (d.line, d.column, d.message) == (3, 19, "unknown parameter or choice 'nosuch'")
+
+
+def test_the_line_shown_is_the_line_the_parser_counts_whatever_a_comment_holds():
+    # A form feed, U+0085 and U+2028 end a line for str.splitlines, not for the parser.
+    d = only('rules "x" # a\u2028b\x85c\x0cd\nparam a = 1\nparam b = c\n')
+    assert (d.line, d.column, d.source_line) == (3, 11, "param b = c")
+
+
+def test_the_line_shown_of_a_file_with_crlf_ends_has_no_carriage_return():
+    d = only("param a = 1\r\nparam b = c\r\n")
+    assert (d.line, d.source_line) == (2, "param b = c")

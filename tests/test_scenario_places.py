@@ -161,3 +161,14 @@ def test_an_unknown_choice_made_on_the_command_line_names_the_flag(capsys):
 def test_a_quoted_key_is_placed_at_its_first_character_and_named_as_tomllib_reads_it():
     places = key_places('"foo" = 1\n"f\\u00f6o" = 2\nt = { \'lit\' = 3 }\n')
     assert places["foo"] == (1, 2) and places["föo"] == (2, 2) and places["t.lit"] == (3, 8)
+
+
+
+def test_a_key_after_a_comment_holding_a_line_separator_is_shown_on_its_own_line(capsys, tmp_path):
+    # U+2028 ends a line for str.splitlines, not for TOML: the key below it is on line 2, shown as written.
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('# a\u2028b\n[[attackers]]\ntype = "gunnr"\n\n[target]\ntype = "rifleman"\n\n'
+                        '[space]\ntile = "city"\n', encoding="utf-8")
+    assert errors(capsys, "odds", EPI, str(scenario)).startswith(
+        f"{scenario}:3:1: error: attackers[0].type: unknown unit_type 'gunnr'\n"
+        '    3 | type = "gunnr"\n')

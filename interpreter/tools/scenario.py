@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import tomli_w
 
-from fracas.dsl.diagnostics import Diagnostic
+from fracas.dsl.diagnostics import Diagnostic, SourceFile, lines_of
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.reading import TooLarge, read_bytes
 from fracas.dsl.records import field, record
@@ -73,7 +73,7 @@ _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 def _fail(path: str, message: str, line: int = 0, column: int = 0, text: str = "", hint: str = "") -> ScenarioError:
-    source_line = text.splitlines()[line - 1] if text and 0 < line <= len(text.splitlines()) else ""
+    source_line = SourceFile(path, text).line(line) if text else ""
     return ScenarioError([Diagnostic(path, line, column, message, hint, source_line)])
 
 
@@ -242,7 +242,7 @@ _DIGITS = re.compile(r"[0-9][0-9_]*")
 def _too_long_number(text: str) -> tuple[int, int, int]:
     """Line, column and digit count of the first whole number too long for Python to read; zeros if none."""
     limit = sys.get_int_max_str_digits()
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(lines_of(text), 1):
         for found in _DIGITS.finditer(line):
             digits = len(found.group().replace("_", ""))
             if limit and digits > limit:
@@ -256,7 +256,7 @@ def _too_many_digits(digits: int) -> str:
 
 def _line_of(text: str, key: str) -> tuple[int, int]:
     """The line of a top-level key, written as `key = ...` or as a [key] / [[key]] table."""
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(lines_of(text), 1):
         stripped = line.lstrip().lstrip("[")
         if stripped.startswith(key) and stripped[len(key):].lstrip()[:1] in ("=", "]", "."):
             return number, line.index(key) + 1
