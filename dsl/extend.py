@@ -88,6 +88,11 @@ def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...]
         module = parse(text, shown, limits, cache=from_file)
     sources = {shown: source}
     if not module.extends:
+        alone = [source.at(decl.pos, f"override of {describe(decl)} '{decl.name}' names nothing: this file extends "
+                             "no other", "write extends \"base.rules\" at its top, or leave out 'override'")
+                 for decl in module.decls if getattr(decl, "override", False)]
+        if alone:
+            raise RulesError(alone)
         return Loaded(module, sources)
     if len(stack) >= limits.extends_depth:
         raise RulesError([source.at(module.extends[0].pos, f"extends nests deeper than {limits.extends_depth} files",

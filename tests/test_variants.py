@@ -190,3 +190,11 @@ def test_bad_extends_exits_2_from_the_cli(capsys, tmp_path):
     write(tmp_path, {"mod.rules": 'extends "../../etc/x.rules"\n'})
     assert main(["check", str(tmp_path / "mod.rules")]) == 2
     assert "outside the rules tree" in capsys.readouterr().err
+
+
+def test_an_override_in_a_file_that_extends_nothing_names_nothing():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads("kind k { a: int }\noverride k r { a 1 }\noverride param p = 2\n", "alone.rules")
+    assert [(d.line, d.message) for d in caught.value.diagnostics] == [
+        (2, "override of row 'r' names nothing: this file extends no other"),
+        (3, "override of param 'p' names nothing: this file extends no other")]
