@@ -101,7 +101,9 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
         action = rules.actions.get(action_name)
         if action is None:
             raise InputProblem("action", f"unknown action '{action_name}'",
-                               did_you_mean(action_name, rules.actions) or "the actions are: " + ", ".join(rules.actions))
+                               did_you_mean(action_name, rules.actions)
+                               or ("the actions are: " + ", ".join(rules.actions) if rules.actions
+                                   else "these rules declare no action"))
         program = build_program(rules, params, scenario.choices)
         start = action_inputs(program, action, scenario.inputs)
     except InputProblem as problem:

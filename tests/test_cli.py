@@ -422,3 +422,10 @@ def test_control_characters_in_an_example_title_are_escaped(capsys, tmp_path):
     rules.write_text('outcome r: int = 0\naction go() { r = 1 }\nexample "X-01 \x1b[2Jwiped" { run go() expect r == 1 }\n')
     code, out, _ = run(capsys, "test", str(rules))
     assert code == 0 and out == "PASS X-01 \\x1b[2Jwiped\n1 passed, 0 failed\n"
+
+
+def test_a_scenario_naming_an_action_of_rules_that_declare_none_says_so(tmp_path, capsys):
+    (tmp_path / "empty.rules").write_text("# nothing yet\n")
+    (tmp_path / "s.toml").write_text('action = "exchange"\n')
+    code, _, err = run(capsys, "odds", str(tmp_path / "empty.rules"), str(tmp_path / "s.toml"))
+    assert code == 2 and "unknown action 'exchange'" in err and "hint: these rules declare no action" in err

@@ -145,6 +145,8 @@ def test_sweep_heatmap_is_a_png(tmp_path, capsys):
     (["--vary", "target.type=rifelman"], "unknown unit_type 'rifelman'"),
     (["--vary", "target.type=rifleman", "--metric", "mean(figures_lots)"], "unknown name 'figures_lots'"),
     (["--vary", "target.type=rifleman", "--metric", "mean(("], "unexpected end of file"),
+    (["--vary", "params.firestorm_damage=1,2", "--set", "firestorm_damage=3"],
+     "--vary params.firestorm_damage and --set firestorm_damage=3 both set it; leave one out"),
 ])
 def test_sweep_mistakes_exit_2_with_a_message(capsys, args, message):
     assert main(["sweep", EPI, CITY, *args]) == 2

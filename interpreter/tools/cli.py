@@ -522,6 +522,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     twice = next((path for path in paths if paths.count(path) > 1), None)
     if twice is not None:
         raise UsageError(f"--vary {twice} is given twice; give all its values in one --vary")
+    both = next((path for path in paths if path in scenario.flags), None)
+    if both is not None:
+        raise UsageError(f"--vary {both} and {scenario.flags[both]} both set it; leave one out")
     if args.samples < 1 or (args.jobs is not None and args.jobs < 1):
         raise UsageError("--samples and --jobs need positive numbers")
     _within_samples_limit(args)
