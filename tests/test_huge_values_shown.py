@@ -67,4 +67,11 @@ def test_a_number_is_rounded_to_four_figures_whatever_its_size(value, shown):
 
 
 def test_past_the_largest_float_a_float_is_an_infinity_of_the_same_sign():
-    assert as_float(10**400) == float("inf") and as_float(-10**400) == float("-inf") and as_float(Fraction(1, 4)) == 0.25
+    assert as_float(10**400) == float("inf") and as_float(-10**400) == float("-inf")
+    assert as_float(Fraction(1, 4)) == 0.25
+
+
+@pytest.mark.parametrize("value, shown", [(Fraction(387486025, 387420489), "1.000"),
+                                          (Fraction(100002, 1000), "100.0"), (2, "2"), (Fraction(5, 2), "2.5")])
+def test_a_number_that_is_not_whole_is_not_shown_as_a_whole_number(value, shown):
+    assert approx(value) == shown

@@ -15,6 +15,7 @@ from fractions import Fraction
 import pytest
 
 from fracas.interpreter.tools.cli import main
+from fracas.interpreter.tools.report import percent
 
 NONE_OR_TEXT = 'outcome label: text? = none\naction go() { if chance(1/4) { label = "none" } }\n'
 NUMBERS = "outcome on: number = 0\naction go() { on = pick([3/2, 2, 1/3]) }\n"
@@ -85,3 +86,11 @@ def test_an_empty_pool_and_volley_show_as_empty(tmp_path, capsys):
     out = out_of(capsys, "odds", *files(tmp_path, "outcome p: pool = bodies(0, 1)\noutcome v: volley = volley(0)\n"
                                                   "action go() { p = p }\n"))
     assert "certain: p = pool(), v = volley()" in out
+
+
+@pytest.mark.parametrize("p, shown", [(Fraction(1, 32), "  3.13%"), (Fraction(1, 8), " 12.50%"),
+                                      (Fraction(1), "100.00%"), (Fraction(9998, 10000), " 99.98%"),
+                                      (Fraction(19999, 20000), ">99.99%"), (Fraction(999999, 1000000), ">99.99%"),
+                                      (Fraction(1, 1000000), " <0.01%"), (Fraction(0), "  0.00%")])
+def test_a_probability_is_shown_to_a_hundredth_of_a_percent_halves_up_and_never_certain_unless_it_is(p, shown):
+    assert percent(p) == shown

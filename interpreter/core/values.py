@@ -181,7 +181,10 @@ def approx(value: int | Fraction, spec: str = ".4g", root: bool = False) -> str:
     float where one holds it, else by the decimal module, which has no largest number."""
     try:
         found = float(value)
-        return format(found ** 0.5 if root else found, spec)
+        shown = format(found ** 0.5 if root else found, spec)
+        if spec.endswith("g") and shown.lstrip("+-").isdigit() and value != round(value) and not root:
+            return format(found, "#" + spec)  # 1.0002 to four figures is 1.000, not the whole number 1
+        return shown
     except OverflowError:
         with localcontext() as context:
             context.prec = 28

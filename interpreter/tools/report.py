@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -19,7 +20,10 @@ STOPPED = "stopped"  # why a resolution stopped early: a name every distribution
 def percent(p: Fraction) -> str:
     if 0 < p < Fraction(1, 20000):
         return " <0.01%"
-    return f"{float(p) * 100:6.2f}%"
+    if 1 - Fraction(1, 20000) <= p < 1:  # not certain: not shown as if it were
+        return ">99.99%"
+    hundredths = math.floor(p * 10000 + Fraction(1, 2))  # exactly, halves up: 1/32 is 3.13%, as a person rounds it
+    return f"{f'{hundredths // 100}.{hundredths % 100:02d}':>6}%"
 
 
 def number(value: Fraction | None, fractions: bool) -> str:
