@@ -101,6 +101,21 @@ def _check_tree(tree: lark.Tree, source: SourceFile, limits: Limits) -> None:
                 stack.append((child, depth + 1))
             elif isinstance(child, Token) and child.type in ("NUMBER", "DICE", "PERCENT"):
                 _check_digits(child, source, limits)
+            elif isinstance(child, Token) and child.type == "STRING":
+                _check_escapes(child, source)
+
+
+ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}  # what a backslash in a text may come before
+
+
+def _check_escapes(token: Token, source: SourceFile) -> None:
+    """A backslash in a text comes before n, t, a quote or a backslash: any other is a mistake, not a letter."""
+    for found in re.finditer(r"\\(.)", str(token)):
+        if found.group(1) not in ESCAPES:
+            column = token.column + found.start()
+            pos = n.Pos(token.line, column, token.line, column + 2, source.path)
+            raise RulesError([source.at(pos, f"unknown escape '{found.group()}' in a text",
+                                        'a text knows \\n (a new line), \\t (a tab), \\" and \\\\ (a backslash)')])
 
 
 def _check_digits(token: Token, source: SourceFile, limits: Limits) -> None:
@@ -342,7 +357,7 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
 
 def _unquote(token: str) -> str:
     body = token[1:-1]
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
+    return re.sub(r"\\(.)", lambda m: ESCAPES[m.group(1)], body)
 
 
 def _args(items: list[Any] | None) -> tuple[tuple[n.Expr, ...], tuple[n.Keyword, ...]]:

@@ -264,10 +264,11 @@ def reads_only_outcomes(rules: Ruleset, exprs: list[n.Expr]) -> bool:
 
 
 def show_plain(value: Any) -> str:
-    """Outcome values as JSON keys and table cells: 3, 1/2, true, the name of a row, a text as it is; but the
-    text "none" in its quotes, which a `text?` outcome may hold beside none itself."""
+    """Outcome values as JSON keys and table cells: 3, 1/2, true, the name of a row, a text as it is; but in its
+    quotes, as the rules write it, a text that would not read as itself bare: empty, "none" (which a `text?`
+    outcome may hold beside none itself), or one with a new line, a tab, a quote or a backslash."""
     text = show(value)
-    return text[1:-1] if isinstance(value, str) and value != "none" else text
+    return value if isinstance(value, str) and value not in ("", "none") and len(text) == len(value) + 2 else text
 
 
 @record

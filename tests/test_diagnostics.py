@@ -325,3 +325,9 @@ def test_the_line_shown_is_the_line_the_parser_counts_whatever_a_comment_holds()
 def test_the_line_shown_of_a_file_with_crlf_ends_has_no_carriage_return():
     d = only("param a = 1\r\nparam b = c\r\n")
     assert (d.line, d.source_line) == (2, "param b = c")
+
+
+def test_an_unknown_escape_in_a_text_is_marked_at_its_backslash():
+    d = only('outcome t: text = ""\naction go() { t = "a\\qb" }\n')
+    assert (d.line, d.column, d.message) == (2, 21, "unknown escape '\\q' in a text")
+    assert d.hint == 'a text knows \\n (a new line), \\t (a tab), \\" and \\\\ (a backslash)'

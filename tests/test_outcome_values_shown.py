@@ -94,3 +94,15 @@ def test_an_empty_pool_and_volley_show_as_empty(tmp_path, capsys):
                                       (Fraction(1, 1000000), " <0.01%"), (Fraction(0), "  0.00%")])
 def test_a_probability_is_shown_to_a_hundredth_of_a_percent_halves_up_and_never_certain_unless_it_is(p, shown):
     assert percent(p) == shown
+
+
+def test_a_text_is_read_with_its_escapes_and_shown_as_written_where_it_needs_them(tmp_path, capsys):
+    rules = 'outcome t: text = ""\naction go() { if chance(1/2) { t = "say \\"hi\\"\\nnow\\\\" } }\n'
+    out = out_of(capsys, "odds", *files(tmp_path, rules), "--json")
+    assert json.loads(out)["outcomes"]["t"]["distribution"] == {'""': "1/2", '"say \\"hi\\"\\nnow\\\\"': "1/2"}
+
+
+def test_an_event_shows_a_changed_text_on_one_line(tmp_path, capsys):
+    rules = 'outcome t: text = "plain"\naction go() { t = "two\\nlines" }\n'
+    out = out_of(capsys, "run", *files(tmp_path, rules))
+    assert 't: plain -> "two\\nlines"' in out or 't: "plain" -> "two\\nlines"' in out

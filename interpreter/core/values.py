@@ -192,6 +192,9 @@ def approx(value: int | Fraction, spec: str = ".4g", root: bool = False) -> str:
             return format((number.sqrt() if root else number).normalize(), spec)
 
 
+_ESCAPED = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"})
+
+
 def show(value: Any) -> str:
     """A value as a designer reads it: 1/3 not Fraction(1, 3), true not True."""
     kind = type(value)
@@ -210,8 +213,8 @@ def show(value: Any) -> str:
         return "false"
     if isinstance(value, Fraction):
         return exact_text(value)
-    if isinstance(value, str):
-        return f'"{value}"'
+    if isinstance(value, str):  # as the rules write it: a new line, a tab, a quote or a backslash escaped
+        return '"' + value.translate(_ESCAPED) + '"'
     if isinstance(value, tuple):
         return "[" + ", ".join(show(v) for v in value) + "]"
     shown = getattr(value, "shown", None)  # a pool or a volley, which show their owners and sources by this
