@@ -19,6 +19,7 @@ from fracas.dsl.reads import free_names
 from fracas.dsl.diagnostics import Diagnostic, did_you_mean, lines_of
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
+from fracas.dsl.types import type_from
 from fracas.interpreter.core import collector, resolve
 from fracas.interpreter.core.constraints import check_after, clear_test, constrained_fields
 from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
@@ -310,7 +311,8 @@ class Run:
             value = frame[param.name]
             carried = param.name in scenario.inputs and param.name not in scenario.elsewhere
             if value is not None and (carried or not scenario.elsewhere):
-                data[param.name] = plain(rules, value, self.state.world)
+                data[param.name] = plain(rules, value, self.state.world, type_from(param.type, rules.kinds), param.pos,
+                                         self.prepared.program)
         return data
 
     def as_json(self) -> dict[str, Any]:

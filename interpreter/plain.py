@@ -15,6 +15,8 @@ from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.records import replace
 from fracas.dsl.ruleset import FieldInfo, Ruleset
 from fracas.dsl.types import Type
+from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import Record, Ref, RowRef, show
 from fracas.interpreter.inputs import NONE_TEXT
@@ -22,7 +24,8 @@ from fracas.interpreter.runtime.bodies import Pool, Volley
 from fracas.interpreter.runtime.chance import DiceValue
 
 
-def plain(rules: Ruleset, value: Any, world: Frozen, type_: Type | None = None, at: n.Pos | None = None) -> Any:
+def plain(rules: Ruleset, value: Any, world: Frozen, type_: Type | None = None, at: n.Pos | None = None,
+          program: Program | None = None) -> Any:
     """A runtime value as plain data (for TOML and JSON): entities as tables, rows by name.
 
     A state file is a scenario file, so the data reads back as the same
@@ -30,16 +33,18 @@ def plain(rules: Ruleset, value: Any, world: Frozen, type_: Type | None = None, 
     two places is written in both, and reads back as two equal things;
     what a scenario cannot give (a pool, a volley) is an Unwritable text,
     shown by a run and refused by dump_state. `type_` is the declared type,
-    when known; `at` the declaration a refusal points to.
+    when known; `at` the declaration a refusal points to. `program`: the
+    values' own, which works out a default written as an expression.
     """
-    return _Writer(rules).plain(value, world, type_, at)
+    return _Writer(rules, program).plain(value, world, type_, at)
 
 
 class _Writer:
     """Writes the values of one ruleset; a refusal points at the rules' declaration."""
 
-    def __init__(self, rules: Ruleset):
+    def __init__(self, rules: Ruleset, program: Program | None = None):
         self.rules = rules
+        self.program = program
 
     def plain(self, value: Any, world: Frozen, type_: Type | None = None, at: n.Pos | None = None) -> Any:
         if value is None:
@@ -66,10 +71,24 @@ class _Writer:
         kind = self.rules.kinds[record.shape.kind]
         data: dict[str, Any] = {}
         for info, value in zip(kind.fields, record.values):
-            if value is None and _defaults_to_none(info):
+            if value is None and self._defaults_to_none(info, record, kind.fields, world):
                 continue  # left out, the default gives none again: the file stays as a designer writes it
             data[info.name] = self.plain(value, world, info.type, info.decl.pos)
         return data
+
+    def _defaults_to_none(self, info: FieldInfo, record: Record, fields: tuple[FieldInfo, ...],
+                          world: Frozen) -> bool:
+        """Whether a field left out reads back as none: its default is none, or works out to none from the fields
+        before it (which the file holds as they are)."""
+        if info.default is None or isinstance(info.default, n.NoneLit):
+            return True
+        if self.program is None:
+            return False
+        before = {f.name: v for f, v in zip(fields, record.values)}
+        try:
+            return self.program.constant(info.default, before, dict(world)) is None
+        except RunError:  # the default fails for these fields: left to the refusal
+            return False
 
     def _plain_none(self, type_: Type | None, at: n.Pos | None) -> Any:
         """The text "none", but where it would read back as a text (text?) or the type is not known."""
@@ -109,6 +128,3 @@ class Unwritable(str):
         """The problem, named by the TOML path of the value (and a file, if the rules gave none)."""
         return replace(self.problem, path=self.problem.path or path, message=f"{where}: {self.problem.message}")
 
-
-def _defaults_to_none(info: FieldInfo) -> bool:
-    return info.default is None or isinstance(info.default, n.NoneLit)

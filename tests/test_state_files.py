@@ -82,6 +82,11 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     return code, capsys.readouterr().err
 
 
+def run_cli_out(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(list(args))
+    return code, capsys.readouterr().out
+
+
 def write(tmp_path: Path, name: str, text: str) -> str:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -168,11 +173,36 @@ def test_a_thing_met_in_two_places_is_written_in_both_and_reads_back_equal():
     assert before == after and after[1][1][0][1][0] == ("spot", (2,))
 
 
-def test_a_none_in_a_list_given_directly_to_the_action_is_refused_not_a_crash(capsys, tmp_path):
+def test_a_none_in_a_list_given_directly_to_the_action_is_written_by_the_input_s_type(capsys, tmp_path):
     rules = write(tmp_path, "l.rules", "outcome r: int = 0\naction go(xs: list of int? = [1]) { xs = [none] }\n")
-    scenario = write(tmp_path, "s.toml", "")
-    code, err = run_cli(capsys, "run", rules, scenario)
-    assert code == 2 and "xs[0]" in err
+    written = str(tmp_path / "o.toml")
+    assert run_cli(capsys, "run", rules, write(tmp_path, "s.toml", ""), "--write-state", written)[0] == 0
+    assert tomllib.loads((tmp_path / "o.toml").read_text()) == {"action": "go", "xs": ["none"]}
+
+
+def test_a_pool_held_by_an_input_is_refused_at_the_input_when_the_state_is_written(capsys, tmp_path):
+    rules = write(tmp_path, "p.rules", "outcome r: int = 0\naction go(y: pool = bodies(1, 1)) {\n"
+                                       "    r = lethal(fire(volley(1), y))\n}\n")
+    code, err = run_cli(capsys, "run", rules, write(tmp_path, "s.toml", ""), "--write-state", str(tmp_path / "o.toml"))
+    assert code == 2 and err.startswith(f"{rules}:2:11: error: y: a pool cannot be written to a state file")
+    assert not (tmp_path / "o.toml").exists()
+
+
+def test_a_run_whose_state_cannot_be_written_still_shows_its_outcomes_and_says_why(capsys, tmp_path):
+    rules = write(tmp_path, "p.rules", "outcome r: int = 0\naction go(y: pool = bodies(1, 1)) {\n"
+                                       "    r = lethal(fire(volley(1), y))\n}\n")
+    code, out = run_cli_out(capsys, "run", rules, write(tmp_path, "s.toml", ""))
+    assert code == 0 and "  r = 1" in out
+    assert out.rstrip().endswith("state\n  (not writable as a state file; --write-state says why)\n"
+                                 "  y: a pool cannot be written to a state file")
+
+
+def test_a_text_field_whose_default_works_out_to_none_is_left_out_of_the_state(capsys, tmp_path):
+    rules = write(tmp_path, "c.rules", 'kind k {\n    flag: bool = false\n    s: text? = if flag then "y" else none\n'
+                                       "}\noutcome r: int = 0\n"
+                                       "action probe(x: k = {}) { r = if x.s == none then 1 else 0 }\n")
+    code, out = run_cli_out(capsys, "run", rules, write(tmp_path, "s.toml", ""), "--toml")
+    assert code == 0 and tomllib.loads(out) == {"action": "probe", "x": {"flag": False}}
 
 
 def test_a_number_too_long_to_write_is_refused_not_a_crash():

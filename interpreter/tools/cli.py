@@ -359,9 +359,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     rules, scenario = _load(args)
     target = _output("--write-state", args.write_state, args, [rules])
     result = api.sample(rules, scenario, seed=args.seed)
-    state = dump_state(result.new_state())
+    try:
+        state: str | ScenarioError = dump_state(result.new_state())
+    except ScenarioError as error:
+        if target is not None or args.toml:  # the state is what was asked for
+            raise
+        state = error  # shown for what it is; the run's events and outcomes stand
     if target is not None:
-        _writing(target, lambda: write_text_atomically(target, state))
+        _writing(target, lambda: write_text_atomically(target, state))  # type: ignore[arg-type]
     if args.json:
         print(json.dumps(result.as_json(), indent=2))
     elif args.toml:

@@ -11,7 +11,8 @@ from typing import Any
 from fracas.dsl.records import record
 from fracas.dsl.types import NUMERIC
 
-from fracas.interpreter.api import Distribution, Pool, Run, Volley, approx, exact_text, show_plain, stable_key
+from fracas.interpreter.api import (Distribution, Pool, Run, ScenarioError, Volley, approx, exact_text, show_plain,
+                                   stable_key)
 
 BAR_WIDTH = 30
 STOPPED = "stopped"  # why a resolution stopped early: a name every distribution may have
@@ -375,7 +376,8 @@ def explain_text(run: Run) -> str:
     return "\n".join(lines)
 
 
-def run_text(run: Run, state_toml: str) -> str:
+def run_text(run: Run, state_toml: str | ScenarioError) -> str:
+    """A sampled run: its events, its outcomes and the state it leaves (or why that cannot be written)."""
     lines = [f"{run.prepared.action.name} (seed {run.seed})" if run.seed is not None else run.prepared.action.name]
     lines.append("\nevents")
     for event in run.events:
@@ -388,6 +390,10 @@ def run_text(run: Run, state_toml: str) -> str:
     if run.stopped:
         lines.append(f"  stopped: {run.stopped}")
     lines.append("\nstate")
-    lines.extend("  " + line for line in state_toml.rstrip().splitlines())
+    if isinstance(state_toml, ScenarioError):
+        lines.append("  (not writable as a state file; --write-state says why)")
+        lines.extend(f"  {d.message}" for d in state_toml.diagnostics)
+    else:
+        lines.extend("  " + line for line in state_toml.rstrip().splitlines())
     return "\n".join(lines)
 
