@@ -288,3 +288,18 @@ def test_an_order_of_true_names_no_owner_1_though_python_finds_them_equal():
     # Two volleys equal as Python compares them, whose orders the rules tell apart: neither may stand for the other.
     assert exact(EQUAL_BUT_UNLIKE, Scenario("go", {})).joint() == [({"by_one": 0, "by_true": 1}, Fraction(1))]
     assert sample(EQUAL_BUT_UNLIKE, Scenario("go", {}), seed=1).outcomes == {"by_one": 0, "by_true": 1}
+
+
+def test_a_forced_roll_names_a_living_body_in_the_pool_s_sorted_order_where_a_body_hit_moves_after_fresh_ones():
+    rules = dsl.loads("outcome dead: int = 0\naction go() {\n    let pool = bodies(3, 2)\n"
+                      "    pool = fire(volley(2), pool)\n    dead = lethal(pool)\n}\n", "t.rules")
+    assert forced(rules, Scenario("go", {}), [0, 0]).outcomes["dead"] == 0  # two bodies hit once each
+    assert forced(rules, Scenario("go", {}), [0, 2]).outcomes["dead"] == 1  # the first body, now last, again
+
+
+def test_a_forced_roll_counts_bodies_by_owner_before_the_order_they_were_added():
+    rules = dsl.loads('outcome zeta: int = 0\naction go() {\n    let pool = bodies(1, 1, owner: "zeta") + '
+                      'bodies(2, 1, owner: "alpha")\n    zeta = lethal(fire(volley(1), pool), owner: "zeta")\n}\n',
+                      "t.rules")
+    assert forced(rules, Scenario("go", {}), [0]).outcomes["zeta"] == 0
+    assert forced(rules, Scenario("go", {}), [2]).outcomes["zeta"] == 1

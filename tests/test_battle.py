@@ -7,6 +7,8 @@ import tomllib
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
+
 from fracas import dsl
 from fracas.interpreter.api import Run, prepare
 from fracas.interpreter.tools.cli import main
@@ -77,3 +79,14 @@ def test_odds_for_an_attack_on_a_ship(capsys):
     assert data["outcomes"]["hit"]["distribution"] == {"false": "1/3", "true": "2/3"}
     hull = {int(k): Fraction(v) for k, v in data["outcomes"]["hull_left"]["distribution"].items()}
     assert hull == {9: Fraction(2, 3), 12: Fraction(1, 3)}
+
+
+@pytest.mark.parametrize("key, second", [("action", 'action = "attack"\n'), ("params.bonus", "[params]\nbonus = 2\n")])
+def test_an_action_or_parameter_given_in_two_files_is_an_error_at_its_second_place(tmp_path, capsys, key, second):
+    first = tmp_path / "one.toml"
+    first.write_text('action = "attack"\n[params]\nbonus = 1\n')
+    again = tmp_path / "two.toml"
+    again.write_text(second)
+    assert main(["run", RULES, str(BATTLE / "corvette.toml"), str(first), str(again)]) == 2
+    err = capsys.readouterr().err  # at the second place: the later file won without a word
+    assert err.startswith(f"{again}:") and f"error: '{key}' is already given in {first}" in err

@@ -173,12 +173,23 @@ def combine(scenarios: list[Scenario]) -> Scenario:
     """A state file and the files that act on it, read as one scenario.
 
     The first file is the state (a ship sheet, say); the others add the action
-    and its inputs. A key given twice is an error at its second place.
+    and its inputs. A key given twice (an input, the action, a parameter or a
+    choice) is an error at its second place.
     """
     first, *others = scenarios
     inputs, params, choices = dict(first.inputs), dict(first.params), dict(first.choices)
     action = first.action
     elsewhere: dict[str, tuple[str, str]] = {}
+    given: dict[str, str] = {}  # an action, a parameter or a choice -> the file that gave it
+    for scenario in scenarios:
+        keys = [*(["action"] if scenario.action is not None else []), *(f"params.{k}" for k in scenario.params),
+                *(f"choices.{k}" for k in scenario.choices)]
+        for key in keys:
+            if key in given:  # the later file would win without a word: one of them is a mistake
+                line, column = _line_of(scenario.text, key.rpartition(".")[2])
+                raise _fail(scenario.path, f"'{key}' is already given in {given[key]}", line, column, scenario.text,
+                            "give the action, and each parameter and choice, in one file only")
+            given[key] = scenario.path
     for other in others:
         for key in other.inputs:
             if key in inputs:
