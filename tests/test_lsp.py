@@ -125,6 +125,35 @@ async def test_a_syntax_error_is_a_diagnostic_and_fixing_it_clears_it(client: La
     close(client, uri)
 
 
+async def test_a_parameter_that_breaks_a_constraint_is_a_diagnostic_as_fracas_check_reports_it(
+        client: LanguageClient, tmp_path):
+    text = "param most: int in 1..3 = 5\noutcome o: int = 0\naction go() { o = most }\n"
+    uri = await open_document(client, tmp_path / "bounds.rules", text)
+    (found,) = await diagnostics_of(client, uri)
+    assert found.message.startswith("the parameters as written break the constraint 'most in 1..3'")
+    assert found.severity == lsp.DiagnosticSeverity.Error
+    change(client, uri, 2, text.replace("5", "2"))
+    assert await diagnostics_of(client, uri) == []
+    close(client, uri)
+
+
+async def test_an_example_whose_input_breaks_a_constraint_is_a_diagnostic(client: LanguageClient, tmp_path):
+    text = ('kind piece { hp: int in 1..9 }\noutcome o: int = 0\naction go(p: piece) { o = p.hp }\n'
+            'example "too big" {\n    run go(p: {hp: 40})\n    expect o == 40\n}\n')
+    uri = await open_document(client, tmp_path / "inputs.rules", text)
+    (found,) = await diagnostics_of(client, uri)
+    assert found.message.startswith("p.hp: 40 breaks the constraint") and found.range.start.line == 4
+    close(client, uri)
+
+
+async def test_a_file_that_declares_nothing_gets_the_warning_fracas_check_gives(client: LanguageClient, tmp_path):
+    uri = await open_document(client, tmp_path / "empty.rules", "# to be written\n")
+    (found,) = await diagnostics_of(client, uri)
+    assert found.message.startswith("this rules file declares nothing")
+    assert found.severity == lsp.DiagnosticSeverity.Warning
+    close(client, uri)
+
+
 async def test_editing_a_base_file_diagnoses_its_open_variants_again(client: LanguageClient):
     base_uri = await open_document(client, BASE)
     variant_uri = await open_document(client, VARIANT)

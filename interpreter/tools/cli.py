@@ -26,7 +26,7 @@ from fracas.interpreter.tools import report
 from fracas.interpreter.api import ScenarioError, as_float, exact_text, show_plain
 from fracas.dsl.limits import DEFAULT as DEFAULT_LIMITS
 from fracas.dsl.limits import Limits
-from fracas.interpreter.tools.examples import input_problems, run_examples
+from fracas.interpreter.tools.examples import check_problems, run_examples
 from fracas.interpreter.tools.plots import FORMATS as PICTURE_FORMATS
 from fracas.interpreter.tools.plots import PlotUnavailable, picture_format, plot_distributions, plot_heatmap
 from fracas.interpreter.tools.files import not_a_regular_file, write_text_atomically
@@ -293,10 +293,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         except RulesError as error:
             problems.extend(error.diagnostics)
             continue
-        problems.extend(rules.warnings)
-        refused = input_problems(rules)  # rows, parameters or examples' inputs that break a constraint
-        if refused:
-            problems.extend(refused)
+        found = check_problems(rules)  # warnings; rows, parameters or examples' inputs that break a constraint
+        problems.extend(found)
+        if any(d.severity == "error" for d in found):
             continue
         if not args.json:
             _show(f"{file}: ok ({len(rules.actions)} actions, {len(rules.examples)} examples)")

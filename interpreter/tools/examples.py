@@ -114,6 +114,12 @@ def input_problems(rules: Ruleset) -> list[Diagnostic]:
     return problems
 
 
+def check_problems(rules: Ruleset) -> list[Diagnostic]:
+    """What `fracas check` reports of rules that check clean: their warnings, then what no run could start from
+    (input_problems). The one list the command line and an editor both show."""
+    return [*rules.warnings, *input_problems(rules)]
+
+
 def run_examples(rules: Ruleset) -> list[ExampleResult]:
     return [run_example(rules, example) for example in rules.examples]
 

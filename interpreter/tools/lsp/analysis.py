@@ -152,6 +152,11 @@ def analyze(text: str, path: str, limits: Limits, version: int | None = None,
     analysis.diagnostics = _run(checker, analysis)
     analysis.checked = not analysis.diagnostics
     checker.rules.bases, checker.rules.limits = loaded.base_paths, limits
+    if analysis.checked:  # what `fracas check` reports besides: warnings, rows and inputs that break a constraint
+        # Here, not at the top: the engine is loaded when a file first checks clean, not when the server starts.
+        from fracas.interpreter.tools.examples import check_problems
+
+        analysis.diagnostics = check_problems(checker.rules)
     bases = {p: _base_module(source, limits) for p, source in loaded.sources.items() if p != path}
     _index(analysis, checker, loaded.module.decls, bases)
     return analysis
