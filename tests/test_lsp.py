@@ -327,6 +327,30 @@ def spans(uri: str, text: str, name: str, *places: str) -> set[tuple[str, int, i
     return found
 
 
+CONSTRAINED = """param bonus = 1
+param cap = 3
+require bonus <= cap "the bonus stays under the cap"
+kind piece_type { size: int  require size >= 1 }
+kind piece { type: piece_type  health: int in 0..type.size = 1 }
+piece_type pawn { size 2 }
+outcome o: int = 0
+action go(p: piece, n: int in 0..cap) require p.health > 0 { o = p.health + n + bonus }
+"""
+
+
+@pytest.mark.parametrize("name, written", [
+    ("bonus", "require bonus <= cap"), ("cap", "bonus <= cap"), ("size", "require size >= 1"),
+    ("type", "0..type.size"), ("size", "type.size"), ("cap", "0..cap)"), ("p", "require p.health"),
+    ("health", "p.health > 0"),
+])
+async def test_a_name_in_a_require_or_bounds_is_a_reference_to_what_it_names(client: LanguageClient, tmp_path,
+                                                                                 name, written):
+    uri = await open_document(client, tmp_path / "constrained.rules", CONSTRAINED)
+    found = await references_at(client, uri, where(CONSTRAINED, written, name))
+    assert spans(uri, CONSTRAINED, name, written) < found  # itself and the declaration at least
+    close(client, uri)
+
+
 async def test_references_of_a_local_are_its_binding_and_its_uses_in_its_own_step_only(client: LanguageClient,
                                                                                      tmp_path):
     uri, _ = await open_scopes(client, tmp_path)

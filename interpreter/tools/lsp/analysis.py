@@ -327,6 +327,12 @@ class _Indexer:
                 if f.default is not None:
                     self.expr(f.default, {name: key for name, key in scope.items()})
                 scope[f.name] = ("field", decl.name, f.name)
+            # A field's bounds and the kind's requires read any of its fields.
+            whole = {f.name: ("field", decl.name, f.name) for f in decl.fields}
+            for f in decl.fields:
+                self.bounds(f.bounds, whole)
+            for require in decl.requires:
+                self.expr(require.test, whole)
         elif isinstance(decl, n.RowDecl):
             self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
             if decl.kind_pos.line and (decl.kind_pos.line, decl.kind_pos.column) != (decl.pos.line, decl.pos.column):
@@ -352,6 +358,10 @@ class _Indexer:
             if decl.type is not None:
                 self.type(decl.type)
             self.expr(decl.value, {})
+            if isinstance(decl, n.ParamDecl):
+                self.bounds(decl.bounds, {})
+        elif isinstance(decl, n.Require):  # at the top of a file: over the parameters and choices
+            self.expr(decl.test, {})
         elif isinstance(decl, (n.ModifierDecl, n.FnDecl, n.StepDecl)):
             self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
             what = "fn" if isinstance(decl, n.FnDecl) else "modifier" if isinstance(decl, n.ModifierDecl) else (
@@ -368,6 +378,10 @@ class _Indexer:
                 self.block(decl.block or (), dict(scope), f"local of fn {decl.name}")
             else:
                 self.type(decl.result)
+                for param in decl.params:  # an input's bounds and the action's requires read its inputs
+                    self.bounds(param.bounds, scope)
+                for require in decl.requires:
+                    self.expr(require.test, scope)
                 inner = dict(scope)
                 self.block(decl.body, inner, f"local of {what} {decl.name}")
                 if decl.is_action:
@@ -387,6 +401,11 @@ class _Indexer:
                 self.expr(param.default, {})
             scope[param.name] = key
         return scope
+
+    def bounds(self, bounds: n.Bounds | None, scope: dict[str, Key]) -> None:
+        if bounds is not None:
+            self.expr(bounds.low, scope)
+            self.expr(bounds.high, scope)
 
     def example(self, decl: n.ExampleDecl) -> None:
         for (name, value), pos in zip(decl.sets, decl.set_pos):
