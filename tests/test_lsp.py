@@ -560,6 +560,18 @@ async def test_formatting_gives_back_every_shipped_file(client: LanguageClient, 
     close(client, uri)
 
 
+async def test_formatting_brackets_nested_past_what_the_layout_follows_changes_nothing_and_logs_no_error(
+        client: LanguageClient, tmp_path):
+    text = "param a = " + "(" * 1000 + "1" + ")" * 1000 + "\n"
+    uri = await open_document(client, tmp_path / "deep.rules", text)
+    errors_before = sum(1 for m in client.log_messages if m.type == lsp.MessageType.Error)
+    edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), options=lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert edits is None
+    assert [m.message for m in client.log_messages if m.type == lsp.MessageType.Error][errors_before:] == []
+    close(client, uri)
+
+
 # ---- any text at all ----------------------------------------------------------------------------------
 
 

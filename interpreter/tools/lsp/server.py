@@ -151,6 +151,8 @@ class FracasServer(LanguageServer):
             return formatter.format(text)
         except RulesError:
             return None
+        except RecursionError:  # brackets nested past what the layout follows: left as it is, as fracas fmt refuses it
+            return None
 
     def _ready_to_format(self, uri: str, text: str) -> None:
         """Read a newly opened file for formatting, so that Format Document answers at once.
