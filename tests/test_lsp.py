@@ -536,8 +536,26 @@ async def test_a_lens_runs_one_example_and_then_shows_pass_or_fail(client: Langu
     assert results[1]["passed"] is False and "expect total == 4 (line 9) is false" in results[1]["message"]
     shown = [lens.command.title for lens in await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=identifier))]
     assert shown[0] == "PASS ✓ (run again)"
-    assert shown[1].startswith("FAIL ✗ expect total == 4 (line 9) is false")
+    assert shown[1] == "FAIL ✗ expect total == 4 (line 9) is false (run again)"  # one line, as a lens is
     close(client, uri)
+
+
+async def test_a_lens_forgets_its_result_when_the_base_of_its_file_changes(client: LanguageClient, tmp_path):
+    (tmp_path / "base.rules").write_text("param bonus = 2\noutcome r: int = 0\naction go() { r = bonus }\n")
+    variant_text = 'extends "base.rules"\nexample "V-1" {\n    run go()\n    expect r == 2\n}\n'
+    (tmp_path / "variant.rules").write_text(variant_text)
+    base = await open_document(client, tmp_path / "base.rules")
+    variant = await open_document(client, tmp_path / "variant.rules")
+    identifier = lsp.TextDocumentIdentifier(uri=variant)
+    (lens,) = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=identifier))
+    await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command=lens.command.command, arguments=lens.command.arguments))
+    change(client, base, 2, "param bonus = 3\noutcome r: int = 0\naction go() { r = bonus }\n")
+    await diagnostics_of(client, variant)
+    (lens,) = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=identifier))
+    assert lens.command.title == "▶ run example"  # not the PASS the base as it was gave
+    close(client, variant)
+    close(client, base)
 
 
 def careless(text: str) -> str:

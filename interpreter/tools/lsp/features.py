@@ -346,6 +346,7 @@ def lenses(analysis: Analysis, results: dict[str, tuple[bool, str]]) -> list[Len
             elif result[0]:
                 shown = "PASS ✓ (run again)"
             else:
-                shown = f"FAIL ✗ {result[1]} (run again)"
+                why = result[1].splitlines()[0].rstrip(":") if result[1] else ""  # a lens is one line: the rest is
+                shown = f"FAIL ✗ {why} (run again)"  # in the message the run showed
             found.append(Lens(decl.pos.line, decl.pos.column, decl.name, shown))
     return found

@@ -121,6 +121,7 @@ class FracasServer(LanguageServer):
         self._collect_when_idle()
         if dependents:
             for other in self.dependents(uri):
+                self.results.pop(other, None)  # what its examples gave was with the file as it was
                 self.schedule(other, dependents=False)
 
     def dependents(self, uri: str) -> list[str]:
@@ -416,6 +417,7 @@ def build(limits: Limits) -> FracasServer:
         ls.unreadable.pop(uri, None)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         for other in ls.dependents(uri):  # variants now read the file from disk again
+            ls.results.pop(other, None)
             ls.schedule(other, dependents=False)
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
