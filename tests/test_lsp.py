@@ -490,6 +490,40 @@ async def test_completion_offers_fields_after_a_dot_and_parameters_after_set(cli
     close(client, uri)
 
 
+LOCALS = """kind piece { health: int  armour: int = 0 }
+outcome dealt: int = 0
+action go(a: piece, squad: list of piece) {
+    let lead = a
+    for q in squad {
+        dealt += 1
+    }
+    dealt += 0
+}
+"""
+
+
+@pytest.mark.parametrize("typed, inside", [("    dealt += lead.", "    dealt += 0\n"),
+                                           ("        dealt += q.", "        dealt += 1\n")])
+async def test_completion_offers_the_fields_of_a_new_local_used_nowhere_yet(client: LanguageClient, tmp_path,
+                                                                            typed, inside):
+    uri = await open_document(client, tmp_path / "locals.rules", LOCALS)
+    await diagnostics_of(client, uri)
+    typing = LOCALS[: LOCALS.index(inside)] + typed
+    change(client, uri, 2, typing + "\n" + LOCALS[LOCALS.index(inside):])
+    end = where(typing + "\0", "\0")
+    found = await client.text_document_completion_async(lsp.CompletionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=end))
+    items = found.items if isinstance(found, lsp.CompletionList) else found
+    assert [item.label for item in items] == ["health", "armour"]
+    close(client, uri)
+
+
+async def test_hover_on_a_local_used_nowhere_yet_shows_its_type(client: LanguageClient, tmp_path):
+    uri = await open_document(client, tmp_path / "locals.rules", LOCALS)
+    assert "lead: piece" in await hover_text(client, uri, where(LOCALS, "let lead", "lead"))
+    close(client, uri)
+
+
 # ---- outline, examples and formatting -----------------------------------------------------------------
 
 

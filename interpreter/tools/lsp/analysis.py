@@ -278,6 +278,21 @@ class Recorder(Checker):
         self.fields: dict[tuple, list[tuple[str, str]]] = {}  # an Attr's or Assign's place -> (kind, field)...
         self.given: dict[tuple, tuple[str, str]] = {}  # a row's or record's field name -> (kind, field)
         self.name_types: dict[tuple, Type] = {}
+        self.bound_types: dict[tuple, Type] = {}  # where a let's or a for loop's name is written -> its type
+        self._for: n.For | None = None  # the loop whose body is checked next
+
+    def check_statement_parts(self, stmt: n.Stmt, scope: Scope) -> None:
+        if isinstance(stmt, n.For):
+            self._for = stmt
+        super().check_statement_parts(stmt, scope)
+        if isinstance(stmt, n.Let) and stmt.name in scope.names:
+            self.bound_types[_pos_key(stmt.name_pos)] = scope.names[stmt.name]
+
+    def check_loop_body(self, body: tuple[n.Stmt, ...], scope: Scope) -> None:
+        loop, self._for = self._for, None
+        if loop is not None and loop.var in scope.names:  # the loop's scope, its name bound to an item
+            self.bound_types[_pos_key(loop.var_pos)] = scope.names[loop.var]
+        super().check_loop_body(body, scope)
 
     def field_type(self, obj: Type, name: str, pos: n.Pos) -> Type:
         found = super().field_type(obj, name, pos)
@@ -445,6 +460,9 @@ class _Indexer:
         key = ("local", pos.path, pos.line, pos.column)
         self.at_pos(pos, name, key, True)
         self.analysis.locals[key] = Local(name, what, None, _type_text(type_expr) if type_expr else "")
+        found = self.checker.bound_types.get(_pos_key(pos))  # as the checker found it: known before any use
+        if found is not None and found.name != "any":
+            self.analysis.types.setdefault(key, found)
         scope[name] = key
 
     def stmt(self, stmt: n.Stmt, scope: dict[str, Key], what: str) -> None:
