@@ -518,6 +518,28 @@ async def test_completion_offers_the_fields_of_a_new_local_used_nowhere_yet(clie
     close(client, uri)
 
 
+@pytest.mark.parametrize("tail", ["param p: ", "kind k { f: int  g: ", "fn f(x: int, y: ", "fn f(x: int): ",
+                                  "param q: list of ", "action go() { let x: ", "fn power(a: piece, t: "])
+async def test_completion_offers_types_where_a_type_is_written(client: LanguageClient, tmp_path, tail):
+    uri = await open_document(client, tmp_path / "locals.rules", LOCALS)
+    await diagnostics_of(client, uri)
+    typing = LOCALS + tail
+    change(client, uri, 2, typing)
+    assert await complete_at_end(client, uri, typing) == [
+        "int", "number", "bool", "text", "dice", "pool", "volley", "piece", "list of"]
+    close(client, uri)
+
+
+@pytest.mark.parametrize("tail", ["# a comment on ", 'param s = "a text with '])
+async def test_completion_offers_nothing_inside_a_comment_or_a_text(client: LanguageClient, tmp_path, tail):
+    uri = await open_document(client, tmp_path / "locals.rules", LOCALS)
+    await diagnostics_of(client, uri)
+    typing = LOCALS + tail
+    change(client, uri, 2, typing)
+    assert await complete_at_end(client, uri, typing) == []
+    close(client, uri)
+
+
 async def test_hover_on_a_local_used_nowhere_yet_shows_its_type(client: LanguageClient, tmp_path):
     uri = await open_document(client, tmp_path / "locals.rules", LOCALS)
     assert "lead: piece" in await hover_text(client, uri, where(LOCALS, "let lead", "lead"))

@@ -17,7 +17,7 @@ from fracas.dsl.diagnostics import with_article
 from fracas.dsl.pieces import split
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
-from fracas.dsl.types import Type, type_from
+from fracas.dsl.types import BASIC_TYPES, Type, type_from
 from fracas.interpreter.tools.lsp.analysis import Analysis
 from fracas.interpreter.tools.lsp.features import doc_comment, signature
 
@@ -49,6 +49,7 @@ class _Frame:
     kind: str = ""  # the kind of a record, or of a row's block
     element: Type | None = None  # a list's item type
     row_block: bool = False
+    declaring: bool = False  # a kind's fields, or the parameters of a fn, step, action or modifier declared
     tokens: list[str] = field(default_factory=list)  # the tokens since it opened
 
 
@@ -64,17 +65,21 @@ def complete(analysis: Analysis, text: str, line: int, column: int) -> list[Item
     # The context is the declaration the cursor is in: read from its first line, outside any bracket.
     first = max((piece.line for piece in split(text) if piece.line <= line), default=1)
     before = "\n".join(lines[first - 1 : line - 1] + [lines[line - 1][: max(0, column - 1)]])
+    if _in_comment_or_text(before):
+        return []
     tokens = _tokens(before)
     if tokens and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", tokens[-1]) and re.search(r"[A-Za-z0-9_]$", before):
         tokens = tokens[:-1]  # the word being typed: what is offered replaces it
     rules = analysis.rules
     if rules is None:
         return [Item(k, "keyword") for k in KEYWORDS]
+    frames = _frames(rules, analysis, tokens)
+    if _at_type(tokens, frames):
+        return _types(rules)
     if len(tokens) >= 2 and tokens[-1] == ".":
         return _fields_after_dot(analysis, rules, tokens[:-1], line)
     if tokens and tokens[-1] == "set":
         return [_value_item(analysis, rules, name) for name in [*rules.params, *rules.choices]]
-    frames = _frames(rules, analysis, tokens)
     expected = _expected(rules, analysis, frames, tokens)
     if expected is not None:
         offered = _values_of(analysis, rules, expected)
@@ -95,12 +100,12 @@ def _frames(rules: Ruleset, analysis: Analysis, tokens: list[str]) -> list[_Fram
         opened: _Frame | None = None
         if token == "(":
             callee = tokens[index - 1] if index and re.fullmatch(r"[A-Za-z_]\w*", tokens[index - 1]) else ""
-            opened = _Frame("(", callee=callee)
+            opened = _Frame("(", callee=callee, declaring=index >= 2 and tokens[index - 2] in _DECLARING)
         elif token == "[":
             expected = _expected(rules, analysis, frames, tokens[:index])
             opened = _Frame("[", element=expected.item if expected is not None and expected.name == "list" else None)
         elif token == "{":
-            opened = _Frame("{")
+            opened = _Frame("{", declaring=index >= 2 and tokens[index - 2] == "kind")
             head = tokens[max(0, index - 3) : index]
             if not frames and len(head) >= 2 and head[-2] in rules.kinds and re.fullmatch(r"[A-Za-z_]\w*", head[-1]):
                 opened.kind, opened.row_block = head[-2], True
@@ -119,6 +124,40 @@ def _frames(rules: Ruleset, analysis: Analysis, tokens: list[str]) -> list[_Fram
             if frames:
                 frames[-1].tokens.append(token)  # the bracket's contents are the inner frame's
     return frames
+
+
+_DECLARING = ("fn", "step", "action", "modifier")  # the words before a name whose parameters follow in ( )
+_TYPED = ("param", "choice", "outcome", "let")  # the words before a name whose type may follow a ':'
+_COMPLETE_TEXT = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def _in_comment_or_text(before: str) -> bool:
+    """Whether the cursor is in a comment or a text, where no name is written."""
+    found = [t for t in _TOKEN.findall(before) if not t.isspace()]
+    last = found[-1] if found else ""
+    return last.startswith("#") or (last.startswith('"') and _COMPLETE_TEXT.fullmatch(last) is None)
+
+
+def _at_type(tokens: list[str], frames: list[_Frame]) -> bool:
+    """Whether a type is written at the cursor: after `list of`, or after the ':' of a parameter, choice, outcome
+    or let, of a field of a kind, of a parameter of a fn, step, action or modifier, or after those parameters."""
+    if len(tokens) >= 2 and tokens[-2:] == ["list", "of"]:
+        return True
+    if len(tokens) < 2 or tokens[-1] != ":":
+        return False
+    if not frames:
+        return (len(tokens) >= 3 and tokens[-3] in _TYPED) or (tokens[-2] == ")" and tokens[0] in _DECLARING)
+    frame = frames[-1]
+    if frame.declaring:
+        current = _since_separator(frame) if frame.bracket == "(" else frame.tokens
+        return len(current) >= 2 and re.fullmatch(r"[A-Za-z_]\w*", current[-2]) is not None
+    return len(tokens) >= 3 and tokens[-3] == "let"
+
+
+def _types(rules: Ruleset) -> list[Item]:
+    """What a type may be: the language's own, the kinds and enums, and a list of one."""
+    return ([Item(name, "keyword", "a type of the language") for name in BASIC_TYPES]
+            + [Item(kind, "kind", "kind") for kind in rules.kinds] + [Item("list of", "keyword", "a list of a type")])
 
 
 def _since_separator(frame: _Frame) -> list[str]:
