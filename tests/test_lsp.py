@@ -34,6 +34,13 @@ async def client(lsp_client: LanguageClient):
         refreshes.append(params)
 
     lsp_client.lens_refreshes = refreshes
+    registered: list[lsp.RegistrationParams] = []
+
+    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: lsp.RegistrationParams) -> None:
+        registered.append(params)
+
+    lsp_client.registered = registered
     capabilities = pytest_lsp.client_capabilities("visual-studio-code")
     await lsp_client.initialize_session(lsp.InitializeParams(capabilities=capabilities, root_uri=RULES.as_uri()))
     yield
@@ -172,6 +179,27 @@ async def test_editing_a_base_file_diagnoses_its_open_variants_again(client: Lan
 
 
 # ---- hover, definition and references across extends ---------------------------------------------
+
+
+async def test_a_base_changed_on_disk_diagnoses_its_open_variant_again(client: LanguageClient, tmp_path):
+    base = tmp_path / "base.rules"
+    base.write_text("param bonus = 2\noutcome r: int = 0\naction go() { r = bonus }\n")
+    (tmp_path / "variant.rules").write_text('extends "base.rules"\noverride param bonus = 3\n')
+    variant = await open_document(client, tmp_path / "variant.rules")
+    assert await diagnostics_of(client, variant) == []
+    base.write_text("param extra = 2\noutcome r: int = 0\naction go() { r = extra }\n")  # edited elsewhere
+    client.diagnostics.pop(variant, None)
+    client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[
+        lsp.FileEvent(uri=base.as_uri(), type=lsp.FileChangeType.Changed)]))
+    (found,) = await diagnostics_of(client, variant)  # the variant reads the base as it is now
+    assert found.message.startswith("override of param 'bonus' names nothing")
+    close(client, variant)
+
+
+async def test_the_server_asks_to_be_told_of_rules_files_changed_on_disk(client: LanguageClient):
+    watched = [r for params in client.registered for r in params.registrations
+               if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    assert [w["globPattern"] for r in watched for w in r.register_options["watchers"]] == ["**/*.rules"]
 
 
 async def test_hover_on_an_overridden_row_shows_its_values_both_places_and_its_comment(client: LanguageClient):

@@ -384,6 +384,28 @@ def build(limits: Limits) -> FracasServer:
     server = FracasServer(limits)
     server.preparer.submit(_load_parsers)  # before the first file comes, not while it is asked about
 
+    @server.feature(lsp.INITIALIZED)
+    @_answers(None)
+    def initialized(ls: FracasServer, params: lsp.InitializedParams):
+        # Told of rules files changed on disk (a base of an open variant, edited elsewhere), where the editor can.
+        workspace = ls.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace is not None else None
+        if watched is not None and watched.dynamic_registration:
+            ls.client_register_capability(lsp.RegistrationParams(registrations=[lsp.Registration(
+                id="fracas-rules-files", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                    watchers=[lsp.FileSystemWatcher(glob_pattern="**/*.rules")]))]))
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @_answers(None)
+    def did_change_watched_files(ls: FracasServer, params: lsp.DidChangeWatchedFilesParams):
+        for change in params.changes:
+            if change.uri in ls.workspace.text_documents:
+                continue  # open: the editor's text is the file, and its own edits say when it changes
+            for other in ls.dependents(change.uri):  # the open files that read it from disk: read again
+                ls.results.pop(other, None)
+                ls.schedule(other, dependents=False)
+
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @_answers(None)
     def did_open(ls: FracasServer, params: lsp.DidOpenTextDocumentParams):
