@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from fractions import Fraction
 from typing import Any
@@ -189,14 +190,26 @@ def _tokens_before(text: str, end: int) -> list[Token]:
     return found
 
 
+def _in_full(written: str) -> str:
+    """The hint for a number written with an exponent: the same number in full, where that is short enough to read."""
+    try:
+        shown = format(Decimal(written), "f")
+    except (InvalidOperation, ValueError):
+        shown = ""
+    if shown and len(shown) <= 30:
+        return f"write it in full: {shown}"
+    return "write the number in full, or as a fraction (1/1000)"
+
+
 def _glued_number(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
     """A number run into a name (1e400, 3x): the real mistake, though the parser stops further on."""
     for number, name in zip(tokens, tokens[1:]):
         if number.type == "NUMBER" and name.type == "NAME" and number.end_pos == name.start_pos:
             written = f"{number}{name}"
             if re.fullmatch(r"[0-9.]+[eE][0-9]*", written):
-                message, hint = (f"'{written}': numbers are not written with an exponent",
-                                 "write the number in full (1000000), or as a fraction (1/1000)")
+                signed = re.match(r"[+-][0-9]+", source.text[name.end_pos:]) if written[-1] in "eE" else None
+                written += signed.group() if signed else ""  # 2.5e-3: the sign and exponent are tokens of their own
+                message, hint = f"'{written}': numbers are not written with an exponent", _in_full(written)
             elif re.fullmatch(r"[0-9]+D[0-9]+", written):
                 message, hint = f"'{written}': dice are written with a small d", f"write {written.lower()}"
             else:

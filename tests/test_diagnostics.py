@@ -243,7 +243,14 @@ def test_a_number_with_an_exponent_is_shown_where_written_not_on_the_next_line()
     d = only(BASE + "param big = 1e400\noutcome won: bool = false\n")
     assert (d.line, d.column, d.width) == (10, 13, 5)
     assert d.message == "'1e400': numbers are not written with an exponent"
-    assert d.hint == "write the number in full (1000000), or as a fraction (1/1000)"
+    assert d.hint == "write the number in full, or as a fraction (1/1000)"  # 401 digits: not shown
+
+
+@pytest.mark.parametrize("written, shown", [("2.5e-3", "0.0025"), ("1e3", "1000"), ("1.5E+2", "150")])
+def test_a_number_with_an_exponent_is_marked_whole_and_the_hint_writes_it_in_full(written, shown):
+    d = only(f"param small = {written}\n")
+    assert (d.column, d.width, d.message) == (15, len(written), f"'{written}': numbers are not written with an exponent")
+    assert d.hint == f"write it in full: {shown}"
 
 
 def test_a_number_run_into_a_name_is_shown_where_written():
