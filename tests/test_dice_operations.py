@@ -276,6 +276,11 @@ def test_a_forced_face_index_runs_from_zero():
     ("roll(2, 6, reroll: [1], reroll_while: [2])", "rerolled once or while it shows a face, not both"),
     ("custom_dice(2, [])", "a die needs at least one face"),
     ("custom_dice(-2, [1])", "'count' cannot be negative (-2)"),
+    ("roll(0, 0)", "dice need at least one side"),  # no die rolled: the sides are wrong all the same
+    ("roll(0, 6, reroll: [9])", "a d6 has no face 9"),
+    ("roll(0, 6, reroll: [1], reroll_while: [2])", "rerolled once or while it shows a face, not both"),
+    ("successes(3, 6, at_least: 4, reroll: [9])", "a d6 has no face 9"),
+    ("successes(3, 10, at_least: 7, double_at: 5)", "double_at 5 is below at_least 7"),
 ])
 def test_a_bad_argument_is_a_located_error(expression, message):
     with pytest.raises(ScenarioError) as caught:

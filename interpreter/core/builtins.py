@@ -137,8 +137,12 @@ def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:
 
 def _successes(a: Args, env: Env, pos: n.Pos) -> int:
     sides = _sides(a, env, pos)
-    reroll = tuple(sorted(set(a.get("reroll", ()))))
-    return _draw(env, SuccessPool(_count(a, "count", pos, env), sides, a["at_least"], a.get("double_at"), reroll), pos)
+    reroll = _faces_of(a.get("reroll", ()), sides, pos)
+    at_least, double_at = a["at_least"], a.get("double_at")
+    if double_at is not None and double_at < at_least:
+        raise RunError(pos, f"double_at {show(double_at)} is below at_least {show(at_least)}",
+                       "a face counts two only if it succeeds: give double_at at or above at_least")
+    return _draw(env, SuccessPool(_count(a, "count", pos, env), sides, at_least, double_at, reroll), pos)
 
 
 def _tally(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:
@@ -159,19 +163,19 @@ def _roll(a: Args, env: Env, pos: n.Pos) -> int:
     if "sides" not in a:  # roll(d): a value of type dice, its dice drawn here
         return _roll_value(a["count"], env, pos)
     count = _count(a, "count", pos, env)
-    if not count:
-        return 0
-    sides = _sides(a, env, pos)
+    sides = _sides(a, env, pos)  # checked even when no die is rolled: roll(0, 0) is as wrong as roll(1, 0)
     once, again = a.get("reroll", ()), a.get("reroll_while", ())
     if once and again:
         raise RunError(pos, "a die is rerolled once or while it shows a face, not both",
                        "give 'reroll' or 'reroll_while'")
     faces = _faces_of(once or again, sides, pos)
-    if not faces:
-        return _draw(env, Dice(count, sides), pos)
     if again and len(faces) == sides:
         raise RunError(pos, f"rerolling every face of a d{sides} would never stop",
                        "leave at least one face out of 'reroll_while'")
+    if not count:
+        return 0
+    if not faces:
+        return _draw(env, Dice(count, sides), pos)
     return _draw(env, DiceSum(count, Rerolled(sides, faces, once=bool(once))), pos)
 
 
