@@ -1312,6 +1312,10 @@ class Checker:
             if kw.name in arg_types:
                 self.error(kw.pos, f"'{kw.name}' is given twice")
             arg_types[kw.name] = self.expect(kw.value, ptype, scope, one_type=one_type)
+        faces = next((arg for (pname, _), arg in zip(sig.params, call.args) if pname == "faces"), None) or next(
+            (kw.value for kw in call.keywords if kw.name == "faces"), None)
+        if sig.name == "custom_dice" and isinstance(faces, n.ListLit) and not faces.items:
+            self.error(faces.pos, "a die needs at least one face", "write its faces, as in [1, 1, 2, 3]")
         missing = [p for p in names[: sig.required] if p not in arg_types]
         if missing:
             self.error(call.pos, f"'{sig.name}' needs {', '.join(repr(m) for m in missing)}",

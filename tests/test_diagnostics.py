@@ -338,3 +338,8 @@ def test_an_unknown_escape_in_a_text_is_marked_at_its_backslash():
     d = only('outcome t: text = ""\naction go() { t = "a\\qb" }\n')
     assert (d.line, d.column, d.message) == (2, 21, "unknown escape '\\q' in a text")
     assert d.hint == 'a text knows \\n (a new line), \\t (a tab), \\" and \\\\ (a backslash)'
+
+
+def test_a_custom_die_of_no_faces_is_a_checker_error_at_its_faces():
+    d = only("outcome r: int = 0\naction go() { r = custom_dice(2, []) }\n")
+    assert (d.line, d.column, d.message) == (2, 34, "a die needs at least one face")
