@@ -329,3 +329,12 @@ def test_the_samples_limit_is_raised_and_lowered_like_the_others(capsys):
     assert main(["odds", EPI, GUNNERS, "--samples", "20", "--limit", "samples=10"]) == 2
     assert "--samples 20 is over the limit of 10 runs" in capsys.readouterr().err
     assert main(["odds", EPI, GUNNERS, "--samples", "20", "--limit", "samples=20"]) == 0
+
+
+def test_a_dice_value_of_thousands_of_terms_is_named_briefly_in_a_limit_message():
+    rules = dsl.loads(HEADER + "action go() {\n let d: dice = 0\n for i in range(5000) { d = d + 1d6 + 1d4 }\n"
+                      " x = roll(d)\n}\n", "t.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    message = caught.value.diagnostics[0].message
+    assert len(message) < 300 and "1d6 + 1d4 + " in message and "terms more)" in message

@@ -19,6 +19,7 @@ from fracas.interpreter.runtime.allocation import RANDOM
 from fracas.interpreter.runtime.bodies import ANY, Pool, Volley
 from fracas.interpreter.runtime.chance import Bernoulli, Binomial, Dice, DiceValue, Fire, SuccessPool, Tally, Uniform, dice_value
 from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
+from fracas.interpreter.runtime.weights import briefly
 from fracas.interpreter.core.values import normalize, show
 
 Args = dict[str, Any]
@@ -239,7 +240,7 @@ def _roll_value(value: DiceValue | int, env: Env, pos: n.Pos) -> int:
     for sides in {sides for _, sides in value.groups}:
         problem = dice_problem(value.count, sides, limits)
         if problem:
-            raise RunError(pos, f"rolling {show(value)}: {problem[0]}", problem[1])
+            raise RunError(pos, f"rolling {briefly(show(value))}: {problem[0]}", problem[1])
     return _draw(env, value, pos)
 
 

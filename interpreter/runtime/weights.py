@@ -29,6 +29,22 @@ DEFAULT_WORK = 20_000_000  # steps of work (a step is about 0.1 microsecond: sec
 PRIMITIVE_STEPS = 50
 
 
+def briefly(what: str, most: int = 100) -> str:
+    """A description for a message, cut short where it is long (a dice value of 10,000 terms, made in a loop):
+    its first terms, and how many more."""
+    if len(what) <= most:
+        return what
+    terms = what.split(" + ")
+    kept: list[str] = []
+    for term in terms:
+        if len(" + ".join([*kept, term])) > most:
+            break
+        kept.append(term)
+    if not kept:
+        return what[: most - 3] + "..."
+    return " + ".join(kept) + f" + ... ({len(terms) - len(kept)} terms more)"
+
+
 class LimitError(RuntimeError):
     """A computation went over a limit; `name` is the limit (as --limit NAME=N calls it)."""
 
@@ -57,6 +73,7 @@ class WorkLimitError(StateLimitError):
     name = "work"
 
     def __init__(self, what: str, limit: int):
+        what = briefly(what)
         LimitError.__init__(self, f"{what} needs more than {limit} steps of work, the limit", limit)
         self.states = 0
         self.what = what
