@@ -474,3 +474,21 @@ def test_a_record_given_as_an_input_s_default_is_a_thing_and_changes():
     rules = dsl.loads("kind piece { hp: int = 2 }\noutcome n: int = 0\n"
                       "action go(p: piece = {hp: 5}) { p.hp -= 1  n = p.hp }\n", "t.rules")
     assert exact(rules, Scenario("go", {})).marginal("n") == {4: 1}
+
+
+def test_two_things_of_the_scenario_with_the_same_fields_are_two_things():
+    rules = dsl.loads(HEADER + "action go(a: die, b: die) { flag = a == b }\n", "t.rules")
+    assert exact(rules, Scenario("go", {"a": {"sides": 6}, "b": {"sides": 6}})).marginal("flag") == {False: 1}
+
+
+def test_records_written_in_the_rules_with_the_same_fields_are_equal():
+    rules = dsl.loads(HEADER + "action go() { let a: die = {sides: 6}\n let b: die = {sides: 6}\n flag = a == b }\n",
+                      "t.rules")
+    assert exact(rules, Scenario("go", {})).marginal("flag") == {True: 1}
+
+
+def test_dice_values_compare_as_written_in_order():
+    rules = dsl.loads(HEADER + "param a: dice = 0\nparam b: dice = 0\naction go() { flag = a == b }\n", "t.rules")
+    same = exact(rules, Scenario("go", {}, params={"a": "1d6 + 1d6", "b": "2d6"})).marginal("flag")
+    swapped = exact(rules, Scenario("go", {}, params={"a": "1d4 + 1d6", "b": "1d6 + 1d4"})).marginal("flag")
+    assert (same, swapped) == ({True: 1}, {False: 1})
