@@ -14,7 +14,7 @@ from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl import records
 from fracas.dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
-from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, with_article, closest, did_you_mean
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, with_article
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
 from fracas.dsl.records import record
@@ -112,7 +112,6 @@ class Scope:
 
     def child(self) -> Scope:
         return Scope(parent=self)
-
 
 
 def _may_be_changed_by(path: Path, place: Path) -> bool:
@@ -649,7 +648,7 @@ class Checker:
             self._fn_outcome[name] = None  # a fn calling itself: decided by the rest of its body
             decl = self.rules.fns.get(name) or self.rules.modifiers.get(name)
             parts: list[n.Expr] = []
-            bound = set()
+            bound: set[str] = set()
             if isinstance(decl, (n.FnDecl, n.ModifierDecl)):
                 bound = {param.name for param in decl.params}
             if isinstance(decl, n.FnDecl) and decl.block is not None:
@@ -1312,10 +1311,6 @@ class Checker:
             if kw.name in arg_types:
                 self.error(kw.pos, f"'{kw.name}' is given twice")
             arg_types[kw.name] = self.expect(kw.value, ptype, scope, one_type=one_type)
-        faces = next((arg for (pname, _), arg in zip(sig.params, call.args) if pname == "faces"), None) or next(
-            (kw.value for kw in call.keywords if kw.name == "faces"), None)
-        if sig.name == "custom_dice" and isinstance(faces, n.ListLit) and not faces.items:
-            self.error(faces.pos, "a die needs at least one face", "write its faces, as in [1, 1, 2, 3]")
         missing = [p for p in names[: sig.required] if p not in arg_types]
         if missing:
             self.error(call.pos, f"'{sig.name}' needs {', '.join(repr(m) for m in missing)}",
@@ -1324,6 +1319,9 @@ class Checker:
         self.check_words(sig, given)
         if sig.name == "fire":
             self.check_allocation(given)
+        faces = given.get("faces")
+        if sig.name == "custom_dice" and isinstance(faces, n.ListLit) and not faces.items:
+            self.error(faces.pos, "a die needs at least one face", "write its faces, as in [1, 1, 2, 3]")
         if sig.name == "len" and arg_types.get("items", ANY).name not in _COUNTED:
             self.error(given["items"].pos,
                        f"len counts a list, a pool, a volley or a text, not {with_article(arg_types['items'])}")

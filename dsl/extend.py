@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from fracas.dsl import nodes as n
-from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, with_article, did_you_mean
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, did_you_mean, with_article
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.parse import parse
 from fracas.dsl.reading import read_text
