@@ -217,9 +217,9 @@ def show(value: Any) -> str:
         return '"' + value.translate(_ESCAPED) + '"'
     if isinstance(value, tuple):
         return "[" + ", ".join(show(v) for v in value) + "]"
-    shown = getattr(value, "shown", None)  # a pool or a volley, which show their owners and sources by this
+    shown = getattr(type(value), "shown", None)  # a pool or a volley: its method, given this to show its owners
     if shown is not None:
-        return shown(show)  # type: ignore[no-any-return]
+        return shown(value, show)  # type: ignore[no-any-return]
     return repr(value)
 
 
