@@ -14,7 +14,7 @@ from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl import records
 from fracas.dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
-from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, with_article
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, listed, with_article
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
 from fracas.dsl.records import record
@@ -309,7 +309,7 @@ class Checker:
             if row is None or row.kind != kind:
                 names = [r for r, d in self.rules.rows.items() if d.kind == kind]
                 self.error(pos, f"'{name}' is not {with_article(kind)}", did_you_mean(name, names)
-                           or f"the {kind} rows are: {', '.join(names)}")
+                           or listed(f"the {kind} rows", names, f"there is no {kind} row"))
 
         for name, pos in zip(decl.columns, decl.column_pos):
             check_key(name, decl.column_kind, pos)
@@ -974,7 +974,8 @@ class Checker:
         if info is None:
             self.error(pos, f"unknown field '{name}' of kind '{kind.name}'",
                        did_you_mean(name, kind.field_names)
-                       or f"the fields of '{kind.name}' are: {', '.join(kind.field_names)}")
+                       or listed(f"the fields of '{kind.name}'", kind.field_names,
+                                     f"'{kind.name}' has no fields"))
             return ANY
         return info.type
 

@@ -40,7 +40,7 @@ class Diagnostic:
 
     def format(self) -> str:
         """For a terminal: what came from the inputs has its control characters escaped (see printable)."""
-        out = [printable(f"{self.where}: {self.severity}: {self.message}", lines=False)]
+        out = [printable(f"{self.where}: {self.severity}: {_words_cut(self.message)}", lines=False)]
         if self.line and self.source_line:
             text, column = _window(self.source_line.rstrip("\n"), self.column)
             gutter = f"{self.line:>5} | "
@@ -51,7 +51,7 @@ class Diagnostic:
             width = max(1, len(printable(marked, lines=False)))
             out.append(pad + lead + "^" + "~" * (width - 1))
         if self.hint:
-            out.append(printable(f"  hint: {self.hint}", lines=False))
+            out.append(printable(f"  hint: {_words_cut(self.hint)}", lines=False))
         return "\n".join(out)
 
     def as_dict(self) -> dict[str, object]:
@@ -63,6 +63,22 @@ class Diagnostic:
             "hint": self.hint,
             "severity": self.severity,
         }
+
+
+LONGEST_WORD = 80  # characters of a name, a key or a number a message shows whole
+
+
+def _words_cut(text: str) -> str:
+    """A message for a terminal, each word longer than LONGEST_WORD (a key of a hundred thousand characters a
+    scenario gave) shown by its start and its end; the JSON form keeps them whole."""
+    if len(text) <= LONGEST_WORD:
+        return text
+    return re.sub(r"[^\s'\":,]{%d,}" % (LONGEST_WORD + 1), _cut_word, text)
+
+
+def _cut_word(found: re.Match[str]) -> str:
+    word = found.group()
+    return f"{word[:40]}...{word[-20:]} ({len(word)} characters)"
 
 
 # What a terminal would obey rather than show: C0 and C1 controls (escape sequences, NUL, a
@@ -166,6 +182,12 @@ def with_article(noun: object) -> str:
     sounded = text[:1].lower() in "aeio" or (text[:1].lower() == "u" and not text[:3].lower().startswith(
         ("uni", "use", "usu", "uti", "ure", "uri", "uro")))
     return f"{'an' if sounded and text[:1].isalpha() else 'a'} {text}"
+
+
+def listed(what: str, names: Iterable[str], none: str) -> str:
+    """A hint listing what there is ("the fields of piece are: a, b"), or saying there is none."""
+    found = list(names)
+    return f"{what} are: {', '.join(found)}" if found else none
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from fracas.dsl import nodes as n
 from fracas.dsl.reads import free_names
-from fracas.dsl.diagnostics import Diagnostic, did_you_mean, lines_of
+from fracas.dsl.diagnostics import Diagnostic, did_you_mean, lines_of, listed
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.types import type_from
@@ -102,9 +102,8 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
         action = rules.actions.get(action_name)
         if action is None:
             raise InputProblem("action", f"unknown action '{action_name}'",
-                               did_you_mean(action_name, rules.actions)
-                               or ("the actions are: " + ", ".join(rules.actions) if rules.actions
-                                   else "these rules declare no action"))
+                               did_you_mean(action_name, rules.actions) or listed("the actions", rules.actions,
+                                                                                "these rules declare no action"))
         program = build_program(rules, params, scenario.choices)
         start = action_inputs(program, action, scenario.inputs)
     except InputProblem as problem:

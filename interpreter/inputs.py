@@ -19,7 +19,7 @@ from typing import Any
 from fracas.dsl import nodes as n
 from fracas.dsl.cache import stamp
 from fracas.dsl.checked import keep_with
-from fracas.dsl.diagnostics import did_you_mean, with_article
+from fracas.dsl.diagnostics import did_you_mean, listed, with_article
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type, type_from
 from fracas.interpreter.core.kept_code import code_digest
@@ -256,7 +256,8 @@ class _Structurer:
         kind = self.rules.kinds[kind_name]
         for key in data:
             if kind.field(key) is None:
-                hint = did_you_mean(key, kind.field_names) or f"the fields of {kind_name} are: {', '.join(kind.field_names)}"
+                hint = did_you_mean(key, kind.field_names) or listed(f"the fields of {kind_name}", kind.field_names,
+                                                                  f"{kind_name} has no fields")
                 raise InputProblem(_join(where, key), f"unknown field '{key}' of {kind_name}", hint)
         frame: dict[str, Any] = {}
         for info in kind.fields:
@@ -283,7 +284,7 @@ class _Structurer:
         for key in given:
             if key not in names:
                 raise InputProblem(key, f"action '{action.name}' has no input '{key}'",
-                                   did_you_mean(key, names) or f"its inputs are: {', '.join(names)}")
+                                   did_you_mean(key, names) or listed("its inputs", names, "it takes none"))
         world: dict[str, Record] = {}
         args: dict[str, Any] = {}
         for param in action.params:

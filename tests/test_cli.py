@@ -429,3 +429,20 @@ def test_a_scenario_naming_an_action_of_rules_that_declare_none_says_so(tmp_path
     (tmp_path / "s.toml").write_text('action = "exchange"\n')
     code, _, err = run(capsys, "odds", str(tmp_path / "empty.rules"), str(tmp_path / "s.toml"))
     assert code == 2 and "unknown action 'exchange'" in err and "hint: these rules declare no action" in err
+
+
+def test_a_key_of_a_hundred_thousand_characters_is_shown_by_its_start_and_end(tmp_path, capsys):
+    (tmp_path / "r.rules").write_text("outcome o: int = 0\naction go() { o = 1 }\n")
+    (tmp_path / "s.toml").write_text('action = "go"\n' + "k" * 100_000 + " = 1\n")
+    code, _, err = run(capsys, "odds", str(tmp_path / "r.rules"), str(tmp_path / "s.toml"))
+    assert code == 2 and len(err) < 1000
+    assert "action 'go' has no input '" + "k" * 40 + "..." + "k" * 20 + " (100000 characters)'" in err
+    assert "hint: it takes none" in err
+
+
+
+def test_the_json_form_of_a_diagnostic_keeps_a_long_word_whole():
+    from fracas.dsl.diagnostics import Diagnostic
+
+    diagnostic = Diagnostic("s.toml", 2, 1, "unknown input '" + "k" * 500 + "'")
+    assert "k" * 500 in diagnostic.as_dict()["message"] and "k" * 500 not in diagnostic.format()

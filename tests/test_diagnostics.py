@@ -343,3 +343,9 @@ def test_an_unknown_escape_in_a_text_is_marked_at_its_backslash():
 def test_a_custom_die_of_no_faces_is_a_checker_error_at_its_faces():
     d = only("outcome r: int = 0\naction go() { r = custom_dice(2, []) }\n")
     assert (d.line, d.column, d.message) == (2, 34, "a die needs at least one face")
+
+
+def test_a_table_key_of_a_kind_that_has_no_rows_says_there_is_none():
+    d = only("enum ground { open rough }\nkind piece_type { size: int }\n"
+             "table speed(piece_type, ground): int default 0 {\n    [open rough]\n    knight 5 1\n}\n")
+    assert d.message == "'knight' is not a piece_type" and d.hint == "there is no piece_type row"
