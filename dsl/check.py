@@ -134,6 +134,7 @@ class Checker:
         self._fn_in_progress: set[str] = set()
         self._in_example = False
         self._in_aggregate = ""  # the distribution function whose argument is being checked, if any
+        self._comprehended: list[str] = []  # the names of the comprehensions around what is checked
         self._requires: list[n.Require] = []  # at the top of the file: over the parameters
         self.learnt = Learnt()  # dice literals that describe a roll rather than make one, the kinds of records
         self._taken_away: set[n.Pos] = set()  # `1d6 - 1d4` where a dice value is wanted, reported once
@@ -485,6 +486,12 @@ class Checker:
         return gives
 
     def check_step(self, decl: n.StepDecl) -> None:
+        if decl.is_action:  # its inputs are names of the examples that run it, as the declarations are
+            declared = (set(self.rules.fns) | set(self.rules.tables) | set(self.rules.modifiers) | self.step_names)
+            for param in decl.params:
+                if self.global_type(param.name) is not None or param.name in declared:
+                    self.error(param.pos, f"input '{param.name}' would hide a declaration of the same name",
+                               "an example's expect reads both: choose another name")
         scope = self.check_params(decl.params)
         self.check_input_constraints(decl, scope)
         gives = self.resolve_type(decl.result) if decl.result is not None else None
@@ -1179,10 +1186,14 @@ class Checker:
             if source.name != "any":
                 self.error(expr.source.pos, f"'for' runs over a list, not {with_article(source)}")
             inner.names[expr.var] = ANY
-        if expr.condition is not None:
-            self.expect(expr.condition, BOOL, inner)
-            inner = inner.narrowed(proven(expr.condition, True))  # [x for x in xs if x != none]
-        return list_of(self.infer(expr.item, inner))
+        self._comprehended.append(expr.var)
+        try:
+            if expr.condition is not None:
+                self.expect(expr.condition, BOOL, inner)
+                inner = inner.narrowed(proven(expr.condition, True))  # [x for x in xs if x != none]
+            return list_of(self.infer(expr.item, inner))
+        finally:
+            self._comprehended.pop()
 
     def infer_RecordLit(self, expr: n.RecordLit, scope: Scope) -> Type:
         self.error(expr.pos, "a record needs a known kind here",
@@ -1270,6 +1281,13 @@ class Checker:
                        f"and '{self._in_aggregate}' reads its argument in one final state at a time",
                        "take it out: combine the two with 'and', '+' and the like, "
                        "as in prob(x > 3) == 1/2 and always(x > 0)")
+            return ANY
+        read = {name.name for arg in (*call.args, *(kw.value for kw in call.keywords)) for name in free_names(arg)}
+        bound = [var for var in self._comprehended if var in read]
+        if sig.aggregate and bound:  # worked out once, over every final state, before any item is
+            self.error(call.pos, f"'{sig.name}' cannot read '{bound[0]}', the name of the comprehension around it",
+                       f"'{sig.name}' reads the whole distribution once; write each case out, as in "
+                       "prob(x == 1) == 1/6 and prob(x == 2) == 1/6")
             return ANY
         if sig.aggregate:
             self._in_aggregate = sig.name

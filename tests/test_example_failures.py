@@ -195,3 +195,41 @@ def test_a_table_is_looked_up_not_read_and_a_row_reads_as_its_name():
                               "  t[th.kind_of, u] + 5    6\n"
                               "    t[th.kind_of, u]      1\n"
                               "      th.kind_of          x")
+
+
+def test_an_expect_mixing_a_distribution_function_with_an_outcome_must_hold_in_every_outcome():
+    text = ("outcome x: int = 0\naction go() { x = 1d2 }\n"
+            'example "M-01" { run go()  expect mean(x) > 0 and x == 1 }\n'
+            'example "M-02" { run go()  expect mean(x) > 0 and x == 2 }\n'
+            'example "M-03" { run go()  expect mean(x) > 0 and x >= 1 }\n')
+    assert [passed for passed, _ in results(text)] == [False, False, True]
+    assert "is false with probability 1/2 (0.5)" in results(text)[0][1]
+
+
+def test_an_expect_of_rows_alone_that_fails_says_so_rather_than_crashing():
+    text = ('enum color { red blue }\noutcome x: int = 0\naction go() { x = 1 }\n'
+            'example "CR-01" { run go()  expect red == blue }\n')
+    [(passed, message)] = results(text)
+    assert not passed and message.endswith("is false:\n  red == blue    false")
+
+
+def test_the_likeliest_outcome_shown_counts_together_the_states_the_expect_cannot_tell_apart():
+    # x is 1 on four faces of six, each in a state of its own (r differs); x is 2 on two faces, in one state.
+    text = ("outcome x: int = 0\naction go(k: int) {\n  let r = 1d6\n  if r <= 4 {\n    x = 1\n  } else {\n"
+            "    x = 2\n    r = 0\n  }\n}\n"
+            'example "L-01" { run go(k: 5)  expect x == 0 and k == 5 }\n')
+    [(passed, message)] = results(text)
+    assert not passed and message.splitlines()[-1].split() == ["x", "1"]
+
+
+def test_an_action_input_named_like_a_declaration_is_refused():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads("param n = 1\noutcome x: int = 0\naction go(n: int) { x = n }\n", "t.rules")
+    assert caught.value.diagnostics[0].message == "input 'n' would hide a declaration of the same name"
+
+
+def test_a_distribution_function_cannot_read_the_name_of_a_comprehension_around_it():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads("outcome x: int = 0\naction go() { x = 1d6 }\n"
+                  'example "CP" { run go()  expect all([prob(x == i) == 1/6 for i in [1, 2]]) }\n', "t.rules")
+    assert caught.value.diagnostics[0].message == "'prob' cannot read 'i', the name of the comprehension around it"

@@ -14,11 +14,12 @@ from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import Diagnostic
+from fracas.dsl.reads import free_names
 from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.tools.aggregates import substitute_aggregates
 from fracas.interpreter.api import (Prepared, RunError, Scenario, ScenarioError, State, exact, final_value, forced, prepare,
-                                    program_problems, reads_only_outcomes, run_diagnostic)
+                                    program_problems, reads_only_outcomes, run_diagnostic, stable_key)
 from fracas.interpreter.tools.failures import explain, shown_value
 
 
@@ -74,22 +75,44 @@ def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, An
     """'' when the expectation holds, else why not: the expectation and the value of each of its parts."""
     values: list[tuple[n.Call, Any]] = []
     substituted = substitute_aggregates(expect, prepared, states, values)
+    known = {call.pos: value for call, value in values}
     head = f"expect {rules.full_text_of(expect)} (line {expect.pos.line})"
-    if values:
+    # What the expectation reads of each final state besides its aggregates (which read them all): where nothing,
+    # its value is the same in every state, and one tells it; else it must hold in every state.
+    read = sorted({name.name for name in free_names(substituted)} & _per_state_names(rules, prepared))
+    if not read:
         first = next(iter(states))
         if final_value(substituted, prepared, first, once=True) is True:
             return ""
-        known = {call.pos: value for call, value in values}
         return _block(f"{head} is false:", explain(rules, prepared, first, expect, known))
-    failing = {state: p for state, p in states.items() if final_value(expect, prepared, state) is not True}
+    failing = {state: p for state, p in states.items() if final_value(substituted, prepared, state) is not True}
     if not failing:
         return ""
-    likeliest = max(failing, key=lambda state: failing[state])  # the first of the likeliest, as states are ordered
+    likeliest = _likeliest(prepared, failing, read)
     if len(states) == 1:
-        return _block(f"{head} is false:", explain(rules, prepared, likeliest, expect))
+        return _block(f"{head} is false:", explain(rules, prepared, likeliest, expect, known))
     p = Fraction(sum(failing.values())) / sum(states.values())
     return _block(f"{head} is false with probability {shown_value(p)}; the likeliest outcome where it is false:",
-                  explain(rules, prepared, likeliest, expect))
+                  explain(rules, prepared, likeliest, expect, known))
+
+
+def _per_state_names(rules: Ruleset, prepared: Prepared) -> set[str]:
+    """The names an expectation reads of one final state: the outcomes, `stopped`, the action's inputs and locals."""
+    action = prepared.action
+    return ({*rules.outcomes, "stopped"} | {param.name for param in action.params}
+            | set(rules.action_locals.get(action.name, {})))
+
+
+def _likeliest(prepared: Prepared, failing: dict[State, Any], read: list[str]) -> State:
+    """A final state of the likeliest of the combinations of values the expectation reads, where it fails: states
+    that differ only in what it does not read (a local, a field) count together, as the outcomes' table shows them.
+    The first such state, as the states are ordered."""
+    ways: dict[tuple[Any, ...], list[Any]] = {}
+    for state, p in failing.items():
+        key = tuple(stable_key(final_value(n.Name(n.NOWHERE, name=name), prepared, state, once=True)) for name in read)
+        found = ways.setdefault(key, [Fraction(0), state])
+        found[0] += p
+    return max(ways.values(), key=lambda way: way[0])[1]  # type: ignore[no-any-return]
 
 
 def _block(head: str, lines: list[str]) -> str:

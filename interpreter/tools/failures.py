@@ -58,6 +58,8 @@ def explain(rules: Ruleset, prepared: Prepared, state: State, expect: n.Expr,
             rows.append((depth, text, shown))
         if readable:
             stack.extend((child, depth + 1) for child in reversed(_parts_read(node, values)))
+    if not rows:  # every part reads as its value (red == blue): the expectation itself is shown
+        return [f"{rules.full_text_of(expect)}    {shown_value(values(expect)[0])}"]
     width = min(ALIGN_AT_MOST, max(2 * depth + len(text) for depth, text, _ in rows))
     return [f"{'  ' * depth}{text}".ljust(width) + f"    {shown}" for depth, text, shown in rows]
 
