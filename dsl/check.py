@@ -840,6 +840,10 @@ class Checker:
         self._in_example = True
         for expect in example.expects:
             self.expect(expect, BOOL, scope)
+            if self.meets_chance(expect):  # after it is checked: a dice literal compared with a dice value describes
+                self.error(expect.pos, "an expectation cannot roll dice",
+                           "it reads the resolution's outcome: roll in the action, and expect what it gives"
+                           + self.rolled_in_call(expect))
         self._in_example = False
 
     # ---- expressions

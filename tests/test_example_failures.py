@@ -233,3 +233,15 @@ def test_a_distribution_function_cannot_read_the_name_of_a_comprehension_around_
         dsl.loads("outcome x: int = 0\naction go() { x = 1d6 }\n"
                   'example "CP" { run go()  expect all([prob(x == i) == 1/6 for i in [1, 2]]) }\n', "t.rules")
     assert caught.value.diagnostics[0].message == "'prob' cannot read 'i', the name of the comprehension around it"
+
+
+@pytest.mark.parametrize("expect", ["1d6 > 0", "chance(1/2)"])
+def test_an_expectation_that_rolls_dice_is_a_checker_error(expect):
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(f'outcome x: int = 0\naction go() {{ x = 1 }}\nexample "R" {{ run go()  expect {expect} }}\n', "t.rules")
+    assert caught.value.diagnostics[0].message == "an expectation cannot roll dice"
+
+
+def test_an_expectation_comparing_a_dice_value_with_dice_written_describes_them_and_rolls_nothing():
+    dsl.loads('param d: dice = 1d6 + 1\noutcome x: int = 0\naction go() { x = 1 }\n'
+              'example "D" { run go()  expect d == 1d6 + 1 }\n', "t.rules")
