@@ -106,3 +106,45 @@ def test_an_event_shows_a_changed_text_on_one_line(tmp_path, capsys):
     rules = 'outcome t: text = "plain"\naction go() { t = "two\\nlines" }\n'
     out = out_of(capsys, "run", *files(tmp_path, rules))
     assert 't: plain -> "two\\nlines"' in out or 't: "plain" -> "two\\nlines"' in out
+
+
+def test_a_sampled_share_shows_its_wilson_interval_lopsided_near_0_and_never_below_it():
+    from fracas.interpreter.tools.report import wilson_interval
+
+    low, high = wilson_interval(Fraction(2, 100), 200)  # 4 runs of 200
+    assert (round(low * 100, 2), round(high * 100, 2)) == (0.78, 5.03) and low > 0
+    assert wilson_interval(Fraction(0), 50)[0] == 0 and wilson_interval(Fraction(1), 50)[1] == 1
+
+
+def test_a_sampled_table_shows_each_share_with_its_interval(tmp_path, capsys):
+    out = out_of(capsys, "odds", *files(tmp_path, "outcome hit: bool = false\naction go() { hit = chance(1/50) }\n"),
+                 "--samples", "200", "--seed", "3")
+    assert "   true    1.50% [0.51, 4.32]" in out  # 3 runs of 200: not 1.50% give or take 1.68
+
+
+def test_a_comparison_of_files_of_one_name_labels_them_by_their_paths(tmp_path, capsys):
+    for folder, sides in (("a", 4), ("b", 6)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.rules").write_text(f"outcome dmg: int = 0\naction go() {{ dmg = 1d{sides} }}\n")
+    (tmp_path / "go.toml").write_text('action = "go"\n')
+    paths = [str(tmp_path / "a" / "x.rules"), str(tmp_path / "b" / "x.rules"), str(tmp_path / "go.toml")]
+    header = out_of(capsys, "odds", *paths).splitlines()[2]
+    assert header.split() == [str(tmp_path / "a" / "x"), str(tmp_path / "b" / "x")]
+    rows = list(csv.DictReader(io.StringIO(out_of(capsys, "odds", *paths, "--csv"))))
+    assert {r["rules_or_option"] for r in rows} == {str(tmp_path / "a" / "x"), str(tmp_path / "b" / "x")}
+
+
+def test_a_sampled_comparison_and_csv_say_they_are_estimates(tmp_path, capsys):
+    rules = files(tmp_path, "outcome dmg: int = 0\naction go() { dmg = 1d4 }\n")
+    title = out_of(capsys, "odds", rules[0], rules[0], rules[1], "--samples", "300").splitlines()[0]
+    assert title.endswith("(estimated from 300 samples each)")
+    rows = list(csv.DictReader(io.StringIO(out_of(capsys, "odds", *rules, "--samples", "300", "--csv"))))
+    assert {r["samples"] for r in rows} == {"300"}
+    rows = list(csv.DictReader(io.StringIO(out_of(capsys, "odds", *rules, "--csv"))))
+    assert {r["samples"] for r in rows} == {""}
+
+
+def test_a_plot_puts_numbers_by_size_whole_or_not():
+    from fracas.interpreter.tools.plots import _plot_order
+
+    assert sorted([Fraction(1, 2), 1, Fraction(3, 2), 2], key=_plot_order) == [Fraction(1, 2), 1, Fraction(3, 2), 2]

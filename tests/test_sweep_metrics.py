@@ -183,3 +183,13 @@ def test_a_metric_that_fails_on_a_case_is_shown_in_the_metric(capsys, tmp_path):
 def test_an_empty_metric_is_refused_not_taken_for_the_default(capsys):
     assert main(["sweep", EPI, CITY, *TWO_CASES, "--metric", " "]) == 2
     assert "--metric is empty" in capsys.readouterr().err
+
+
+def test_a_sampled_metric_on_which_every_run_agreed_has_no_margin(tmp_path, capsys):
+    (tmp_path / "r.rules").write_text("param p: number = 1/50\noutcome hit: bool = false\n"
+                                      "action go() { hit = chance(p) }\n")
+    (tmp_path / "go.toml").write_text('action = "go"\n')
+    assert main(["sweep", str(tmp_path / "r.rules"), str(tmp_path / "go.toml"), "--vary", "params.p=1/1000000",
+                 "--metric", "prob(hit)", "--samples", "200", "--limit", "states=1"]) == 0
+    out = capsys.readouterr().out
+    assert "~0" in out and "±0" not in out and "or where every run agreed" in out

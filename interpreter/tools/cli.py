@@ -419,6 +419,13 @@ def _value_written(written: str, values: list[Any]) -> Any:
     return _NOT_FOUND
 
 
+def _labels(paths: list[str]) -> list[str]:
+    """What names each rules file in a comparison: its name without the suffix, or its path where the names
+    are the same (a/x.rules against b/x.rules)."""
+    stems = [Path(p).stem for p in paths]
+    return stems if len(set(stems)) == len(stems) else [str(Path(p).with_suffix("")) for p in paths]
+
+
 def cmd_odds(args: argparse.Namespace) -> int:
     if len(args.rules) > 2:
         raise UsageError("odds compares at most two rules files")
@@ -427,7 +434,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     loaded = [_load(args, path) for path in args.rules]
     target = _output("--plot", args.plot, args, [rules for rules, _ in loaded])
     results = [_odds_of(args, rules, scenario) for rules, scenario in loaded]
-    labels = [Path(p).stem for p in args.rules]
+    labels = _labels(args.rules)
     _plot(target, results, labels, f"{results[0].prepared.action.name}")
     if args.csv:
         _show(report.odds_csv(results, labels), end="")
@@ -443,7 +450,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
                               "mean_difference": means}, indent=2))
         else:
             title = f"{before.prepared.action.name}: {args.rules[0]} against {args.rules[1]}"
-            _show(report.side_by_side(results, [Path(p).stem for p in args.rules], title))
+            _show(report.side_by_side(results, labels, title))
         return EXIT_OK
     (dist,) = results
     if args.json:

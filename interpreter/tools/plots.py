@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from fractions import Fraction
 from typing import Any
 
 from fracas.interpreter.api import Distribution, show_plain
@@ -52,13 +53,13 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
     figure, axes = plt.subplots(len(names), 1, figsize=(8, 2.8 * len(names)), squeeze=False)
     for axis, name in zip(axes[:, 0], names):
         marginals = [marginal_of(d, name) for d in dists]
-        values = sorted({v for marginal in marginals for v in marginal}, key=lambda v: (str(type(v)), v))
+        values = sorted({v for marginal in marginals for v in marginal}, key=_plot_order)
         positions = range(len(values))
         width = 0.8 / len(dists)
         for i, (marginal, label) in enumerate(zip(marginals, labels)):
             axis.bar([p + i * width for p in positions], [float(marginal.get(v, 0)) for v in values],
                      width=width, label=label)
-            if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            if all(type(v) in (int, Fraction) for v in values):
                 # P(X >= v) for every value drawn, including values this distribution never takes.
                 at_least = [float(sum((p for w, p in marginal.items() if w >= v), 0)) for v in values]
                 axis.plot([p + i * width for p in positions], at_least,
@@ -90,3 +91,8 @@ def plot_heatmap(rows: list[str], columns: list[str], cells: list[list[float | N
     figure.tight_layout()
     _save(figure, path)
     plt.close(figure)
+
+
+def _plot_order(value: Any) -> tuple[str, Any]:
+    """Values along an axis: numbers by size, whole or not (1/2 before 1), then each other type by its own order."""
+    return ("number" if type(value) in (int, Fraction) else str(type(value)), value)

@@ -232,6 +232,8 @@ def _margin(expr: n.Expr, dist: Distribution) -> float | None:
                   for ts, p in terms]
     # The spread of the metric's linear part over the samples, with n - 1 for a sample's own variance.
     variance = sum(d * d * p for d, p in deviations) * dist.samples / (dist.samples - 1)
+    if variance == 0:  # every run agreed: a margin of 0 would claim what the runs cannot show (p = 1/1000, say)
+        return None
     margin = Z95 * math.sqrt(variance / dist.samples)
     return margin if math.isfinite(margin) else None
 
