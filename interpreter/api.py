@@ -23,7 +23,7 @@ from fracas.dsl.types import type_from
 from fracas.interpreter.core import collector, resolve
 from fracas.interpreter.core.constraints import check_after, clear_test, constrained_fields
 from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
-from fracas.interpreter.core.errors import RunError, ScenarioError
+from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError, ScenarioError
 from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import Frozen, OutcomeStates, State
 from fracas.interpreter.core.values import approx, as_float, exact_text, show
@@ -41,9 +41,9 @@ if TYPE_CHECKING:
 # and the runtime values a report shows (a pool of bodies, a volley), in their stable order.
 __all__ = [
     "Distribution", "Pool", "Prepared", "Run", "RunError", "Scenario", "ScenarioError", "State", "Unwritable",
-    "Volley", "approx", "as_float", "estimate", "exact", "exact_text", "final_value", "forced", "prepare",
-    "program_problems", "reads_only_outcomes",
-    "run_diagnostic", "sample", "scenario_diagnostic", "show", "show_plain", "stable_key",
+    "Volley", "approx", "as_float", "beyond_exact", "estimate", "exact", "exact_text", "final_value", "forced",
+    "prepare", "program_problems", "reads_only_outcomes", "run_diagnostic", "sample", "scenario_diagnostic", "show",
+    "show_plain", "stable_key",
 ]
 
 T = TypeVar("T")
@@ -256,6 +256,13 @@ class Distribution:
         return result
 
 
+def beyond_exact(error: ScenarioError) -> bool:
+    """Whether an exact resolution stopped at a limit that sampling need not reach: its states, or its work, which
+    a sampled run counts run by run (the errors that say to estimate by sampling instead)."""
+    first = error.diagnostics[0]
+    return "exact engine" in first.message or first.hint.startswith(SAMPLE_INSTEAD)
+
+
 def reads_only_outcomes(rules: Ruleset, exprs: list[n.Expr]) -> bool:
     """Whether expressions over final states read nothing but outcomes (and `stopped`): then exact() may merge more."""
     known = set(rules.outcomes) | {"stopped"} | set(rules.params) | set(rules.choices) | set(rules.rows)
@@ -266,9 +273,12 @@ def reads_only_outcomes(rules: Ruleset, exprs: list[n.Expr]) -> bool:
 def show_plain(value: Any) -> str:
     """Outcome values as JSON keys and table cells: 3, 1/2, true, the name of a row, a text as it is; but in its
     quotes, as the rules write it, a text that would not read as itself bare: empty, "none" (which a `text?`
-    outcome may hold beside none itself), or one with a new line, a tab, a quote or a backslash."""
+    outcome may hold beside none itself), one with a new line, a tab, a quote or a backslash, or with spaces at
+    either end."""
     text = show(value)
-    return value if isinstance(value, str) and value not in ("", "none") and len(text) == len(value) + 2 else text
+    bare = value not in ("", "none") and len(text) == len(value) + 2 and value == value.strip() if isinstance(
+        value, str) else False  # "a " bare would read as "a"
+    return value if bare else text
 
 
 @record

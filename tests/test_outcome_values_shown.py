@@ -148,3 +148,10 @@ def test_a_plot_puts_numbers_by_size_whole_or_not():
     from fracas.interpreter.tools.plots import _plot_order
 
     assert sorted([Fraction(1, 2), 1, Fraction(3, 2), 2], key=_plot_order) == [Fraction(1, 2), 1, Fraction(3, 2), 2]
+
+
+def test_a_text_with_spaces_at_its_end_is_shown_in_its_quotes_and_found_so_by_why(tmp_path, capsys):
+    args = files(tmp_path, 'outcome trail: text = ""\n'
+                           'action go() { trail = "a "\n if chance(1/2) { trail = trail + "b" } }\n')
+    assert '   "a "   50.00%' in out_of(capsys, "odds", *args)
+    assert out_of(capsys, "explain", *args, "--why", 'trail="a "').startswith('why trail = "a ": probability 50.00%')

@@ -193,3 +193,14 @@ def test_a_sampled_metric_on_which_every_run_agreed_has_no_margin(tmp_path, caps
                  "--metric", "prob(hit)", "--samples", "200", "--limit", "states=1"]) == 0
     out = capsys.readouterr().out
     assert "~0" in out and "±0" not in out and "or where every run agreed" in out
+
+
+def test_a_case_past_the_exact_engine_s_work_limit_is_estimated_by_sampling(tmp_path, capsys):
+    (tmp_path / "r.rules").write_text("param n = 60\noutcome a: int = 0\noutcome b: int = 0\n"
+                                      "outcome ahead: bool = false\naction go() {\n for i in range(n) {\n"
+                                      "  a += 1d6\n  b += 1d6\n }\n ahead = a > b\n}\n")
+    (tmp_path / "go.toml").write_text('action = "go"\n')
+    assert main(["sweep", str(tmp_path / "r.rules"), str(tmp_path / "go.toml"), "--vary", "params.n=2,60",
+                 "--metric", "prob(ahead)", "--samples", "300"]) == 0
+    out = capsys.readouterr().out
+    assert "\n2            " in out and "60        ~" in out and "state or work limit" in out

@@ -282,7 +282,7 @@ def sweep_text(varies: list[Any], cases: list[Any], metric: str) -> str:
             shown = ", ".join(f"{v.path}={show_plain(s)}" for v, s in zip(varies, case.settings))
             lines.append(f"  {shown}: {_cell(case)}")
     if any(case.estimated for case in cases):
-        lines.append("\n~ estimated by sampling (the exact engine reached its state limit); ± half a 95% interval")
+        lines.append("\n~ estimated by sampling (the exact engine reached its state or work limit); ± half a 95% interval")
     if any(case.estimated and case.margin is None for case in cases):
         lines.append("  (none for a true-or-false metric, from fewer than 2 samples, or where every run agreed)")
     return "\n".join(lines)

@@ -1,7 +1,7 @@
 """The balance matrix: one metric over every combination of varied scenario values.
 
 `--vary attacker.type=archer,knight --vary ground=open,rough` makes four cases; each is resolved exactly when it can be and estimated by sampling (with
-a 95% interval) when the exact engine reaches its state limit. Cases run in
+a 95% interval) when the exact engine reaches its state or work limit. Cases run in
 parallel on every core.
 """
 
@@ -35,8 +35,8 @@ from fracas.interpreter.tools.aggregates import (
     sample_term,
     with_values,
 )
-from fracas.interpreter.api import (Distribution, RunError, Scenario, ScenarioError, as_float, estimate, exact,
-                                    final_value, reads_only_outcomes)
+from fracas.interpreter.api import (Distribution, RunError, Scenario, ScenarioError, as_float, beyond_exact, estimate,
+                                    exact, final_value, reads_only_outcomes)
 
 METRIC = "--metric"  # where a problem in the metric is said to be
 Z95 = 1.96  # a 95% normal interval is the estimate plus or minus this many standard errors
@@ -64,7 +64,7 @@ class Case:
     value: Fraction | float | None = None
     margin: float | None = None  # half a 95% interval, when estimated and one can be given
     error: str = ""
-    estimated: bool = False  # by sampling, because the exact engine reached its state limit
+    estimated: bool = False  # by sampling, because the exact engine reached its state or work limit
     diagnostics: tuple[Diagnostic, ...] = ()  # the error located (in the rules, the scenario or the metric)
 
 
@@ -193,7 +193,7 @@ def run_case(job: tuple[str, Limits, Scenario, list[Vary], tuple[Any, ...], str 
         try:
             dist: Distribution = exact(rules, scenario, outcomes_only=outcomes_only)
         except ScenarioError as error:
-            if "exact engine" not in error.diagnostics[0].message:
+            if not beyond_exact(error):
                 raise
             dist = estimate(rules, scenario, samples, outcomes_only=outcomes_only)
         value = evaluate_over(expr, dist.prepared, dist.states)
