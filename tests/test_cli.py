@@ -446,3 +446,11 @@ def test_the_json_form_of_a_diagnostic_keeps_a_long_word_whole():
 
     diagnostic = Diagnostic("s.toml", 2, 1, "unknown input '" + "k" * 500 + "'")
     assert "k" * 500 in diagnostic.as_dict()["message"] and "k" * 500 not in diagnostic.format()
+
+
+def test_each_choice_of_a_choice_also_chosen_is_a_usage_error(capsys, tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(ONE_DIE)
+    code, _, err = run(capsys, "odds", EXALTED, str(scenario), "--each-choice", "defender_response",
+                       "--choose", "defender_response=do_nothing")
+    assert code == 2 and "--each-choice defender_response and --choose defender_response=do_nothing both set it" in err

@@ -471,6 +471,9 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
         hint = did_you_mean(name, rules.choices) or (
             "the choices are: " + ", ".join(rules.choices) if rules.choices else "these rules declare no choices")
         raise UsageError(f"--each-choice: unknown choice '{name}'; {hint}")
+    chosen = scenario.flags.get(f"choices.{name}")
+    if chosen is not None:  # every option is run: the one chosen would be silently set aside
+        raise UsageError(f"--each-choice {name} and {chosen} both set it; leave one out")
     if choice.type.name == "bool":
         options: list[Any] = [False, True]
     else:
