@@ -155,3 +155,10 @@ def test_a_text_with_spaces_at_its_end_is_shown_in_its_quotes_and_found_so_by_wh
                            'action go() { trail = "a "\n if chance(1/2) { trail = trail + "b" } }\n')
     assert '   "a "   50.00%' in out_of(capsys, "odds", *args)
     assert out_of(capsys, "explain", *args, "--why", 'trail="a "').startswith('why trail = "a ": probability 50.00%')
+
+
+def test_a_plot_keeps_true_apart_from_1_as_the_comparison_does():
+    from fracas.interpreter.tools.plots import _plot_order
+
+    assert _plot_order(True) != _plot_order(1) and _plot_order(False) != _plot_order(0)
+    assert len({_plot_order(v) for v in (0, 1, False, True)}) == 4

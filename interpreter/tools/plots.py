@@ -52,19 +52,21 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
     names = [name for name in every if any(len(marginal_of(d, name)) > 1 for d in dists)] or every[:1]
     figure, axes = plt.subplots(len(names), 1, figsize=(8, 2.8 * len(names)), squeeze=False)
     for axis, name in zip(axes[:, 0], names):
-        marginals = [marginal_of(d, name) for d in dists]
-        values = sorted({v for marginal in marginals for v in marginal}, key=_plot_order)
+        # Each value by its order key, which keeps true apart from 1 (equal in Python, not the same result), as the
+        # comparison's text keeps them.
+        marginals = [{_plot_order(v): p for v, p in marginal_of(d, name).items()} for d in dists]
+        values = sorted({key for marginal in marginals for key in marginal})
         positions = range(len(values))
         width = 0.8 / len(dists)
         for i, (marginal, label) in enumerate(zip(marginals, labels)):
             axis.bar([p + i * width for p in positions], [float(marginal.get(v, 0)) for v in values],
                      width=width, label=label)
-            if all(type(v) in (int, Fraction) for v in values):
+            if marginal and all(kind == "number" for kind, _ in values):  # not for rules that do not declare it
                 # P(X >= v) for every value drawn, including values this distribution never takes.
-                at_least = [float(sum((p for w, p in marginal.items() if w >= v), 0)) for v in values]
+                at_least = [float(sum((p for w, p in marginal.items() if w[1] >= v[1]), 0)) for v in values]
                 axis.plot([p + i * width for p in positions], at_least,
                           marker="o", linestyle="--", label=f"{label}: at least")
-        axis.set_xticks([p + 0.4 - width / 2 for p in positions], [show_plain(v) for v in values])
+        axis.set_xticks([p + 0.4 - width / 2 for p in positions], [show_plain(v) for _, v in values])
         axis.set_ylim(0, 1.05)
         axis.set_ylabel("probability")
         axis.set_title(name)
