@@ -245,3 +245,10 @@ def test_an_expectation_that_rolls_dice_is_a_checker_error(expect):
 def test_an_expectation_comparing_a_dice_value_with_dice_written_describes_them_and_rolls_nothing():
     dsl.loads('param d: dice = 1d6 + 1\noutcome x: int = 0\naction go() { x = 1 }\n'
               'example "D" { run go()  expect d == 1d6 + 1 }\n', "t.rules")
+
+
+def test_the_mean_of_a_local_a_stop_left_unset_fails_the_example_located_rather_than_crashing():
+    text = ('outcome x: int = 0\naction go() {\n    let a = 1d6\n    if a == 1 { stop "one" }\n    let late = a + 10\n'
+            '    x += late\n}\nexample "L3" { run go()  expect mean(late) == 14 }\n')
+    [(passed, message)] = results(text)
+    assert not passed and message.endswith("'mean' of a value that is none in some outcomes")

@@ -2,7 +2,8 @@
 
 Examples check their `expect` lines with them, and `fracas sweep` computes its
 metric with them. Each aggregate call is computed over every final state and
-replaced by its value; the rest of the expression is then evaluated once.
+replaced by its value; an example then checks the rest in every final state,
+a sweep's metric once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.walk import map_children
-from fracas.interpreter.api import Prepared, State, final_value
+from fracas.interpreter.api import Prepared, RunError, State, final_value
 
 
 def evaluate_over(expr: n.Expr, prepared: Prepared, states: dict[State, Any]) -> Any:
@@ -38,7 +39,7 @@ def _aggregate(call: n.Call, prepared: Prepared, states: dict[State, Any]) -> An
     if call.func == "prob":
         return sum((p for v, p in results if v is True), Fraction(0)) / total
     if call.func == "mean":
-        return sum((Fraction(v) * p for v, p in results), Fraction(0)) / total
+        return sum((_number(v, call) * p for v, p in results), Fraction(0)) / total
     if call.func == "always":
         return all(v is True for v, _ in results)
     if call.func == "never":
@@ -83,6 +84,15 @@ def sample_term(call: n.Call, prepared: Prepared, state: State) -> Fraction:
     value = final_value(_argument(call), prepared, state)
     if call.func == "prob":
         return Fraction(1 if value is True else 0)
+    return _number(value, call)
+
+
+def _number(value: Any, call: n.Call) -> Fraction:
+    """A value a mean adds up: a number, never none (a local that a run which stopped before it never set)."""
+    if value is None:
+        raise RunError(call.pos, f"'{call.func}' of a value that is none in some outcomes",
+                       "a local is none where the run stopped before setting it: read an outcome instead, "
+                       "or set the local before anything may stop")
     return Fraction(value)
 
 
