@@ -1286,9 +1286,11 @@ class Checker:
                        "take it out: combine the two with 'and', '+' and the like, "
                        "as in prob(x > 3) == 1/2 and always(x > 0)")
             return ANY
-        read = {name.name for arg in (*call.args, *(kw.value for kw in call.keywords)) for name in free_names(arg)}
-        bound = [var for var in self._comprehended if var in read]
-        if sig.aggregate and bound:  # worked out once, over every final state, before any item is
+        bound: list[str] = []
+        if sig.aggregate and self._comprehended:
+            read = {name.name for arg in (*call.args, *(kw.value for kw in call.keywords)) for name in free_names(arg)}
+            bound = [var for var in self._comprehended if var in read]
+        if bound:  # worked out once, over every final state, before any item is
             self.error(call.pos, f"'{sig.name}' cannot read '{bound[0]}', the name of the comprehension around it",
                        f"'{sig.name}' reads the whole distribution once; write each case out, as in "
                        "prob(x == 1) == 1/6 and prob(x == 2) == 1/6")

@@ -276,9 +276,9 @@ def show_plain(value: Any) -> str:
     outcome may hold beside none itself), one with a new line, a tab, a quote or a backslash, or with spaces at
     either end."""
     text = show(value)
-    bare = value not in ("", "none") and len(text) == len(value) + 2 and value == value.strip() if isinstance(
-        value, str) else False  # "a " bare would read as "a"
-    return value if bare else text
+    if isinstance(value, str) and value not in ("", "none") and value == value.strip() and len(text) == len(value) + 2:
+        return value  # nothing escaped, no space at an end ("a " bare would read as "a")
+    return text
 
 
 @record
