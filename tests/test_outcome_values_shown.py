@@ -122,6 +122,14 @@ def test_a_sampled_table_shows_each_share_with_its_interval(tmp_path, capsys):
     assert "   true    1.50% [0.51, 4.32]" in out  # 3 runs of 200: not 1.50% give or take 1.68
 
 
+def test_a_sampled_table_bounds_the_values_no_sample_gave(tmp_path, capsys):
+    rules = files(tmp_path, "outcome hit: bool = false\naction go() { hit = chance(1/1000000) }\n")
+    out = out_of(capsys, "odds", *rules, "--samples", "2000", "--seed", "1")
+    assert "true" not in out  # never drawn: left out of the table
+    assert out.rstrip().endswith("values no sample gave are not shown: each has a probability below 0.19% (95%)")
+    assert "no sample gave" not in out_of(capsys, "odds", *rules)  # exact odds leave nothing out
+
+
 def test_a_comparison_of_files_of_one_name_labels_them_by_their_paths(tmp_path, capsys):
     for folder, sides in (("a", 4), ("b", 6)):
         (tmp_path / folder).mkdir()

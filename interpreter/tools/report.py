@@ -74,7 +74,17 @@ def odds_table(dist: Distribution, fractions: bool = False) -> str:
         # Samples can only show a value every one of them gave, not that it is certain.
         label = "certain" if dist.mode == "exact" else f"in all {dist.samples} samples"
         lines.append(f"\n{label}: " + ", ".join(certain))
+    if dist.mode == "estimate":
+        lines.append(f"\n{unseen_bound(dist.samples)}")
     return "\n".join(lines)
+
+
+def unseen_bound(samples: int) -> str:
+    """What a sampled table says of the values it leaves out, those no run gave: how likely each may be at most,
+    the top of the Wilson interval of a share never seen (about 3 in `samples`)."""
+    high = wilson_interval(Fraction(0), samples)[1] * 100
+    shown = f"{high:.2f}%" if high >= 0.01 else "0.01%"
+    return f"values no sample gave are not shown: each has a probability below {shown} (95%)"
 
 
 def joint_grid(dist: Distribution, down: str, across: str) -> str:
