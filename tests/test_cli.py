@@ -226,6 +226,36 @@ def test_test_command_reports_a_failing_example_and_exits_1(capsys, tmp_path):
     assert out.splitlines()[-1] == "0 passed, 1 failed"
 
 
+def test_test_command_prints_each_result_as_json_for_a_machine(capsys, tmp_path):
+    rules = tmp_path / "r.rules"
+    rules.write_text(
+        'kind unit { figures: int }\noutcome lost: int = 0\n'
+        'action hit(target: unit) { lost = 1 }\n'
+        'example "T-01 loses two" { run hit(target: {figures: 1}) expect lost == 2 }\n'
+        'example "loses one" { run hit(target: {figures: 1}) expect lost == 1 }\n'
+    )
+    code, out, _ = run(capsys, "test", str(rules), "--json")
+    assert code == 1
+    found = json.loads(out)
+    assert (found["ok"], found["passed"], found["failed"], found["diagnostics"]) == (False, 1, 1, [])
+    failing, passing = found["examples"]
+    assert (failing["id"], failing["title"], failing["line"], failing["passed"]) == ("T-01", "loses two", 4, False)
+    assert failing["message"].startswith("expect lost == 2 (line 4) is false:") and failing["path"] == str(rules)
+    assert (passing["id"], passing["title"], passing["line"], passing["passed"], passing["message"]) == (
+        None, "loses one", 5, True, "")
+
+
+def test_test_command_as_json_lists_a_broken_file_and_exits_2(capsys, tmp_path):
+    broken = tmp_path / "broken.rules"
+    broken.write_text("action go() { x = }\n")
+    code, out, err = run(capsys, "test", str(broken), "--json")
+    assert code == 2 and err == ""
+    found = json.loads(out)
+    assert found["ok"] is False and found["examples"] == []
+    [problem] = found["diagnostics"]
+    assert (problem["path"], problem["line"], problem["severity"]) == (str(broken), 1, "error")
+
+
 def test_bad_flag_exits_2(capsys):
     with pytest.raises(SystemExit) as caught:
         main(["odds", "--no-such-flag"])

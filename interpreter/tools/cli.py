@@ -170,6 +170,8 @@ def _parser() -> argparse.ArgumentParser:
     test = sub.add_parser("test", parents=[limits], help="run the examples of rules files",
                           description="Run every example block; one PASS or FAIL line each.")
     test.add_argument("files", nargs="*", metavar="FILE", help="rules files (default: every shipped rules file)")
+    test.add_argument("--json", action="store_true",
+                      help="print each example's result, the counts and any problems of the files as JSON")
 
     fmt = sub.add_parser("fmt", parents=[limits], help="rewrite rules files in the one canonical layout",
                          description="Rewrite rules files in place in the canonical layout (indentation, spaces, "
@@ -639,22 +641,33 @@ def cmd_test(args: argparse.Namespace) -> int:
     files = [Path(f) for f in args.files] or sorted(shipped_rules_dir().glob("*.rules"))
     passed = failed = 0
     broken: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
+    results: list[dict[str, Any]] = []
     for file in files:
         try:
             rules = _rules(args, file)
         except RulesError as error:
             broken.extend(error.diagnostics)
             continue
-        if len(files) > 1:
+        if len(files) > 1 and not args.json:
             _show(f"# {file}")
-        for warning in rules.warnings:
-            print(warning.format(), file=sys.stderr)
+        warnings.extend(rules.warnings)
+        if not args.json:
+            for warning in rules.warnings:
+                print(warning.format(), file=sys.stderr)
         for result in run_examples(rules):
-            _show(result.line)
+            if args.json:
+                results.append(result.as_json(str(file)))
+            else:
+                _show(result.line)
             if result.passed:
                 passed += 1
             else:
                 failed += 1
+    if args.json:
+        print(json.dumps({"ok": not failed and not broken, "passed": passed, "failed": failed, "examples": results,
+                          "diagnostics": [d.as_dict() for d in [*warnings, *broken]]}, indent=2))
+        return EXIT_USAGE if broken else EXIT_FAILED if failed else EXIT_OK
     if broken:
         _print_diagnostics(broken)
     print(f"{passed} passed, {failed} failed")

@@ -32,13 +32,25 @@ class ExampleResult:
     message: str = ""
 
     @property
+    def title(self) -> str:
+        """The example's name without its ID."""
+        example = self.example
+        return example.name[len(example.example_id):].strip() if example.example_id else example.name
+
+    @property
     def line(self) -> str:
         ident = self.example.example_id or "-"
-        title = self.example.name[len(self.example.example_id):].strip() if self.example.example_id else self.example.name
+        title = self.title
         status = "PASS" if self.passed else "FAIL"
         if "\n" in self.message:  # the parts of failed expectations, each under its own line
             return f"{status} {ident} {title}\n" + textwrap.indent(self.message, "  ")
         return f"{status} {ident} {title}" + ("" if self.passed else f": {self.message}")
+
+    def as_json(self, path: str) -> dict[str, Any]:
+        """The result for a machine: where the example is written, its ID (None without one), and why it failed."""
+        pos = self.example.pos
+        return {"path": path, "line": pos.line, "column": pos.column, "id": self.example.example_id or None,
+                "title": self.title, "passed": self.passed, "message": self.message}
 
 
 def scenario_of(example: n.ExampleDecl, rules: Ruleset) -> Scenario:
