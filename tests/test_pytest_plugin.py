@@ -27,3 +27,9 @@ def test_a_rules_file_that_does_not_load_is_one_failure_with_its_diagnostics(pyt
     result = pytester.runpytest("-p", "no:asyncio")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*broken.rules:1:20: error: unknown type 'in'*"])
+
+
+def test_an_example_whose_title_holds_a_double_colon_can_be_picked_by_its_node_id(pytester):
+    pytester.makefile(".rules", mod=MOD.replace("M-01 a piece", "M-01 a::piece"))
+    result = pytester.runpytest("-v", "-p", "no:asyncio", "mod.rules::M-01 a:piece weighs twice its size")
+    result.assert_outcomes(passed=1)

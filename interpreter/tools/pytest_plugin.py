@@ -34,7 +34,16 @@ class RulesFile(pytest.File):
             yield BrokenRules.from_parent(self, name="check", error=error)
             return
         for example in rules.examples:
-            yield ExampleItem.from_parent(self, name=example.name, rules=rules, example=example)
+            yield ExampleItem.from_parent(self, name=item_name(example), rules=rules, example=example)
+
+
+def item_name(example: n.ExampleDecl) -> str:
+    """An example's title as its item's name: `::` parts pytest's node IDs, so it is written `:` there, and the
+    item can be picked on pytest's command line (its failure shows the title as written)."""
+    name = example.name
+    while "::" in name:
+        name = name.replace("::", ":")
+    return name
 
 
 class ExampleFailed(Exception):
