@@ -81,9 +81,9 @@ def odds_table(dist: Distribution, fractions: bool = False) -> str:
 
 def unseen_bound(samples: int) -> str:
     """What a sampled table says of the values it leaves out, those no run gave: how likely each may be at most,
-    the top of the Wilson interval of a share never seen (about 3 in `samples`)."""
-    high = wilson_interval(Fraction(0), samples)[1] * 100
-    shown = f"{high:.2f}%" if high >= 0.01 else "0.01%"
+    the top of the Wilson interval of a share never seen (about 3.84 in `samples`), rounded up: a bound."""
+    hundredths = max(1, math.ceil(wilson_interval(Fraction(0), samples)[1] * 10000))
+    shown = f"{hundredths // 100}.{hundredths % 100:02d}%"
     return f"values no sample gave are not shown: each has a probability below {shown} (95%)"
 
 
