@@ -114,6 +114,26 @@ def test_an_exact_loop_that_may_never_end_is_reported_with_that_probability():
     assert "break" in hint
 
 
+def test_a_loop_that_may_never_end_inside_another_loop_is_reported_with_the_whole_probability():
+    # Each of three tries enters the endless loop on a 1 of 1d4: it is entered at last with 1 - (3/4)^3.
+    for outer in ("for i in range(3) {", "while y < 3 {\n  y += 1"):
+        line, message, _ = refused(outer + "\n  x = 1d4\n  if x == 1 {\n    while true { x = 1 }\n  }\n}")
+        assert message == "this loop can run for ever: with probability 37/64 it never ends", outer
+
+
+def test_a_loop_that_may_never_end_in_one_pass_of_another_is_weighed_by_that_pass():
+    line, message, _ = refused("x = 1d4\nwhile y < 1 {\n  y += 1\n  if x == 1 {\n    while true { x = 1 }\n  }\n}")
+    assert (line, message) == (9, "this loop can run for ever: with probability 1/4 it never ends")
+
+
+def test_a_step_that_calls_itself_and_draws_runs_in_a_loop_s_passes():
+    # Each pass stops with 1/2 * 1/3 and the loop ends with 1/2: it stops before it ends with (1/6) / (1/6 + 1/2).
+    extra = 'step again() {\n  if x > 0 {\n    x += 1\n    again()\n  }\n  if chance(1/3) { stop "caught" }\n}\n'
+    for outcomes_only in (True, False):
+        found = exact(rules_of("while chance(1/2) { again() }", extra), Scenario("go", {}), outcomes_only=outcomes_only)
+        assert found.marginal("stopped") == {"": Fraction(3, 4), "caught": Fraction(1, 4)}
+
+
 def test_a_sampled_loop_that_never_ends_stops_at_the_loop_items_limit():
     line, message, hint = refused("while x < 1 { y += 1 }", "sampled")
     assert (line, message) == (5, "a while loop made more than 10000 passes")

@@ -284,7 +284,8 @@ def _check_depth(depth: int, site: CallSite, R: Run) -> None:
 
 
 def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run,
-            observe_all: bool = True, fields: frozenset[str] = frozenset(), numbered: bool = False) -> dict[Key, Any]:
+            observe_all: bool = True, fields: frozenset[str] = frozenset(), numbered: bool = False,
+            carrying: bool = True) -> dict[Key, Any]:
     """Every final state with its probability, from states at the routine's first block (full frames).
 
     Each state waiting for a block keeps only what a later block reads
@@ -292,7 +293,9 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
     at its end; otherwise only the outcomes and the named `fields`): its frame is the tuple of
     the block's live slots, and dead entity fields are none. Final states
     keep the frame's slots that are observed (`Projection.end`). numbered: their worlds and outcomes
-    are left as their numbers in R.interned, for a caller that merges them first.
+    are left as their numbers in R.interned, for a caller that merges them first. carrying: whether the
+    states may carry values in their probabilities (carry.py); not where those are a loop's, by the start of
+    each pass (a step called in a loop's pass), which carry nothing, as the loop's own blocks do.
     """
     R.chooser = D.Chooser(engine, R)  # an expression's draw gives the whole distribution
     R.passes = None
@@ -308,7 +311,7 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
         pending[0][key] = pending[0].get(key, 0) + p  # type: ignore[index]
     # Only the outcomes observed: the states that reach the routine's tail run through it straight (tails.py).
     straight = tails.tail_of(routine, projection) if not observe_all else frozenset()
-    finals = _flow(routine, pending, engine, R, projection, straight=straight).get(END, {})
+    finals = _flow(routine, pending, engine, R, projection, straight=straight, carrying=carrying).get(END, {})
     if fresh or (not analysed and projection.carried is not False):
         # Facts about the flow worked out after the code was kept (by a run that read other things of its
         # end): kept with it too, so that the next process reads them back rather than working them out.
@@ -321,7 +324,8 @@ def run_all(routine: Routine, start: dict[Key, Any], engine: ExactEngine, R: Run
 
 def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEngine, R: Run,
           projection: liveness.Projection, region: frozenset[int] | None = None,
-          entry: int | None = None, straight: frozenset[int] = frozenset()) -> dict[int, dict[Key, Any]]:
+          entry: int | None = None, straight: frozenset[int] = frozenset(),
+          carrying: bool = True) -> dict[int, dict[Key, Any]]:
     """Run states through the blocks, merging them where they meet, until they leave: the states leaving, by
     the block they go to (END for the routine's end).
 
@@ -340,7 +344,7 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
     interned = R.interned
     assert interned is not None
     routes: dict[int, tuple[int, dict[int, int]]] = {}  # a block -> where its states go, and what they forget
-    carried = folds.carried_at(routine, projection, R.gen)
+    carried = folds.carried_at(routine, projection, R.gen) if carrying else None
     regroups: dict[tuple[int, int], carry.Regroup] = {}
     gathered: dict[int, int | None] = {}  # a draw block -> the block its states are gathered for (_gathered_at)
 
@@ -549,19 +553,33 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
         if len(met) > engine.max_states:
             raise RunError(pos, f"the exact engine meets more than {engine.max_states} states at the start of this "
                                 "loop", ESTIMATE_HINT)
-    try:
-        times = loops.solve(met, {key: passes[key].get(head, {}) for key in met}, group,
-                            {key: any(f != head for f in passes[key]) for key in met},
-                            lambda steps: rt.spend(R, steps, pos))
-    except loops.Endless as endless:
-        raise RunError(pos, f"this loop can run for ever: with probability {show(endless.probability)} it never ends",
-                       "every way round the loop must lead out of it at last; bound it with a count of passes "
-                       "(while ... and passes < N) or a break") from None
+    times, endless = loops.solve(met, {key: passes[key].get(head, {}) for key in met}, group,
+                                 {key: any(f != head for f in passes[key]) for key in met},
+                                 lambda steps: rt.spend(R, steps, pos))
+    if endless:  # the states that never leave go to the end, marked, to be weighed with the rest (never_ending)
+        expand, never = projection.expander(head), loops.NeverEnds(pos)
+        for states, p in endless:
+            frame, world, outcomes, _, stack, depth = states[0]
+            yield (projection.keep(END, expand(frame)), world, outcomes, never, stack, depth), p, END
     for key, weight in times.items():
         for following, states in passes[key].items():
             if following != head:
                 for leaving, p in states.items():
                     yield leaving, weight * p, following
+
+
+def never_ending(finals: dict[Key, Any]) -> None:
+    """A RunError at the loop whose states never end most likely, if some final states are such (_loop_all),
+    with the probability of all of them: every way into it, through the loops and steps around it."""
+    found: dict[loops.NeverEnds, Fraction] = {}
+    for (_, _, _, why, _, _), p in finals.items():
+        if type(why) is loops.NeverEnds:
+            found[why] = found.get(why, Fraction(0)) + (D.as_fraction(p.total() if type(p) is Carried else p))
+    if found:
+        why, p = min(found.items(), key=lambda loop: (-loop[1], loop[0].pos.line, loop[0].pos.column))
+        raise RunError(why.pos, f"this loop can run for ever: with probability {show(p)} it never ends",
+                       "every way round the loop must lead out of it at last; bound it with a count of passes "
+                       "(while ... and passes < N) or a break")
 
 
 def projection_of(routine: Routine, observe_all: bool, fields: frozenset[str] = frozenset()) -> liveness.Projection:
@@ -912,7 +930,8 @@ def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run
         caller = frame[:site.args_slot] + (None,) + frame[site.args_slot + 1:]
         inner: Key = (tuple(_frame(callee, args)), world, outcomes, stopped, stack + (caller,), depth + 1)
         entered[inner] = entered.get(inner, 0) + p
-    for key, p in run_all(callee, entered, engine, R).items():
+    by_start = any(type(p) is loops.ByStart for p in entered.values())
+    for key, p in run_all(callee, entered, engine, R, carrying=not by_start).items():
         frame, world, outcomes, stopped, stack, depth = key
         following = END if stopped is not None else site.back
         caller = list(stack[-1])

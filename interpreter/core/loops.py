@@ -9,8 +9,8 @@ Most loops only go forward (each pass changes something for good) and the
 equations are solved one state at a time, in the order the chain flows; the
 states that can come round to each other (a strongly connected group) are
 solved together by elimination over fractions. A group that no pass leaves
-is a loop that runs for ever: if the start reaches it, that is reported with
-its probability rather than answered wrongly.
+is a loop that runs for ever: if the start reaches it, the probability that
+enters it is given back, for the engine to report rather than answer wrongly.
 """
 
 from __future__ import annotations
@@ -73,23 +73,26 @@ class ByStart:
         return f"ByStart({self.parts!r})"
 
 
-def largest(p: Any) -> Any:
-    """A probability, or the largest of a ByStart's."""
-    return max(p.parts.values()) if isinstance(p, ByStart) else p
+class NeverEnds(str):
+    """Why a state stopped, in place of a rule's reason: it went round a loop that no pass leaves, the loop at
+    `pos`. Such a state goes to the end as a stopped one does, so that the loops and steps around it weigh it as
+    they weigh every other way out; the resolution reports how likely it is in all (engines.never_ending). Its
+    text holds a character no rule can write: no `stop` gives the same reason."""
 
+    pos: Any
 
-class Endless(Exception):
-    """Some of the probability never leaves the loop."""
-
-    def __init__(self, probability: Fraction):
-        super().__init__(probability)
-        self.probability = probability
+    def __new__(cls, pos: Any) -> NeverEnds:
+        made = super().__new__(cls, f"\x00never ends: {pos.path}:{pos.line}:{pos.column}")
+        made.pos = pos
+        return made
 
 
 def solve(states: Sequence[Hashable], again: Mapping[Hashable, Mapping[Hashable, Any]],
           start: Mapping[Hashable, Any], leaves: Mapping[Hashable, bool],
-          spend: Callable[[int], None] = lambda steps: None) -> dict[Hashable, Any]:
-    """The expected number of passes begun in each state (states with none are left out).
+          spend: Callable[[int], None] = lambda steps: None
+          ) -> tuple[dict[Hashable, Any], list[tuple[list[Hashable], Any]]]:
+    """The expected number of passes begun in each state (states with none are left out), and the groups of
+    states that no pass leaves, each with the probability that enters it: that never ends.
 
     The start's probabilities may be ByStart (a loop inside another loop's passes): the answer then is too.
 
@@ -99,13 +102,15 @@ def solve(states: Sequence[Hashable], again: Mapping[Hashable, Mapping[Hashable,
     """
     mass: dict[Hashable, Any] = {state: start.get(state, 0) for state in states}
     times: dict[Hashable, Any] = {}
+    endless: list[tuple[list[Hashable], Any]] = []
     for group in groups_in_flow_order(states, again):
         members = set(group)
         entering = [mass[state] for state in group]
         if not any(entering):
             continue
         if not any(leaves[state] or any(j not in members for j in again[state]) for state in group):
-            raise Endless(largest(sum(entering, 0)))
+            endless.append((group, sum(entering, 0)))
+            continue
         if len(group) == 1:
             (state,) = group
             solved = [entering[0] / (1 - Fraction(again[state].get(state, 0)))]
@@ -116,7 +121,7 @@ def solve(states: Sequence[Hashable], again: Mapping[Hashable, Mapping[Hashable,
             for following, p in again[state].items():
                 if following not in members:
                     mass[following] += visits * p
-    return times
+    return times, endless
 
 
 # Operations on fractions of the elimination in one step of the exact engine's work (a block run on a state).

@@ -12,7 +12,7 @@ from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
 from fracas.interpreter.core.engines import (WORLDS_READ, ExactEngine, Key, Run, SampleEngine, go_on_from,
-                                             projection_of, run_all, run_until_chance)
+                                             never_ending, projection_of, run_all, run_until_chance)
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.kept_code import keep_if_grown
 from fracas.interpreter.core.state import NO_NAMES, Frozen, OutcomeStates, State
@@ -296,6 +296,7 @@ def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngin
         # cycle through all the run holds, which only the cyclic collector would free (milliseconds, later).
         R.chooser = R.budget = None
     keep_if_grown(gen)  # what this call made (its inputs' constants too) is there for the next process
+    never_ending(finals)
     if not observe_all:
         assert R.interned is not None
         return _outcomes_only(finals, R.interned.values, check)
