@@ -42,6 +42,21 @@ def test_lists_nested_up_to_the_highest_nesting_limit_run():
     assert exact(rules, Scenario("go", {})).marginal("x") == {1: 1}
 
 
+def test_a_fn_within_the_nesting_limit_that_python_cannot_compile_is_a_located_error(tmp_path, capsys):
+    # 120 brackets around a call of the fn itself, under an 'if': within the limit of 150, but each is a few
+    # levels of the Python fracas writes, past what Python's compiler follows.
+    body = "if k == 0 then 0 else " + "0 + (" * 120 + "deep(k - 1)" + ")" * 120
+    rules = tmp_path / "deep.rules"
+    rules.write_text(f"param n = 1\noutcome r: int = 0\nfn deep(k: int): int = {body}\naction go() {{ r = deep(n) }}\n")
+    (tmp_path / "go.toml").write_text('action = "go"\n')
+    for flags in ([], ["--samples", "10"]):
+        assert main(["odds", str(rules), str(tmp_path / "go.toml"), *flags]) == 2
+        err = capsys.readouterr().err
+        # At the fn's line: its name where fracas's writing of the code stops, the line where Python's compiler does.
+        where, _, message = err.partition(" error: ")
+        assert where.startswith(f"{rules}:3:") and message.startswith("an expression here nests too deeply"), err
+
+
 def test_the_nesting_limit_cannot_be_raised_past_what_python_can_follow():
     with pytest.raises(ValueError, match="'nesting' can be at most 300"):
         Limits(nesting=301)

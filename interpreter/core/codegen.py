@@ -49,6 +49,7 @@ from fracas.interpreter.core.analysis import ChanceAnalysis
 from fracas.interpreter.core.builtins import IMPLEMENTATIONS, POSITIONAL, dice_problem
 from fracas.interpreter.core import counted
 from fracas.interpreter.core import dist as D
+from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.fnbody import FnBody
 from fracas.interpreter.core.kept_code import KeptCode, code_of, kept_for
@@ -542,11 +543,14 @@ class Generator:
             scope = {p.name: f"a_{p.name}" for p in decl.params}
             args = "".join(f", a_{p.name}" for p in decl.params)
             saved = self.take_facts()
-            if decl.body is None:  # statements, which the checker keeps free of chance: one function serves
-                FnBody(self, decl, target).write()
-            else:
-                body = self.dexpr(decl.body, scope) if dist else self.expr(decl.body, scope)
-                self._define([f"def {target}(R, W, O, depth{args}):", f"    return {body}"], decl.pos.line)
+            try:
+                if decl.body is None:  # statements, which the checker keeps free of chance: one function serves
+                    FnBody(self, decl, target).write()
+                else:
+                    body = self.dexpr(decl.body, scope) if dist else self.expr(decl.body, scope)
+                    self._define([f"def {target}(R, W, O, depth{args}):", f"    return {body}"], decl.pos.line)
+            except RecursionError:  # at the fn that nests too deeply, not at what called it
+                raise self._too_deep(decl.pos) from None
             self._summaries[target] = self.take_facts()
             self.facts = saved
         self._read_callee(target)
@@ -635,7 +639,10 @@ class Generator:
             decl = self.rules.actions.get(name) or self.rules.steps[name]
             builder = RoutineBuilder(self, decl)
             built = self.routines[name] = builder.routine  # known before it is built: a step may call itself
-            builder.build()
+            try:
+                builder.build()
+            except RecursionError:
+                raise self._too_deep(decl.pos) from None
         return built
 
     def _routine_read_back(self, named: Routine, data: bytes) -> Routine | None:
@@ -662,7 +669,10 @@ class Generator:
         key = (id(expr), names)
         hit = self._lone.get(key)
         if hit is None or hit[0] is not expr:
-            hit = self._lone[key] = (expr, self._read_back(key, expr) or self._make_lone(expr, names))
+            try:
+                hit = self._lone[key] = (expr, self._read_back(key, expr) or self._make_lone(expr, names))
+            except RecursionError:
+                raise self._too_deep(expr.pos) from None
         return hit[1]
 
     def _read_back(self, key: tuple[int, tuple[str, ...]], expr: n.Expr) -> Callable[..., Any] | None:
@@ -756,14 +766,30 @@ class Generator:
                 return
         import ast  # only where code is compiled: a run of kept code never needs it (2 ms of a fresh process)
 
-        tree = ast.parse(text, filename)
-        for node in ast.walk(tree):  # each statement at the rules line it came from
-            if hasattr(node, "lineno"):
-                node.lineno = node.end_lineno = max(1, lines[node.lineno - 1])
-        code = compile(tree, filename, "exec")
+        try:
+            tree = ast.parse(text, filename)
+            for node in ast.walk(tree):  # each statement at the rules line it came from
+                if hasattr(node, "lineno"):
+                    node.lineno = node.end_lineno = max(1, lines[node.lineno - 1])
+            code = compile(tree, filename, "exec")
+        except (SyntaxError, RecursionError) as error:
+            at = getattr(error, "lineno", None)
+            line = max(1, lines[at - 1] if isinstance(at, int) and 0 < at <= len(lines) else min(lines, default=1))
+            raise self._too_deep(n.Pos(line, 1, line, 1, filename)) from None
         if name is not None:
             kept.store(name, marshal.dumps(code))
         self._run(code)
+
+    def _too_deep(self, pos: n.Pos) -> RunError:
+        """A rule whose expressions nest past what Python follows, writing its code or compiling it, though within
+        the rules' own nesting limit (a level of the rules is a few of Python's; the code fracas writes is
+        otherwise valid, so that is all a refusal can mean). What was half made is dropped with this generator:
+        the next call starts from what was kept."""
+        if self.rules.runtime_cache.get("generator") is self:
+            del self.rules.runtime_cache["generator"]
+        return RunError(pos, "an expression here nests too deeply to be compiled",
+                        "write parts of it as their own lets or fns: each level of brackets, 'if ... then ... else' "
+                        "and call is a few levels of the Python that fracas runs")
 
     def _run(self, code: types.CodeType) -> None:
         exec(code, self.namespace)
