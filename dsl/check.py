@@ -93,6 +93,18 @@ class Scope:
             if assigned or (change.calls and (len(path) > 1 or self.lookup(path[0]) is None)):
                 self.facts[path] = False
 
+    def bind(self, name: str, type_: Type) -> None:
+        """A name made here that may reuse one around it (a loop's, a comprehension's): what was known of the other
+        one, and of the fields read from it, is not known of this one."""
+        self.names[name] = type_
+        scope: Scope | None = self
+        shadowed: set[Path] = set()
+        while scope is not None:
+            shadowed.update(path for path in scope.facts if path[0] == name)
+            scope = scope.parent
+        self.facts.update(dict.fromkeys(shadowed, False))
+        self.facts[(name,)] = not type_.optional and type_.name != "none"
+
     def lookup(self, name: str) -> Type | None:
         owner = self.owner(name)
         return None if owner is None else owner.names[name]
@@ -565,7 +577,7 @@ class Checker:
             changed = changes(stmt.body, self.step_names)
             inner = scope.child()
             inner.forget(changed)
-            inner.names[stmt.var] = item
+            inner.bind(stmt.var, item)
             self.check_loop_body(stmt.body, inner)
             scope.forget(changed)
         elif isinstance(stmt, n.While):
@@ -1185,11 +1197,11 @@ class Checker:
         source = self.not_none(expr.source, self.infer(expr.source, scope))
         inner = scope.child()
         if source.name == "list":
-            inner.names[expr.var] = source.item or ANY
+            inner.bind(expr.var, source.item or ANY)
         else:
             if source.name != "any":
                 self.error(expr.source.pos, f"'for' runs over a list, not {with_article(source)}")
-            inner.names[expr.var] = ANY
+            inner.bind(expr.var, ANY)
         self._comprehended.append(expr.var)
         try:
             if expr.condition is not None:

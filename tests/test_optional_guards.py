@@ -129,6 +129,20 @@ def test_a_loop_that_makes_it_none_again_undoes_the_check_before_its_next_pass()
     assert problems(body) == [(2, "'p.bonus' may be none here")]
 
 
+@pytest.mark.parametrize("body", [
+    "if x != none { for x in [x, none] { result += x } }",
+    "if x == none { return }\nfor x in [1, none] { result += x }",
+    "if x != none { result = sum([x + 1 for x in [1, none]]) }",
+])
+def test_a_loop_s_name_that_reuses_a_checked_name_is_not_checked(body):
+    assert [message for _, message in problems(body)] == ["'x' may be none here"]
+
+
+def test_a_loop_s_name_that_reuses_a_thing_s_name_knows_nothing_of_its_fields():
+    body = "let ps: list of piece = [p]\nif p.bonus != none { for p in ps { result += p.bonus } }"
+    assert [message for _, message in problems(body)] == ["'p.bonus' may be none here"]
+
+
 def test_an_optional_value_passed_where_a_thing_is_wanted_must_be_checked():
     text = HEADER + "step grow(t: piece_type) { result += t.size }\naction go(p: piece) {\n    grow(p.type.upgrade)\n}\n"
     with pytest.raises(RulesError) as caught:
