@@ -140,6 +140,21 @@ def test_a_sampled_loop_that_never_ends_stops_at_the_loop_items_limit():
     assert "--limit loop_items=N" in hint
 
 
+def test_a_loop_of_as_many_passes_as_the_loop_items_limit_runs_and_one_more_stops():
+    from fracas.dsl.limits import Limits
+
+    text = HEADER + "action go() {\n  while x < 3 { x += 1 }\n}\n"
+    for limit, runs in ((3, True), (2, False)):
+        rules = dsl.loads(text, "loops.rules", Limits(loop_items=limit))
+        for run in (lambda: sample(rules, Scenario("go", {}), seed=1).outcomes["x"],
+                    lambda: exact(rules, Scenario("go", {})).marginal("x")):
+            if runs:
+                assert run() in (3, {3: 1})
+            else:
+                with pytest.raises(ScenarioError, match="more than 2 passes"):
+                    run()
+
+
 def test_an_exact_loop_whose_states_never_repeat_stops_at_the_loop_items_limit():
     line, message, hint = refused("while 1d6 != 6 { x += 1 }")
     assert (line, message) == (5, "this loop may make more than 10000 passes without coming back to a state it was in")

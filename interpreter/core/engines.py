@@ -531,7 +531,7 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
         fresh = [key for key in frontier if key not in passes]
         if fresh:  # their passes, all at once
             rounds += 1
-            if rounds > limits.loop_items:
+            if rounds - 1 > limits.loop_items:  # the passes of the rounds before this one's: its own may all leave
                 raise RunError(pos, f"this loop may make more than {limits.loop_items} passes without coming "
                                     "back to a state it was in", "a value it changes may grow without bound (a count "
                                     "of passes, say): bound it; " + limits.hint("loop_items"))

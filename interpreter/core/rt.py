@@ -374,8 +374,9 @@ def loop_pass(R: Any, S: Working, head: int, pos: n.Pos) -> None:
     """One more pass of a while loop, sampled: passes of one loop are held to the loop_items limit."""
     passes = R.passes
     if passes is not None:
-        count = passes[head, S.depth] = passes[head, S.depth] + 1
-        if count > R.program.rules.limits.loop_items:
+        # Counted where the loop's condition is tested, before every pass and once more after the last.
+        tested = passes[head, S.depth] = passes[head, S.depth] + 1
+        if tested - 1 > R.program.rules.limits.loop_items:
             raise _endless(R, pos)
 
 
