@@ -41,6 +41,7 @@ from fracas.dsl.types import (
 )
 
 EXAMPLE_NAMES = {"stopped": TEXT}  # extra names an `expect` may read
+_KEPT_NAME = "'{name}' is kept for why a resolution stopped, which every resolution reports"
 
 
 @record
@@ -232,8 +233,7 @@ class Checker:
                            "choose another name")
                 continue
             if decl.name in EXAMPLE_NAMES:
-                self.error(decl.pos, f"'{decl.name}' is kept for why a resolution stopped, which every "
-                           "resolution reports", "choose another name")
+                self.error(decl.pos, _KEPT_NAME.format(name=decl.name), "choose another name")
                 continue
             seen[decl.name] = decl
             if isinstance(decl, n.RowDecl):
@@ -504,6 +504,9 @@ class Checker:
                 if self.global_type(param.name) is not None or param.name in declared:
                     self.error(param.pos, f"input '{param.name}' would hide a declaration of the same name",
                                "an example's expect reads both: choose another name")
+                elif param.name in EXAMPLE_NAMES:
+                    self.error(param.pos, _KEPT_NAME.format(name=param.name), "an example's expect reads it: "
+                               "choose another name")
         scope = self.check_params(decl.params)
         self.check_input_constraints(decl, scope)
         gives = self.resolve_type(decl.result) if decl.result is not None else None
@@ -550,6 +553,9 @@ class Checker:
             if scope.lookup(stmt.name) is not None:
                 self.error(stmt.pos, f"'{stmt.name}' is already defined here",
                            f"to change it, write '{stmt.name} = ...' without 'let'")
+            elif stmt.name in EXAMPLE_NAMES and self._body is not None and self._body.what == "action":
+                self.error(stmt.pos, _KEPT_NAME.format(name=stmt.name), "an example's expect reads an action's "
+                           "names and it alike: choose another name")
             elif self.global_type(stmt.name) is not None:
                 self.error(stmt.pos, f"'{stmt.name}' would hide a declaration of the same name",
                            "choose another name")

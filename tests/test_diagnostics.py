@@ -231,6 +231,13 @@ def test_an_outcome_may_not_take_the_name_every_resolution_uses_for_why_it_stopp
         10, "'stopped' is kept for why a resolution stopped, which every resolution reports")
 
 
+def test_an_action_s_input_or_local_may_not_take_that_name_but_a_step_s_local_may():
+    found = problems(BASE + "outcome r: int = 0\naction go(stopped: int) { r = stopped }\n"
+                     "action again() { let stopped = 3 r = stopped }\nstep s() { let stopped = 1 r = stopped }\n")
+    kept = "'stopped' is kept for why a resolution stopped, which every resolution reports"
+    assert [(d.line, d.message) for d in found] == [(11, kept), (12, kept)]
+
+
 def test_a_byte_order_mark_at_the_start_of_a_file_is_not_read_as_text(tmp_path):
     path = tmp_path / "bom.rules"
     path.write_bytes(b"\xef\xbb\xbf" + BASE.encode())
