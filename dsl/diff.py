@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
@@ -106,12 +107,22 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
 
 def _require_changes(old: tuple[n.Require, ...], new: tuple[n.Require, ...], before: Ruleset,
                      after: Ruleset) -> list[str]:
-    """A kind's or action's requires added, removed, or given other words."""
-    a = {_spelled(r.test, before): r.message for r in old}
-    b = {_spelled(r.test, after): r.message for r in new}
-    details = [f"require {text}: (removed)" for text in a if text not in b]
-    details += [f"require {text}: (added)" for text in b if text not in a]
-    details += [f'require {text}: "{a[text]}" -> "{b[text]}"' for text in b if text in a and a[text] != b[text]]
+    """A kind's or action's requires added, removed, or given other words. A kind's may require one thing twice (an
+    override adds its requires to its base's): they are counted, not known by what they require alone."""
+    gone = Counter((_spelled(r.test, before), r.message) for r in old)
+    came = Counter((_spelled(r.test, after), r.message) for r in new)
+    gone, came = gone - came, came - gone
+    reworded = {}  # what one require gone and one come both require: the same require in other words
+    gone_texts = {text for text, _ in gone.elements()}
+    for text in [text for text in dict.fromkeys(text for text, _ in came.elements()) if text in gone_texts]:
+        was = next(message for test, message in gone.elements() if test == text)
+        now = next(message for test, message in came.elements() if test == text)
+        reworded[text] = (was, now)
+        gone[(text, was)] -= 1
+        came[(text, now)] -= 1
+    details = [f"require {text}: (removed)" for text, _ in gone.elements()]
+    details += [f"require {text}: (added)" for text, _ in came.elements()]
+    details += [f'require {text}: "{was}" -> "{now}"' for text, (was, now) in reworded.items()]
     return details
 
 

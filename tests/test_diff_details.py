@@ -77,3 +77,23 @@ def test_a_modifier_s_term_changed_is_told_by_its_line(tmp_path, capsys):
     variant = "override modifier m(v: int) { add 1\n multiply 3 }\n"
     assert details(tmp_path, capsys, base, variant) == {
         ("changed", "modifier", "m"): ["line 3: multiply 2 -> multiply 3"]}
+
+
+KIND = 'kind piece { health: int = 3  require health >= 0 "not negative" }\noutcome o: int = 0\naction go(p: piece) { o = 1 }\n'
+
+
+def test_a_require_an_overridden_kind_adds_on_what_its_base_requires_is_added_not_a_rewording(tmp_path, capsys):
+    variant = 'override kind piece { require health >= 0 "nonneg" }\n'
+    assert details(tmp_path, capsys, KIND, variant) == {("changed", "kind", "piece"): ["require health >= 0: (added)"]}
+
+
+def test_a_require_an_overridden_kind_writes_again_word_for_word_is_added_too(tmp_path, capsys):
+    variant = 'override kind piece { require health >= 0 "not negative" }\n'
+    assert details(tmp_path, capsys, KIND, variant) == {("changed", "kind", "piece"): ["require health >= 0: (added)"]}
+
+
+def test_an_overridden_action_s_require_in_other_words_is_reworded(tmp_path, capsys):
+    base = 'outcome o: int = 0\naction go(n: int = 1) require n > 0 "positive" { o = n }\n'
+    variant = 'override action go(n: int = 1) require n > 0 "more than none" { o = n }\n'
+    assert details(tmp_path, capsys, base, variant) == {
+        ("changed", "action", "go"): ['require n > 0: "positive" -> "more than none"']}
