@@ -7,7 +7,7 @@ builds the Ruleset the interpreter runs.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from fracas.dsl import missing
@@ -17,10 +17,10 @@ from fracas.dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, word
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, listed, with_article
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
-from fracas.dsl.records import record
+from fracas.dsl.records import record, replace
 from fracas.dsl.rewrite import Learnt, complete_rules
 from fracas.dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
-from fracas.dsl.statements import calls, children, expressions, statements, step_value
+from fracas.dsl.statements import blocks, calls, children, expressions, statements, step_value
 from fracas.dsl.types import (
     ANY,
     BASIC_TYPES,
@@ -191,11 +191,28 @@ class Checker:
             self.diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
             raise RulesError(self.diagnostics)
         complete_rules(self.rules, self.learnt)
+        self.rules.warnings += tuple(self.never_run())
         if not self.module.decls:
             self.rules.warnings += (Diagnostic(self.source.path, 0, 0, "this rules file declares nothing",
                                                "declare kinds, rows, parameters, outcomes and the actions that "
                                                "change them; grammars/language.md shows each", severity="warning"),)
         return self.rules
+
+    def never_run(self) -> Iterator[Diagnostic]:
+        """A warning at each statement that follows, in its block, one that always leaves the block (a `return`,
+        `stop` or `break` on every way through it): it can never run."""
+        bodies = [decl.body for decl in (*self.rules.steps.values(), *self.rules.actions.values())]
+        bodies += [decl.block for decl in self.rules.fns.values() if decl.block is not None]
+        for body in bodies:
+            for block in (body, *(inner for stmt in statements(body) for inner in blocks(stmt))):
+                left = next((stmt for stmt in block[:-1] if always_leaves((stmt,))), None)
+                if left is None:
+                    continue
+                after = block[block.index(left) + 1]
+                found = self.rules.source(after.pos).at(
+                    after.pos, "this never runs: the statement before it leaves the block on every way through it",
+                    f"remove it, or put what leaves (line {left.pos.line}) inside an 'if'")
+                yield replace(found, severity="warning")
 
     # ---- declarations
 

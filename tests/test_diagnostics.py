@@ -238,6 +238,15 @@ def test_an_action_s_input_or_local_may_not_take_that_name_but_a_step_s_local_ma
     assert [(d.line, d.message) for d in found] == [(11, kept), (12, kept)]
 
 
+def test_a_statement_after_one_that_always_leaves_its_block_is_warned_of_as_never_run():
+    rules = dsl.loads(BASE + 'outcome r: int = 0\nstep s(): int {\n    return 3\n    r += 5\n}\n'
+                      'action go() {\n    let v = s()\n    if v > 1 { stop "done" } else { return }\n    r = 2\n}\n',
+                      "dead.rules")
+    found = [(d.line, d.severity, d.message) for d in rules.warnings]
+    never = "this never runs: the statement before it leaves the block on every way through it"
+    assert found == [(13, "warning", never), (18, "warning", never)]
+
+
 def test_a_byte_order_mark_at_the_start_of_a_file_is_not_read_as_text(tmp_path):
     path = tmp_path / "bom.rules"
     path.write_bytes(b"\xef\xbb\xbf" + BASE.encode())
