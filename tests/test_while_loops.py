@@ -126,6 +126,16 @@ def test_a_loop_that_may_never_end_in_one_pass_of_another_is_weighed_by_that_pas
     assert (line, message) == (9, "this loop can run for ever: with probability 1/4 it never ends")
 
 
+def test_a_loop_that_may_never_end_is_reported_though_the_run_stops_at_a_limit_after_it():
+    rules = rules_of("if chance(1/2) {\n  while true { x = 1 }\n}\ny = roll(4, 6)")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}), max_states=3)  # the four dice pass the limit once the loop is found
+    found = caught.value.diagnostics[0]
+    assert (found.line, found.message) == (6, "this loop can run for ever: some ways into it never leave it")
+    with pytest.raises(ScenarioError, match="with probability 1/2 it never ends"):
+        exact(rules, Scenario("go", {}))  # within the limit: how likely, said
+
+
 def test_a_step_that_calls_itself_and_draws_runs_in_a_loop_s_passes():
     # Each pass stops with 1/2 * 1/3 and the loop ends with 1/2: it stops before it ends with (1/6) / (1/6 + 1/2).
     extra = 'step again() {\n  if x > 0 {\n    x += 1\n    again()\n  }\n  if chance(1/3) { stop "caught" }\n}\n'

@@ -164,7 +164,7 @@ class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
     __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws",
-                 "passes", "solved", "interned", "dead", "world_check", "exact", "counts_only")
+                 "passes", "solved", "interned", "dead", "world_check", "exact", "counts_only", "endless")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -189,6 +189,7 @@ class Run:
         # An exact run whose final states show no names: a drawn pool that the rest of its step only counts is
         # drawn as its counts (see counted.py).
         self.counts_only = False
+        self.endless: Pos | None = None  # the first loop the exact engine found may never end, if any
 
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params
@@ -557,6 +558,7 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
                                  {key: any(f != head for f in passes[key]) for key in met},
                                  lambda steps: rt.spend(R, steps, pos))
     if endless:  # the states that never leave go to the end, marked, to be weighed with the rest (never_ending)
+        R.endless = R.endless or pos
         expand, never = projection.expander(head), loops.NeverEnds(pos)
         for states, p in endless:
             frame, world, outcomes, _, stack, depth = states[0]
@@ -577,9 +579,16 @@ def never_ending(finals: dict[Key, Any]) -> None:
             found[why] = found.get(why, Fraction(0)) + (D.as_fraction(p.total() if type(p) is Carried else p))
     if found:
         why, p = min(found.items(), key=lambda loop: (-loop[1], loop[0].pos.line, loop[0].pos.column))
-        raise RunError(why.pos, f"this loop can run for ever: with probability {show(p)} it never ends",
-                       "every way round the loop must lead out of it at last; bound it with a count of passes "
-                       "(while ... and passes < N) or a break")
+        raise endless_loop(why.pos, p)
+
+
+def endless_loop(pos: Pos, p: Fraction | None = None) -> RunError:
+    """The error of a loop that may never end, with the probability that it does not where it is known (a run that
+    stopped at another error after finding the loop does not know it)."""
+    how_likely = f"with probability {show(p)} it never ends" if p is not None else "some ways into it never leave it"
+    return RunError(pos, f"this loop can run for ever: {how_likely}",
+                    "every way round the loop must lead out of it at last; bound it with a count of passes "
+                    "(while ... and passes < N) or a break")
 
 
 def projection_of(routine: Routine, observe_all: bool, fields: frozenset[str] = frozenset()) -> liveness.Projection:

@@ -12,7 +12,7 @@ from fracas.interpreter.core import dist as D
 from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
 from fracas.interpreter.core.engines import (WORLDS_READ, ExactEngine, Key, Run, SampleEngine, go_on_from,
-                                             never_ending, projection_of, run_all, run_until_chance)
+                                             endless_loop, never_ending, projection_of, run_all, run_until_chance)
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.kept_code import keep_if_grown
 from fracas.interpreter.core.state import NO_NAMES, Frozen, OutcomeStates, State
@@ -291,6 +291,12 @@ def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngin
     R.counts_only = not observe_all
     try:
         finals = run_all(routine, {key: Fraction(1)}, engine, R, observe_all, checked_fields, numbered=not observe_all)
+    except RunError:
+        # Stopped after finding a loop that may never end (at a limit its states ran into, often): that loop is
+        # said, as the first problem met, not how likely it is, which the rest of the run would have told.
+        if R.endless is not None:
+            raise endless_loop(R.endless) from None
+        raise
     finally:
         # The exact engine's chooser and budget count their work toward the run they belong to: a reference
         # cycle through all the run holds, which only the cyclic collector would free (milliseconds, later).
