@@ -57,6 +57,19 @@ def test_a_fn_within_the_nesting_limit_that_python_cannot_compile_is_a_located_e
         assert where.startswith(f"{rules}:3:") and message.startswith("an expression here nests too deeply"), err
 
 
+def test_a_list_doubled_in_a_loop_stops_at_the_loop_items_limit():
+    rules = dsl.loads(HEADER + "action go() {\n  let xs = range(5000)\n  for i in range(30) { xs = xs + xs }\n"
+                      "  x = len(xs)\n}\n", "grow.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    found = caught.value.diagnostics[0]
+    assert (found.line, found.message) == (4, "a list grew past the limit of 10000 items")
+    assert "--limit loop_items=N" in found.hint
+    raised = dsl.loads(rules.sources["grow.rules"].text.replace("range(30)", "range(2)"), "grow.rules",
+                       Limits(loop_items=20000))
+    assert exact(raised, Scenario("go", {})).marginal("x") == {20000: 1}
+
+
 def test_the_nesting_limit_cannot_be_raised_past_what_python_can_follow():
     with pytest.raises(ValueError, match="'nesting' can be at most 300"):
         Limits(nesting=301)

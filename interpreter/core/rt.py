@@ -57,6 +57,9 @@ def within(value: Any, R: Any, pos: n.Pos) -> Any:
 def add(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
     if type(a) is int and type(b) is int:
         return a + b  # grows by a digit at most: no check
+    if type(a) is tuple and type(b) is tuple and len(a) + len(b) > R.program.rules.limits.loop_items:
+        limits = R.program.rules.limits  # a list doubled in a loop: stopped before it takes the machine's memory
+        raise RunError(pos, f"a list grew past the limit of {limits.loop_items} items", limits.hint("loop_items"))
     try:
         value = normalize(a + b) if isinstance(a, (int, Fraction)) else a + b
     except TypeError:
