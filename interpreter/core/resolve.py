@@ -302,7 +302,8 @@ def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngin
         # cycle through all the run holds, which only the cyclic collector would free (milliseconds, later).
         R.chooser = R.budget = None
     keep_if_grown(gen)  # what this call made (its inputs' constants too) is there for the next process
-    never_ending(finals)
+    if R.endless is not None:  # some states never end: they are among the final states, marked
+        never_ending(finals)
     if not observe_all:
         assert R.interned is not None
         return _outcomes_only(finals, R.interned.values, check)
