@@ -7,6 +7,7 @@ load is one failing item showing its diagnostics.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,10 +41,7 @@ class RulesFile(pytest.File):
 def item_name(example: n.ExampleDecl) -> str:
     """An example's title as its item's name: `::` parts pytest's node IDs, so it is written `:` there, and the
     item can be picked on pytest's command line (its failure shows the title as written)."""
-    name = example.name
-    while "::" in name:
-        name = name.replace("::", ":")
-    return name
+    return re.sub(":{2,}", ":", example.name)
 
 
 class ExampleFailed(Exception):

@@ -24,7 +24,12 @@ def percent(p: Fraction) -> str:
     if 1 - Fraction(1, 20000) <= p < 1:  # not certain: not shown as if it were
         return ">99.99%"
     hundredths = math.floor(p * 10000 + Fraction(1, 2))  # exactly, halves up: 1/32 is 3.13%, as a person rounds it
-    return f"{f'{hundredths // 100}.{hundredths % 100:02d}':>6}%"
+    return f"{_hundredths(hundredths):>6}%"
+
+
+def _hundredths(count: int) -> str:
+    """A count of hundredths of a percent as the percentage's digits: 313 is 3.13."""
+    return f"{count // 100}.{count % 100:02d}"
 
 
 def number(value: Fraction | None, fractions: bool) -> str:
@@ -83,8 +88,7 @@ def unseen_bound(samples: int) -> str:
     """What a sampled table says of the values it leaves out, those no run gave: how likely each may be at most,
     the top of the Wilson interval of a share never seen (about 3.84 in `samples`), rounded up: a bound."""
     hundredths = max(1, math.ceil(wilson_interval(Fraction(0), samples)[1] * 10000))
-    shown = f"{hundredths // 100}.{hundredths % 100:02d}%"
-    return f"values no sample gave are not shown: each has a probability below {shown} (95%)"
+    return f"values no sample gave are not shown: each has a probability below {_hundredths(hundredths)}% (95%)"
 
 
 def joint_grid(dist: Distribution, down: str, across: str) -> str:
