@@ -382,8 +382,12 @@ class Checker:
                 if name.name == typed.name:
                     self.error(name.pos, f"'{typed.name}' reads itself", "give it a value that does not depend on it")
                 elif place.get(name.name, -1) > position:
-                    self.error(name.pos, f"'{typed.name}' reads '{name.name}', which is set after it",
-                               f"parameters, then choices, are set in the order written: declare '{name.name}' first")
+                    if typed.name in self.rules.params and name.name in self.rules.choices:
+                        hint = (f"every parameter is set before the choices: read '{name.name}' where "
+                                f"'{typed.name}' is used, in a step or fn")
+                    else:
+                        hint = f"parameters, then choices, are set in the order written: declare '{name.name}' first"
+                    self.error(name.pos, f"'{typed.name}' reads '{name.name}', which is set after it", hint)
 
     def check_choice(self, typed: Typed) -> None:
         if not (typed.type.name == "bool" or (typed.type.is_kind and not self.rules.kinds[typed.type.name].fields)):
@@ -1354,7 +1358,8 @@ class Checker:
             else:
                 for arg, t in zip(call.args, types):
                     if not t.is_numeric:
-                        self.error(arg.pos, f"'{sig.name}' needs numbers, not {with_article(t)}")
+                        self.error(arg.pos, f"'{sig.name}' needs numbers, not {with_article(t)}",
+                                   self.roll_hint(arg) if t.name == "dice" else "")
             return sig.returns(types) if callable(sig.returns) else sig.returns
         names = [p for p, _ in sig.params]
         if len(call.args) > len(names):

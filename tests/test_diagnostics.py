@@ -213,6 +213,12 @@ def test_a_parameter_that_reads_a_later_one_is_told_to_declare_it_first():
     assert d.hint == "parameters, then choices, are set in the order written: declare 'second' first"
 
 
+def test_a_parameter_that_reads_a_choice_is_told_that_parameters_come_first():
+    d = only(BASE + "choice early: bool = false \"early\"\nparam first: int = if early then 1 else 2\n")
+    assert d.message == "'first' reads 'early', which is set after it"
+    assert d.hint == "every parameter is set before the choices: read 'early' where 'first' is used, in a step or fn"
+
+
 def test_a_parameter_that_reads_itself_is_an_error():
     d = only(BASE + "param loop: int = loop + 1\n")
     assert (d.line, d.column) == (10, 19)

@@ -122,6 +122,7 @@ def test_a_dice_value_where_a_number_is_wanted_asks_for_roll():
     ("result -= w.damage", "'-=' needs numbers, not int and dice"),
     ("result = if w.damage > 3 then 1 else 0", "'>' compares numbers, not dice and int"),
     ("result = len(volley(1, damage: w.damage))", "expected int, found dice"),
+    ("result = max(w.damage, 1)", "'max' needs numbers, not a dice"),
 ])
 def test_every_use_as_a_number_is_refused_with_the_roll_to_write(statement, message):
     (found,) = problems(RULES.replace("result = roll(w.damage + extra) + w.bonus", statement))
