@@ -478,6 +478,18 @@ def test_the_json_form_of_a_diagnostic_keeps_a_long_word_whole():
     assert "k" * 500 in diagnostic.as_dict()["message"] and "k" * 500 not in diagnostic.format()
 
 
+def test_each_choice_names_itself_where_an_option_breaks_a_constraint(capsys, tmp_path):
+    rules = tmp_path / "r.rules"
+    rules.write_text('enum stance { hold charge }\nchoice order: stance = hold "the order"\n'
+                     'require order != charge "no charging"\noutcome result: int = 0\naction fight() { result = 1 }\n')
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('action = "fight"\n')
+    code, out, err = run(capsys, "odds", str(rules), str(scenario), "--each-choice", "order")
+    assert code == 2 and out == ""
+    assert err.startswith("--each-choice order: error: choices.order: charge breaks the constraint 'order != charge'")
+    assert f"the constraint is at {rules}:3" in err
+
+
 def test_each_choice_of_a_choice_also_chosen_is_a_usage_error(capsys, tmp_path):
     scenario = tmp_path / "s.toml"
     scenario.write_text(ONE_DIE)

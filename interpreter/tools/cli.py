@@ -480,7 +480,9 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
         options: list[Any] = [False, True]
     else:
         options = [row for row, decl in rules.rows.items() if decl.kind == choice.type.name]
-    dists = [_odds_of(args, rules, replace(scenario, choices={**scenario.choices, name: option}))
+    # An option that breaks a constraint is reported at the flag that ran it, as one --choose gave would be.
+    flags = {**scenario.flags, f"choices.{name}": f"--each-choice {name}"}
+    dists = [_odds_of(args, rules, replace(scenario, choices={**scenario.choices, name: option}, flags=flags))
              for option in options]
     labels = [f"{str(o).lower() if isinstance(o, bool) else o}" for o in options]
     _plot(target, dists, labels, f"{dists[0].prepared.action.name}: every option of {name}")
