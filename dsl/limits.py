@@ -28,6 +28,7 @@ class Limits:
     call_depth: int = 64             # functions and steps calling each other
     states: int = 200_000            # states the exact engine holds at once
     digits: int = 1000               # of a number, written or computed (a fraction: of either part)
+    text_length: int = 100_000       # characters of a text a run makes (joined in a loop, say)
     samples: int = 1_000_000         # sampled runs asked for by --samples (minutes, not days)
     # Steps of one resolution: blocks run (per state, exactly), list items made, and in the exact engine
     # branches on draws and chance computed (long numbers cost more): about a microsecond each.

@@ -12,7 +12,7 @@ import pytest
 from fracas import dsl
 from fracas.dsl.diagnostics import RulesError
 from fracas.dsl.limits import Limits
-from fracas.interpreter import Scenario, ScenarioError, exact
+from fracas.interpreter import Scenario, ScenarioError, exact, sample
 from fracas.interpreter.tools.cli import main
 from fracas.interpreter.tools.scenario import _NESTING, load_scenario, parse_scenario
 
@@ -68,6 +68,20 @@ def test_a_list_doubled_in_a_loop_stops_at_the_loop_items_limit():
     raised = dsl.loads(rules.sources["grow.rules"].text.replace("range(30)", "range(2)"), "grow.rules",
                        Limits(loop_items=20000))
     assert exact(raised, Scenario("go", {})).marginal("x") == {20000: 1}
+
+
+@pytest.mark.parametrize("joined", ["t = t + t", "t += t"])
+def test_a_text_doubled_in_a_loop_stops_at_the_text_length_limit(joined):
+    text = f'outcome t: text = ""\naction go() {{\n  t = "ab"\n  for i in range(40) {{ {joined} }}\n}}\n'
+    rules = dsl.loads(text, "grow.rules")
+    for run in (lambda: exact(rules, Scenario("go", {})), lambda: sample(rules, Scenario("go", {}), seed=1)):
+        with pytest.raises(ScenarioError) as caught:
+            run()
+        found = caught.value.diagnostics[0]
+        assert (found.line, found.message) == (4, "a text grew past the limit of 100000 characters")
+        assert "--limit text_length=N" in found.hint
+    raised = dsl.loads(text.replace("range(40)", "range(17)"), "grow.rules", Limits(text_length=2**18))
+    assert exact(raised, Scenario("go", {})).marginal("t") == {"ab" * 2**17: 1}
 
 
 def test_the_nesting_limit_cannot_be_raised_past_what_python_can_follow():

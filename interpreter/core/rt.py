@@ -40,12 +40,18 @@ def bits_limit(digits: int) -> int:
 
 
 def within(value: Any, R: Any, pos: n.Pos) -> Any:
-    """The value, if it stays within the digits limit (a fraction: both its parts)."""
+    """The value, if it stays within the digits limit (a fraction: both its parts), or a text within its length."""
     kind = type(value)
     if kind is int:
         bits = value.bit_length()
     elif kind is Fraction:
         bits = max(value.numerator.bit_length(), value.denominator.bit_length())
+    elif kind is str:  # a text doubled in a loop: stopped before it takes the machine's memory
+        limits = R.program.rules.limits
+        if len(value) > limits.text_length:
+            raise RunError(pos, f"a text grew past the limit of {limits.text_length} characters",
+                           limits.hint("text_length"))
+        return value
     else:
         return value
     if bits > R.most_bits:
