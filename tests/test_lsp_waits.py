@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -124,3 +125,39 @@ def test_a_file_still_waiting_for_its_first_analysis_counts_among_the_files_that
         return server.dependents(analysed)
 
     assert asyncio.run(readers()) == [waiting]
+
+
+def test_a_quick_request_about_a_file_whose_analyses_are_slow_answers_at_once_from_the_last(server, monkeypatch):
+    monkeypatch.setattr(lsp_server, "QUICK", 60.0)  # a wait would outlast the test's patience below
+    uri = opened(server, "long.rules")
+    server.analyses[uri] = Analysis("long.rules", "", 1)
+    server.took[uri] = 61.0  # its last analysis took longer than QUICK
+
+    async def ask() -> Analysis | None:
+        server.pending[uri] = asyncio.get_running_loop().create_future()  # the new text's, under way
+        return await asyncio.wait_for(server.current(uri, quick=True), 5)
+
+    answered = asyncio.run(ask())
+    assert answered is not None and answered.stale
+
+
+def test_formatting_does_not_wait_behind_an_analysis():
+    server = lsp_server.build(Limits())
+    server.protocol._workspace = Workspace(None)
+    uri = opened(server, "laid_out.rules")
+    server.workspace.get_text_document(uri).apply_change(
+        lsp.TextDocumentContentChangeWholeDocument(text="outcome  x: int = 0\n"))
+    released = threading.Event()
+    server.worker.submit(released.wait, 30)  # an analysis that takes its time
+    formatting = server.protocol.fm.features[lsp.TEXT_DOCUMENT_FORMATTING]
+
+    async def ask() -> list[lsp.TextEdit] | None:
+        params = lsp.DocumentFormattingParams(text_document=lsp.TextDocumentIdentifier(uri=uri),
+                                              options=lsp.FormattingOptions(tab_size=4, insert_spaces=True))
+        return await asyncio.wait_for(formatting(params), 10)
+
+    try:
+        edits = asyncio.run(ask())
+    finally:
+        released.set()
+    assert edits is not None and edits[0].new_text == "outcome x: int = 0\n"

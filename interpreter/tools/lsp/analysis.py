@@ -210,7 +210,21 @@ def _mover(old: str, new: str) -> Callable[[Place], Place | None]:
     before, after = old.split("\n"), new.split("\n")
     lines: dict[int, int] = {}  # an old line left alone -> its number now (1-based)
     typed: dict[int, tuple[int, int, int]] = {}  # an old line edited within -> its new number, and its edit
-    for how, first, last, new_first, new_last in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+    # An edit is a few lines: the lines before and after it, the same in both texts, are matched as they are,
+    # and only those between are diffed (SequenceMatcher over a whole long file takes tens of milliseconds).
+    same = min(len(before), len(after))
+    head = 0
+    while head < same and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < same - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    lines.update((i + 1, i + 1) for i in range(head))
+    shift = len(after) - len(before)
+    lines.update((i + 1, i + 1 + shift) for i in range(len(before) - tail, len(before)))
+    middle = SequenceMatcher(None, before[head : len(before) - tail], after[head : len(after) - tail], autojunk=False)
+    for how, first, last, new_first, new_last in middle.get_opcodes():
+        first, last, new_first, new_last = first + head, last + head, new_first + head, new_last + head
         if how == "equal":
             lines.update((first + i + 1, new_first + i + 1) for i in range(last - first))
         elif how == "replace" and last - first == 1 and new_last - new_first == 1:

@@ -6,7 +6,9 @@ request waits briefly for the analysis of the text it is about, then answers
 from the latest one. A request about a place (hover, definition, references,
 completion) waits less: past QUICK it answers from the last analysis, its
 places carried over to the newest text, so an answer never waits for a
-slow analysis of a file being typed. Every handler answers something, whatever the text: a
+slow analysis of a file being typed (where the file's last analysis took
+longer than QUICK, it does not wait at all). Formatting has a thread of its
+own: it needs no analysis. Every handler answers something, whatever the text: a
 problem of ours is logged, never left to stop the server.
 """
 
@@ -95,6 +97,10 @@ class FracasServer(LanguageServer):
         self.asking = 0  # requests being answered
         self.unreadable: dict[str, str] = {}  # uri -> its last text analysed, if that does not parse (worker's)
         self.preparer = ThreadPoolExecutor(1, thread_name_prefix="fracas-prepare")  # work that can wait
+        self.took: dict[str, float] = {}  # uri -> seconds its last analysis took (worker's)
+        # Format Document in a thread of its own: behind the worker it would wait for the analysis of the edit
+        # just made (hundreds of ms on a long file), which formatting does not need.
+        self.formatter = ThreadPoolExecutor(1, thread_name_prefix="fracas-format")
 
     # ---- documents and their analyses
 
@@ -142,7 +148,7 @@ class FracasServer(LanguageServer):
         future.add_done_callback(take)
 
     def format(self, uri: str, text: str) -> str | None:
-        """The text laid out by fracas fmt, or None if it cannot be; in the worker, after the text's analysis."""
+        """The text laid out by fracas fmt, or None if it cannot be; in the formatting thread."""
         if self.unreadable.get(uri) == text:
             return None  # its analysis found it does not parse: no need to read it again to know
         formatter = self.formatters.get(uri)
@@ -197,7 +203,9 @@ class FracasServer(LanguageServer):
         if document is not None and document.version != version:
             return None  # a newer text is on its way
         try:
+            start = time.perf_counter()
             analysis = analyze(text, uri_to_path(uri), self.limits, version, lambda p: texts.get(p.resolve()), previous)
+            self.took[uri] = time.perf_counter() - start
             if analysis.readable:
                 self.unreadable.pop(uri, None)
             else:
@@ -234,7 +242,11 @@ class FracasServer(LanguageServer):
         self._collect_when_idle()  # not while the editor is asking
         future = self.pending.get(uri)
         if future is not None and not future.done():
-            await asyncio.wait({future}, timeout=QUICK if quick else WAIT)  # waits without cancelling it
+            # A file whose analyses take longer than QUICK answers a quick request from the last one at once:
+            # waiting would only make the answer later (and the analysis itself, sharing the interpreter).
+            slow = quick and self.took.get(uri, 0.0) > QUICK and self.analyses.get(uri) is not None
+            if not slow:
+                await asyncio.wait({future}, timeout=QUICK if quick else WAIT)  # waits without cancelling it
             last, document = self.analyses.get(uri), self.workspace.text_documents.get(uri)
             if not future.done() and quick and last is not None and document is not None:
                 return carry_over(last, normalized(document.source), document.version)
@@ -558,7 +570,7 @@ def build(limits: Limits) -> FracasServer:
         text = ls.text(uri)
         if text is None:
             return None
-        formatted = await asyncio.get_running_loop().run_in_executor(ls.worker, ls.format, uri, text)
+        formatted = await asyncio.get_running_loop().run_in_executor(ls.formatter, ls.format, uri, text)
         if formatted is None:
             return None  # the diagnostics say why; nothing is changed
         if formatted == text:
