@@ -9,7 +9,7 @@ counted in characters, as the checker gives them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from difflib import SequenceMatcher
 from pathlib import Path
 
@@ -212,13 +212,7 @@ def _mover(old: str, new: str) -> Callable[[Place], Place | None]:
     typed: dict[int, tuple[int, int, int]] = {}  # an old line edited within -> its new number, and its edit
     # An edit is a few lines: the lines before and after it, the same in both texts, are matched as they are,
     # and only those between are diffed (SequenceMatcher over a whole long file takes tens of milliseconds).
-    same = min(len(before), len(after))
-    head = 0
-    while head < same and before[head] == after[head]:
-        head += 1
-    tail = 0
-    while tail < same - head and before[-1 - tail] == after[-1 - tail]:
-        tail += 1
+    head, tail = _edit_within(before, after)
     lines.update((i + 1, i + 1) for i in range(head))
     shift = len(after) - len(before)
     lines.update((i + 1, i + 1 + shift) for i in range(len(before) - tail, len(before)))
@@ -246,8 +240,8 @@ def _mover(old: str, new: str) -> Callable[[Place], Place | None]:
     return move
 
 
-def _edit_within(old: str, new: str) -> tuple[int, int]:
-    """How many characters at the start, and at the end, of a line an edit left alone."""
+def _edit_within(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
+    """How many characters at the start, and at the end, of a line an edit left alone (of a text: lines)."""
     shortest = min(len(old), len(new))
     left = 0
     while left < shortest and old[left] == new[left]:
