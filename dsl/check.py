@@ -1384,6 +1384,7 @@ class Checker:
         self.check_words(sig, given)
         if sig.name == "fire":
             self.check_allocation(given)
+        self.check_constant_dice(given)
         faces = given.get("faces")
         if sig.name == "custom_dice" and isinstance(faces, n.ListLit) and not faces.items:
             self.error(faces.pos, "a die needs at least one face", "write its faces, as in [1, 1, 2, 3]")
@@ -1392,6 +1393,15 @@ class Checker:
                        f"len counts a list, a pool, a volley or a text, not {with_article(arg_types['items'])}")
         ordered = [arg_types.get(p, ANY) for p in names]
         return sig.returns(ordered) if callable(sig.returns) else sig.returns
+
+    def check_constant_dice(self, given: dict[str, n.Expr]) -> None:
+        """A count or a number of sides written as a number that no roll can take, found before any run."""
+        count, sides = _written_int(given.get("count")), _written_int(given.get("sides"))
+        if count is not None and count < 0:
+            self.error(given["count"].pos, f"'count' cannot be negative ({count})", "a count is 0 or more")
+        if sides is not None and sides < 1:
+            self.error(given["sides"].pos, "dice need at least one side",
+                       "a die has 1 side or more (a fixed number needs no die)")
 
     def check_words(self, sig: Signature, given: dict[str, n.Expr]) -> None:
         """A word written for a parameter that takes one of a few: one of them, or a located error."""
@@ -1495,3 +1505,13 @@ def _holds_any(found: Type) -> bool:
         if found.name == "any":
             return True
     return False
+
+
+def _written_int(expr: n.Expr | None) -> int | None:
+    """The whole number an argument writes out (`3`, `-1`), if it is one."""
+    if isinstance(expr, n.Unary) and expr.op == "-":
+        found = _written_int(expr.operand)
+        return None if found is None else -found
+    if isinstance(expr, n.Number) and type(expr.value) is int:
+        return expr.value
+    return None

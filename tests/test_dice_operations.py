@@ -16,6 +16,7 @@ from fractions import Fraction
 import pytest
 
 from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
 from fracas.interpreter import Scenario, ScenarioError, exact, forced, sample
 from fracas.interpreter.tools.cli import main
 from fracas.interpreter.runtime.chance import Dice
@@ -24,7 +25,11 @@ from test_agreement import assert_sampling_matches_exact
 
 
 def rules_for(expression: str) -> dsl.Ruleset:
-    return dsl.loads(f"outcome x: number = 0\naction go() {{\n    x = {expression}\n}}\n", "dice.rules")
+    return dsl.loads(f"outcome x: number = 0\naction go() {{\n    x = {expression}\n}}\n{RUN_TIME}", "dice.rules")
+
+
+# Numbers that reach a dice function only when the rules run: written out, `fracas check` refuses them first.
+RUN_TIME = "param zero = 0\nparam minus = -1\n"
 
 
 def odds(expression: str) -> dict:
@@ -261,12 +266,12 @@ def test_a_forced_face_index_runs_from_zero():
 
 
 @pytest.mark.parametrize("expression, message", [
-    ("keep_highest(3, 0, 1)", "dice need at least one side"),
-    ("keep_highest(-1, 6, 1)", "'count' cannot be negative (-1)"),
+    ("keep_highest(3, zero, 1)", "dice need at least one side"),
+    ("keep_highest(minus, 6, 1)", "'count' cannot be negative (-1)"),
     ("keep_lowest(3, 6, -2)", "'keep' cannot be negative (-2)"),
     ("drop_lowest(3, 6, 20000)", "'drop' is 20000, over the limit of 10000"),
     ("drop_highest(20000, 6, 1)", "'count' is 20000, over the limit of 10000"),
-    ("advantage(0)", "dice need at least one side"),
+    ("advantage(zero)", "dice need at least one side"),
     ("disadvantage(20000)", "a die of 20000 sides is over the limit of 10000"),
     ("explode(2, 6, -1)", "'depth' cannot be negative (-1)"),
     ("explode(2, 6, 20000)", "'depth' is 20000, over the limit of 10000"),
@@ -275,8 +280,8 @@ def test_a_forced_face_index_runs_from_zero():
     ("roll(2, 6, reroll_while: [1, 2, 3, 4, 5, 6])", "rerolling every face of a d6 would never stop"),
     ("roll(2, 6, reroll: [1], reroll_while: [2])", "rerolled once or while it shows a face, not both"),
     ("custom_dice(2, [x for x in [1] if x > 1])", "a die needs at least one face"),  # [] written: fracas check
-    ("custom_dice(-2, [1])", "'count' cannot be negative (-2)"),
-    ("roll(0, 0)", "dice need at least one side"),  # no die rolled: the sides are wrong all the same
+    ("custom_dice(2 * minus, [1])", "'count' cannot be negative (-2)"),
+    ("roll(0, zero)", "dice need at least one side"),  # no die rolled: the sides are wrong all the same
     ("roll(0, 6, reroll: [9])", "a d6 has no face 9"),
     ("roll(0, 6, reroll: [1], reroll_while: [2])", "rerolled once or while it shows a face, not both"),
     ("successes(3, 6, at_least: 4, reroll: [9])", "a d6 has no face 9"),
@@ -289,7 +294,7 @@ def test_a_bad_argument_is_a_located_error(expression, message):
     assert d.line == 3 and d.column > 0 and message in d.message
 
 
-@pytest.mark.parametrize("expression", ["keep_highest(3, 0, 1)", "roll(2, 0)", "roll(dice(2, 0))"])
+@pytest.mark.parametrize("expression", ["keep_highest(3, zero, 1)", "roll(2, zero)", "roll(dice(2, zero))"])
 def test_a_die_of_no_sides_is_no_limit_to_raise(expression):
     with pytest.raises(ScenarioError) as caught:
         exact(rules_for(expression), Scenario("go", {}))
@@ -305,6 +310,19 @@ def test_a_bad_argument_stops_fracas_odds_with_exit_code_2(tmp_path, capsys):
     assert main(["odds", str(rules), str(scenario)]) == 2
     err = capsys.readouterr().err
     assert "dice.rules:3:" in err and "'depth' cannot be negative" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("expression, column, message", [
+    ("keep_highest(3, 0, 1)", 25, "dice need at least one side"),
+    ("roll(2, -3)", 17, "dice need at least one side"),
+    ("roll(dice(2, 0))", 22, "dice need at least one side"),
+    ("successes(-1, 10, at_least: 7)", 19, "'count' cannot be negative (-1)"),
+])
+def test_a_count_or_sides_written_out_of_reach_is_refused_before_running(expression, column, message):
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(f"outcome x: number = 0\naction go() {{\n    x = {expression}\n}}\n", "dice.rules")
+    (found,) = caught.value.diagnostics
+    assert (found.line, found.column, found.message) == (3, column, message)
 
 
 def test_fracas_check_refuses_a_face_list_of_text(tmp_path, capsys):
