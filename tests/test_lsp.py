@@ -686,6 +686,21 @@ def half_typed(text: str, rng: random.Random) -> str:
     return text[:cut] + text[start : start + rng.randrange(1, 40)] + text[cut:]
 
 
+async def test_a_request_whose_params_do_not_fit_is_answered_with_the_error(client: LanguageClient):
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    uri = await open_document(client, BASE)
+    # A hover without its position, sent as it is (the client would not send it): the editor waits for an
+    # answer, which must come, as an error.
+    asked = asyncio.get_running_loop().create_future()
+    client.protocol._request_futures["no-position"] = asked
+    client.protocol._send_data({"jsonrpc": "2.0", "id": "no-position", "method": lsp.TEXT_DOCUMENT_HOVER,
+                                "params": {"textDocument": {"uri": uri}}})
+    with pytest.raises(JsonRpcInvalidParams):
+        await asyncio.wait_for(asked, 30)
+    assert await hover_text(client, uri, where(BASE.read_text(), "kind unit", "unit")) != ""  # and it goes on
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
 async def test_half_typed_edits_never_crash_the_server_and_every_request_is_answered(client: LanguageClient,
                                                                                    path: Path):

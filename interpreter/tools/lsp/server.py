@@ -28,7 +28,9 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from fracas.dsl.diagnostics import Diagnostic, RulesError
 from fracas.dsl import syntax
@@ -74,9 +76,23 @@ def normalized(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol, but a request it cannot read (its params of the wrong shape) is answered with the error:
+    pygls only logs it, and the editor would wait for an answer for ever."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if "id" in data and "method" in data:
+                self._send_response(data["id"], None, error.to_response_error())
+            raise
+
+
 class FracasServer(LanguageServer):
     def __init__(self, limits: Limits):
-        super().__init__("fracas", "0.1.0", text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+        super().__init__("fracas", "0.1.0", text_document_sync_kind=lsp.TextDocumentSyncKind.Full,
+                         protocol_cls=_Protocol)
         self.limits = limits
         self.analyses: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.Future] = {}
