@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+from collections.abc import Iterator
 
 import pytest
 
 pytest.importorskip("pygls")
 from fracas.dsl.limits import Limits  # noqa: E402
+from fracas.dsl.parse import keep_in_memory  # noqa: E402
 from fracas.interpreter.tools.lsp import server as lsp_server  # noqa: E402
 from fracas.interpreter.tools.lsp.analysis import Analysis  # noqa: E402
 from lsprotocol import types as lsp  # noqa: E402
@@ -141,9 +144,20 @@ def test_a_quick_request_about_a_file_whose_analyses_are_slow_answers_at_once_fr
     assert answered is not None and answered.stale
 
 
-def test_formatting_does_not_wait_behind_an_analysis():
-    server = lsp_server.build(Limits())
-    server.protocol._workspace = Workspace(None)
+@pytest.fixture
+def built() -> Iterator[lsp_server.FracasServer]:
+    """A server with its features, as `fracas lsp` builds it; what building sets for the whole process is put
+    back after (trees kept in memory, the garbage collector's thresholds), as other tests count parses."""
+    thresholds = gc.get_threshold()
+    made = lsp_server.build(Limits())
+    made.protocol._workspace = Workspace(None)
+    yield made
+    keep_in_memory(0)
+    gc.set_threshold(*thresholds)
+
+
+def test_formatting_does_not_wait_behind_an_analysis(built):
+    server = built
     uri = opened(server, "laid_out.rules")
     server.workspace.get_text_document(uri).apply_change(
         lsp.TextDocumentContentChangeWholeDocument(text="outcome  x: int = 0\n"))
