@@ -245,13 +245,21 @@ def test_test_command_prints_each_result_as_json_for_a_machine(capsys, tmp_path)
         None, "loses one", 5, True, "")
 
 
+def test_test_command_counts_the_files_its_errors_left_unrun(capsys, tmp_path):
+    broken = tmp_path / "broken.rules"
+    broken.write_text("action go() { x = }\n")
+    code, out, err = run(capsys, "test", str(broken))
+    assert code == 2 and f"{broken}:1:" in err
+    assert out.splitlines()[-1] == "0 passed, 0 failed; 1 file not run, for the errors above"
+
+
 def test_test_command_as_json_lists_a_broken_file_and_exits_2(capsys, tmp_path):
     broken = tmp_path / "broken.rules"
     broken.write_text("action go() { x = }\n")
     code, out, err = run(capsys, "test", str(broken), "--json")
     assert code == 2 and err == ""
     found = json.loads(out)
-    assert found["ok"] is False and found["examples"] == []
+    assert found["ok"] is False and found["examples"] == [] and found["not_run"] == [str(broken)]
     [problem] = found["diagnostics"]
     assert (problem["path"], problem["line"], problem["severity"]) == (str(broken), 1, "error")
 

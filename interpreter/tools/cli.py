@@ -645,11 +645,13 @@ def cmd_test(args: argparse.Namespace) -> int:
     broken: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     results: list[dict[str, Any]] = []
+    not_run: list[str] = []  # the files whose errors left their examples unrun
     for file in files:
         try:
             rules = _rules(args, file)
         except RulesError as error:
             broken.extend(error.diagnostics)
+            not_run.append(str(file))
             continue
         if len(files) > 1 and not args.json:
             _show(f"# {file}")
@@ -668,11 +670,13 @@ def cmd_test(args: argparse.Namespace) -> int:
                 failed += 1
     if args.json:
         print(json.dumps({"ok": not failed and not broken, "passed": passed, "failed": failed, "examples": results,
-                          "diagnostics": [d.as_dict() for d in [*warnings, *broken]]}, indent=2))
+                          "not_run": not_run, "diagnostics": [d.as_dict() for d in [*warnings, *broken]]}, indent=2))
         return EXIT_USAGE if broken else EXIT_FAILED if failed else EXIT_OK
     if broken:
         _print_diagnostics(broken)
-    print(f"{passed} passed, {failed} failed")
+    # A file that does not load runs no example: said beside the counts, which would otherwise read as all well.
+    unrun = f"; {len(not_run)} file{'s' if len(not_run) > 1 else ''} not run, for the errors above" if not_run else ""
+    print(f"{passed} passed, {failed} failed{unrun}")
     if broken:
         return EXIT_USAGE
     return EXIT_FAILED if failed else EXIT_OK
