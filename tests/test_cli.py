@@ -49,6 +49,12 @@ def test_check_json_lists_diagnostics(capsys, tmp_path):
     assert data["ok"] is False and data["diagnostics"][0]["line"] == 1
 
 
+def test_check_counts_one_action_and_one_example_in_the_singular(capsys, tmp_path):
+    rules = tmp_path / "one.rules"
+    rules.write_text('outcome x: int = 0\naction go() { x = 1 }\nexample "one" {\n    run go()\n    expect x == 1\n}\n')
+    assert run(capsys, "check", str(rules))[1] == f"{rules}: ok (1 action, 1 example)\n"
+
+
 @pytest.mark.parametrize("text", ["", "# nothing written yet\n", 'rules "to come"\n'])
 def test_check_an_empty_file_warns_and_exits_0(capsys, tmp_path, text):
     empty = tmp_path / "empty.rules"

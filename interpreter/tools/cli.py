@@ -31,6 +31,7 @@ from fracas.interpreter.tools.plots import FORMATS as PICTURE_FORMATS
 from fracas.interpreter.tools.plots import PlotUnavailable, picture_format, plot_distributions, plot_heatmap
 from fracas.interpreter.tools.files import not_a_regular_file, write_text_atomically
 from fracas.interpreter.tools.scenario import combine, dump_state, load_scenario, parse_assignment
+from fracas.interpreter.tools.words import counted
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
 
@@ -238,8 +239,7 @@ def _print_diagnostics(diagnostics: Sequence[Diagnostic], as_json: bool = False)
     for diagnostic in diagnostics:
         print(diagnostic.format(), file=sys.stderr)
     warnings = len(diagnostics) - errors
-    counts = [f"{count} {what}{'s' if count != 1 else ''}"
-              for count, what in ((errors, "error"), (warnings, "warning")) if count or what == "error"]
+    counts = [counted(count, what) for count, what in ((errors, "error"), (warnings, "warning")) if count or what == "error"]
     print(", ".join(counts) if errors or not warnings else counts[-1], file=sys.stderr)
 
 
@@ -300,7 +300,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if any(d.severity == "error" for d in found):
             continue
         if not args.json:
-            _show(f"{file}: ok ({len(rules.actions)} actions, {len(rules.examples)} examples)")
+            _show(f"{file}: ok ({counted(len(rules.actions), 'action')}, {counted(len(rules.examples), 'example')})")
     if problems or args.json:
         _print_diagnostics(problems, args.json)
     return EXIT_USAGE if any(d.severity == "error" for d in problems) else EXIT_OK
@@ -579,7 +579,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(json.dumps([{"change": c.what, "category": c.category, "name": c.name, "path": c.where.path,
                            "line": c.where.line, "details": list(c.details)} for c in changes], indent=2))
         return EXIT_OK
-    _show(f"{args.variant} against {args.base}: {len(changes)} change{'s' if len(changes) != 1 else ''}")
+    _show(f"{args.variant} against {args.base}: {counted(len(changes), 'change')}")
     for change in changes:
         _show(change.line())
     return EXIT_OK
@@ -675,7 +675,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     if broken:
         _print_diagnostics(broken)
     # A file that does not load runs no example: said beside the counts, which would otherwise read as all well.
-    unrun = f"; {len(not_run)} file{'s' if len(not_run) > 1 else ''} not run, for the errors above" if not_run else ""
+    unrun = f"; {counted(len(not_run), 'file')} not run, for the errors above" if not_run else ""
     print(f"{passed} passed, {failed} failed{unrun}")
     if broken:
         return EXIT_USAGE

@@ -18,6 +18,7 @@ from fracas.dsl.format import format_text
 from fracas.dsl.limits import Limits
 from fracas.dsl.records import field, record
 from fracas.interpreter.tools.files import not_a_regular_file, write_text_atomically
+from fracas.interpreter.tools.words import counted
 
 STDIN = "-"
 
@@ -32,11 +33,7 @@ class Outcome:
 
     def summary(self, check: bool) -> str:
         done = "would be formatted" if check else "formatted"
-        return f"{_count(len(self.changed))} {done}, {_count(len(self.unchanged))} already formatted"
-
-
-def _count(number: int) -> str:
-    return f"{number} file{'s' if number != 1 else ''}"
+        return f"{counted(len(self.changed), 'file')} {done}, {counted(len(self.unchanged), 'file')} already formatted"
 
 
 def diff(path: str, before: str, after: str) -> str:

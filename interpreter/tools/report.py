@@ -13,6 +13,7 @@ from fracas.dsl.types import NUMERIC
 
 from fracas.interpreter.api import (Distribution, Pool, Run, ScenarioError, Volley, approx, exact_text, show_plain,
                                    stable_key)
+from fracas.interpreter.tools.words import counted
 
 BAR_WIDTH = 30
 STOPPED = "stopped"  # why a resolution stopped early: a name every distribution may have
@@ -351,7 +352,7 @@ def why_text(dist: Distribution, name: str, value: Any, most: int = 5) -> str:
             ways[key] = ways.get(key, Fraction(0)) + p
     total = sum(ways.values(), Fraction(0))
     lines = [f"why {name} = {show_plain(value)}: probability {percent(total).strip()} ({exact_text(total)}), "
-             f"{len(ways)} way{'s' if len(ways) != 1 else ''}"]
+             f"{counted(len(ways), 'way')}"]
     ranked = sorted(ways.items(), key=lambda kv: (-kv[1], kv[0]))
     for rank, (parts, p) in enumerate(ranked[:most], 1):
         lines.append(f"\n{rank}. {percent(p).strip()} of all resolutions ({exact_text(p)}), {percent(p / total).strip()} of these")
