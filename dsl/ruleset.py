@@ -141,11 +141,22 @@ class Ruleset:
 
 def comment_start(line: str) -> int:
     """Where the comment of a line of rules begins (its `#`, outside any text), or the line's length."""
+    return _scanned(line)[0]
+
+
+def read_as_rules_after(start: str) -> bool:
+    """Whether what follows this start of a line is read as rules: neither in its comment nor in a text it opens."""
+    at, quoted = _scanned(start)
+    return at == len(start) and not quoted
+
+
+def _scanned(line: str) -> tuple[int, bool]:
+    """Where the line's comment begins (or its length), and whether a text is open at its end."""
     quoted = False
     for index, char in enumerate(line):
         if char == '"' and (index == 0 or line[index - 1] != "\\"):
             quoted = not quoted
         elif char == "#" and not quoted:
-            return index
-    return len(line)
+            return index, False
+    return len(line), quoted
 

@@ -22,7 +22,7 @@ from fracas.dsl.limits import Limits
 from fracas.dsl.records import field, record
 from fracas.dsl.reparse import Reparser
 from fracas.dsl.statements import blocks, children
-from fracas.dsl.ruleset import KindInfo, Ruleset
+from fracas.dsl.ruleset import KindInfo, Ruleset, read_as_rules_after
 from fracas.dsl.types import Type, type_from
 
 # What a name names: ("kind", K), ("value", NAME) for rows, parameters, choices, outcomes,
@@ -227,17 +227,34 @@ def _mover(old: str, new: str) -> Callable[[Place], Place | None]:
     def move(place: Place) -> Place | None:
         if place.line in lines:
             return Place(place.path, lines[place.line], place.column, place.end_column)
-        if place.line in typed:  # a name with the characters on either side of it untouched: the same name
+        if place.line in typed:  # a name the edit left alone, still a name where it is now: the same name
             line, left, right = typed[place.line]
-            old_line = before[place.line - 1]
-            if place.end_column - 1 < left:
-                return Place(place.path, line, place.column, place.end_column)
-            if place.column - 1 > len(old_line) - right:
-                columns = len(after[line - 1]) - len(old_line)
-                return Place(place.path, line, place.column + columns, place.end_column + columns)
+            old_line, new_line = before[place.line - 1], after[line - 1]
+            start, end = place.column - 1, place.end_column - 1
+            if end <= left:
+                moved = 0
+            elif start >= len(old_line) - right:
+                moved = len(new_line) - len(old_line)
+            else:
+                return None
+            if _still_a_name(new_line, start + moved, end + moved):
+                return Place(place.path, line, place.column + moved, place.end_column + moved)
         return None
 
     return move
+
+
+def _still_a_name(line: str, start: int, end: int) -> bool:
+    """Whether line[start:end], a name's characters, still reads as that name: not run together with a name's
+    characters on either side (a space typed before it leaves it a name, a letter does not), nor in a comment or
+    a text that the edit opened before it."""
+    if (start > 0 and _name_character(line[start - 1])) or (end < len(line) and _name_character(line[end])):
+        return False
+    return read_as_rules_after(line[:start])
+
+
+def _name_character(char: str) -> bool:
+    return char == "_" or (char.isascii() and char.isalnum())
 
 
 def _edit_within(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:

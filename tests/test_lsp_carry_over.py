@@ -1,0 +1,46 @@
+"""The names of the last analysis carried over to a newer text, until that text is analysed (no client)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fracas.dsl.limits import Limits
+from fracas.interpreter.tools.lsp.analysis import Analysis, analyze, carry_over
+
+RULES = 'outcome lost: int = 0\nparam armies = 3\naction go() {\n    lost = armies + 1\n}\n'
+LINE = "    lost = armies + 1"
+
+
+def analysed() -> Analysis:
+    return analyze(RULES, "war.rules", Limits())
+
+
+def names_on_line_4(carried: Analysis) -> dict[str, int]:
+    """Each name carried to line 4, by the text it names there, with its column."""
+    line = carried.text.split("\n")[3]
+    return {line[o.place.column - 1 : o.place.end_column - 1]: o.place.column
+            for o in carried.occurrences if o.place.line == 4}
+
+
+def edited(line: str) -> Analysis:
+    return carry_over(analysed(), RULES.replace(LINE, line), 2)
+
+
+def test_a_name_no_edit_touched_is_carried_where_it_is():
+    assert names_on_line_4(edited(LINE + "  ")) == {"lost": 5, "armies": 12}
+
+
+@pytest.mark.parametrize("line, armies", [("    lost =  armies + 1", 13), ("    lost = armies  + 1", 12),
+                                          ("     lost = armies + 1", 13)])
+def test_a_blank_typed_beside_a_name_leaves_it_the_same_name(line, armies):
+    assert names_on_line_4(edited(line))["armies"] == armies
+
+
+@pytest.mark.parametrize("line", ["    lost = xarmies + 1", "    lost = armiesx + 1"])
+def test_a_letter_typed_against_a_name_makes_another_name(line):
+    assert "armies" not in names_on_line_4(edited(line))
+
+
+@pytest.mark.parametrize("line", ["    # lost = armies + 1", "    lost = # armies + 1", '    lost = " armies + 1'])
+def test_a_name_a_comment_or_a_text_now_holds_is_not_carried(line):
+    assert "armies" not in names_on_line_4(edited(line))
