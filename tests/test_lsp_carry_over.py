@@ -44,3 +44,21 @@ def test_a_letter_typed_against_a_name_makes_another_name(line):
 @pytest.mark.parametrize("line", ["    # lost = armies + 1", "    lost = # armies + 1", '    lost = " armies + 1'])
 def test_a_name_a_comment_or_a_text_now_holds_is_not_carried(line):
     assert "armies" not in names_on_line_4(edited(line))
+
+
+def names_at(carried: Analysis, line: int) -> dict[str, int]:
+    """Each name carried to a line, by the text it names there, with its column."""
+    text = carried.text.split("\n")[line - 1]
+    return {text[o.place.column - 1 : o.place.end_column - 1]: o.place.column
+            for o in carried.occurrences if o.place.line == line}
+
+
+def test_a_line_split_in_two_keeps_the_names_on_either_side_of_the_break():
+    carried = edited("    lost =\n        armies + 1")
+    assert names_at(carried, 4) == {"lost": 5} and names_at(carried, 5) == {"armies": 9}
+
+
+def test_two_lines_joined_keep_their_names():
+    text = RULES.replace("    lost = armies + 1\n}", "    lost = armies + 1 }")
+    carried = carry_over(analysed(), text, 2)
+    assert names_at(carried, 4) == {"lost": 5, "armies": 12}

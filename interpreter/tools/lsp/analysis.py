@@ -9,6 +9,7 @@ counted in characters, as the checker gives them.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Sequence
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -209,7 +210,7 @@ def _mover(old: str, new: str) -> Callable[[Place], Place | None]:
     """Where a place of the old text is in the new one (None: in what an edit rewrote)."""
     before, after = old.split("\n"), new.split("\n")
     lines: dict[int, int] = {}  # an old line left alone -> its number now (1-based)
-    typed: dict[int, tuple[int, int, int]] = {}  # an old line edited within -> its new number, and its edit
+    edited: dict[int, _Rewritten] = {}  # an old line of lines rewritten -> what they were rewritten as
     # An edit is a few lines: the lines before and after it, the same in both texts, are matched as they are,
     # and only those between are diffed (SequenceMatcher over a whole long file takes tens of milliseconds).
     head, tail = _edit_within(before, after)
@@ -221,27 +222,51 @@ def _mover(old: str, new: str) -> Callable[[Place], Place | None]:
         first, last, new_first, new_last = first + head, last + head, new_first + head, new_last + head
         if how == "equal":
             lines.update((first + i + 1, new_first + i + 1) for i in range(last - first))
-        elif how == "replace" and last - first == 1 and new_last - new_first == 1:
-            typed[first + 1] = (new_first + 1, *_edit_within(before[first], after[new_first]))
+        elif how == "replace":  # a line typed in, lines split or joined, a selection re-indented
+            rewritten = _Rewritten(first + 1, before[first:last], new_first + 1, after[new_first:new_last])
+            edited.update((line, rewritten) for line in range(first + 1, last + 1))
 
     def move(place: Place) -> Place | None:
         if place.line in lines:
             return Place(place.path, lines[place.line], place.column, place.end_column)
-        if place.line in typed:  # a name the edit left alone, still a name where it is now: the same name
-            line, left, right = typed[place.line]
-            old_line, new_line = before[place.line - 1], after[line - 1]
-            start, end = place.column - 1, place.end_column - 1
-            if end <= left:
-                moved = 0
-            elif start >= len(old_line) - right:
-                moved = len(new_line) - len(old_line)
-            else:
-                return None
-            if _still_a_name(new_line, start + moved, end + moved):
-                return Place(place.path, line, place.column + moved, place.end_column + moved)
-        return None
+        rewritten = edited.get(place.line)
+        return rewritten.move(place) if rewritten is not None else None
 
     return move
+
+
+class _Rewritten:
+    """Lines an edit rewrote, and what it rewrote them as: a name in the characters it left alone at either end
+    of them (a line's start before what was typed, its end after) is found there in the new lines."""
+
+    def __init__(self, first: int, old: list[str], new_first: int, new: list[str]):
+        self.first, self.new_first, self.new = first, new_first, new
+        self.old_starts, self.new_starts = _line_starts(old), _line_starts(new)
+        self.old_length, self.new_length = self.old_starts[-1] - 1, self.new_starts[-1] - 1
+        self.left, self.right = _edit_within("\n".join(old), "\n".join(new))
+
+    def move(self, place: Place) -> Place | None:
+        start = self.old_starts[place.line - self.first] + place.column - 1  # in the old lines joined
+        end = start + place.end_column - place.column
+        if end <= self.left:
+            moved = start
+        elif start >= self.old_length - self.right:
+            moved = start + self.new_length - self.old_length
+        else:
+            return None
+        index = bisect.bisect_right(self.new_starts, moved) - 1
+        line, column = self.new[index], moved - self.new_starts[index]
+        if not _still_a_name(line, column, column + end - start):
+            return None
+        return Place(place.path, self.new_first + index, column + 1, column + 1 + end - start)
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    """Where each line starts in the lines joined by new lines, and where one more would."""
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    return starts
 
 
 def _still_a_name(line: str, start: int, end: int) -> bool:
