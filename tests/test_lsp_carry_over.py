@@ -15,11 +15,11 @@ def analysed() -> Analysis:
     return analyze(RULES, "war.rules", Limits())
 
 
-def names_on_line_4(carried: Analysis) -> dict[str, int]:
-    """Each name carried to line 4, by the text it names there, with its column."""
-    line = carried.text.split("\n")[3]
-    return {line[o.place.column - 1 : o.place.end_column - 1]: o.place.column
-            for o in carried.occurrences if o.place.line == 4}
+def names_at(carried: Analysis, line: int) -> dict[str, int]:
+    """Each name carried to a line, by the text it names there, with its column."""
+    text = carried.text.split("\n")[line - 1]
+    return {text[o.place.column - 1 : o.place.end_column - 1]: o.place.column
+            for o in carried.occurrences if o.place.line == line}
 
 
 def edited(line: str) -> Analysis:
@@ -27,30 +27,23 @@ def edited(line: str) -> Analysis:
 
 
 def test_a_name_no_edit_touched_is_carried_where_it_is():
-    assert names_on_line_4(edited(LINE + "  ")) == {"lost": 5, "armies": 12}
+    assert names_at(edited(LINE + "  "), 4) == {"lost": 5, "armies": 12}
 
 
 @pytest.mark.parametrize("line, armies", [("    lost =  armies + 1", 13), ("    lost = armies  + 1", 12),
                                           ("     lost = armies + 1", 13)])
 def test_a_blank_typed_beside_a_name_leaves_it_the_same_name(line, armies):
-    assert names_on_line_4(edited(line))["armies"] == armies
+    assert names_at(edited(line), 4)["armies"] == armies
 
 
 @pytest.mark.parametrize("line", ["    lost = xarmies + 1", "    lost = armiesx + 1"])
 def test_a_letter_typed_against_a_name_makes_another_name(line):
-    assert "armies" not in names_on_line_4(edited(line))
+    assert "armies" not in names_at(edited(line), 4)
 
 
 @pytest.mark.parametrize("line", ["    # lost = armies + 1", "    lost = # armies + 1", '    lost = " armies + 1'])
 def test_a_name_a_comment_or_a_text_now_holds_is_not_carried(line):
-    assert "armies" not in names_on_line_4(edited(line))
-
-
-def names_at(carried: Analysis, line: int) -> dict[str, int]:
-    """Each name carried to a line, by the text it names there, with its column."""
-    text = carried.text.split("\n")[line - 1]
-    return {text[o.place.column - 1 : o.place.end_column - 1]: o.place.column
-            for o in carried.occurrences if o.place.line == line}
+    assert "armies" not in names_at(edited(line), 4)
 
 
 def test_a_line_split_in_two_keeps_the_names_on_either_side_of_the_break():
