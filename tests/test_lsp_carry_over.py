@@ -55,3 +55,10 @@ def test_two_lines_joined_keep_their_names():
     text = RULES.replace("    lost = armies + 1\n}", "    lost = armies + 1 }")
     carried = carry_over(analysed(), text, 2)
     assert names_at(carried, 4) == {"lost": 5, "armies": 12}
+
+
+def test_a_selection_re_indented_keeps_each_line_s_names():
+    rules = RULES.replace(LINE, LINE + "\n    lost += armies")
+    text = rules.replace(LINE + "\n    lost += armies", "  " + LINE + "\n      lost += armies")
+    carried = carry_over(analyze(rules, "war.rules", Limits()), text, 2)
+    assert names_at(carried, 4) == {"lost": 7, "armies": 14} and names_at(carried, 5) == {"lost": 7, "armies": 15}

@@ -222,7 +222,11 @@ def _mover(old: str, new: str) -> Callable[[Place], Place | None]:
         first, last, new_first, new_last = first + head, last + head, new_first + head, new_last + head
         if how == "equal":
             lines.update((first + i + 1, new_first + i + 1) for i in range(last - first))
-        elif how == "replace":  # a line typed in, lines split or joined, a selection re-indented
+        elif how == "replace" and last - first == new_last - new_first:  # lines typed in (a selection re-indented)
+            for i in range(last - first):
+                old_line, new_line = first + i, new_first + i
+                edited[old_line + 1] = _Rewritten(old_line + 1, [before[old_line]], new_line + 1, [after[new_line]])
+        elif how == "replace":  # lines split or joined: what the edit left alone at either end of them all
             rewritten = _Rewritten(first + 1, before[first:last], new_first + 1, after[new_first:new_last])
             edited.update((line, rewritten) for line in range(first + 1, last + 1))
 
