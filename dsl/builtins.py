@@ -57,6 +57,14 @@ ORDER_WITHOUT_FOCUS = ("'order' says which bodies focused shots reach first, but
                        'add allocate: "focused" (or "focused_carry"), or leave the order out')
 
 
+# What is wrong with a count or a die, said alike where `fracas check` finds it written and where a run meets it.
+NO_SIDES = ("dice need at least one side", "a die has 1 side or more (a fixed number needs no die)")
+
+
+def negative(name: str, value: object) -> str:
+    return f"'{name}' cannot be negative ({value})"
+
+
 def words_hint(param: str, words: Iterable[str]) -> str:
     return f"{param} is one of " + ", ".join(f'"{word}"' for word in words)
 

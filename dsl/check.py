@@ -13,7 +13,7 @@ from typing import Any
 from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl import records
-from fracas.dsl.builtins import ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, words_hint
+from fracas.dsl.builtins import NO_SIDES, ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, negative, words_hint
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, listed, with_article
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
@@ -1398,10 +1398,9 @@ class Checker:
         """A count or a number of sides written as a number that no roll can take, found before any run."""
         count, sides = _written_int(given.get("count")), _written_int(given.get("sides"))
         if count is not None and count < 0:
-            self.error(given["count"].pos, f"'count' cannot be negative ({count})", "a count is 0 or more")
+            self.error(given["count"].pos, negative("count", count), "a count is 0 or more")
         if sides is not None and sides < 1:
-            self.error(given["sides"].pos, "dice need at least one side",
-                       "a die has 1 side or more (a fixed number needs no die)")
+            self.error(given["sides"].pos, *NO_SIDES)
 
     def check_words(self, sig: Signature, given: dict[str, n.Expr]) -> None:
         """A word written for a parameter that takes one of a few: one of them, or a located error."""

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from fracas.dsl import nodes as n
-from fracas.dsl.builtins import ALLOCATIONS, ORDER_WITHOUT_FOCUS, SIGNATURES, words_hint
+from fracas.dsl.builtins import ALLOCATIONS, NO_SIDES, ORDER_WITHOUT_FOCUS, SIGNATURES, negative, words_hint
 from fracas.dsl.limits import Limits
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.runtime.allocation import RANDOM
@@ -49,7 +49,7 @@ def _whole(value: Any, name: str, pos: n.Pos, env: Env) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise RunError(pos, f"'{name}' must be a whole number, not {show(value)}")
     if value < 0:
-        raise RunError(pos, f"'{name}' cannot be negative ({value})")
+        raise RunError(pos, negative(name, value))
     limits = env.program.rules.limits
     if value > limits.count:
         raise RunError(pos, f"'{name}' is {value}, over the limit of {limits.count}", limits.hint("count"))
@@ -59,7 +59,7 @@ def _whole(value: Any, name: str, pos: n.Pos, env: Env) -> int:
 def dice_problem(count: int, sides: int, limits: Limits) -> tuple[str, str] | None:
     """What is wrong with rolling `count` dice of `sides` faces, if anything, and the hint for it."""
     if sides < 1:
-        return "dice need at least one side", "a die has 1 side or more (a fixed number needs no die)"
+        return NO_SIDES
     if count > limits.count:
         return f"{count} dice are over the limit of {limits.count}", limits.hint("count")
     if sides > limits.count:
