@@ -190,7 +190,18 @@ def listed(what: str, names: Iterable[str], none: str) -> str:
     return f"{what} are: {', '.join(found)}" if found else none
 
 
+_DID_YOU_MEAN = "did you mean '{}'?"
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A hint naming the closest known word, or '' when none is close."""
     found = closest(word, choices)
-    return f"did you mean '{found}'?" if found else ""
+    return _DID_YOU_MEAN.format(found) if found else ""
+
+
+def suggested(hint: str) -> str | None:
+    """The word a did_you_mean hint names (an editor offers it as a fix), or None where it names none."""
+    head, tail = _DID_YOU_MEAN.split("{}")
+    start = hint.find(head)
+    end = hint.find(tail, start + len(head)) if start >= 0 else -1
+    return hint[start + len(head) : end] if start >= 0 and end > start + len(head) else None

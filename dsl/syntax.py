@@ -45,6 +45,19 @@ def parser() -> lark.Lark:
     return lark.Lark(text, **options)
 
 
+@functools.cache
+def keywords() -> frozenset[str]:
+    """The words the grammar reserves (`if`, `kind`, `true`...): no name may be one."""
+    return frozenset(term.pattern.value for term in parser().terminals
+                     if term.pattern.type == "str" and term.pattern.value.isidentifier())
+
+
+def is_name(text: str) -> bool:
+    """Whether a text may be written as a name: the grammar's NAME, and no keyword."""
+    [pattern] = [term.pattern for term in parser().terminals if term.name == "NAME"]
+    return re.fullmatch(pattern.to_regexp(), text) is not None and text not in keywords()
+
+
 def _cache_file(grammar: str) -> Path | None:
     folder = cache_folder()
     if folder is None:

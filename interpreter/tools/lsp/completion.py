@@ -1,4 +1,5 @@
-"""Completion: what may be written at the cursor, read from the text before it and the last analysis.
+"""Completion and signature help: what may be written at the cursor, read from the text before it and the last
+analysis.
 
 The text being typed rarely parses, so the context is read from its tokens:
 a field name after '.', a parameter after `set`, and where a value of a
@@ -89,6 +90,27 @@ def complete(analysis: Analysis, text: str, line: int, column: int) -> list[Item
     if frame is not None and frame.bracket == "{" and frame.kind and _at_field_name(rules, frame):
         return _field_names(analysis, rules, frame.kind, frame.tokens)
     return _everything(analysis, rules, first, line)
+
+
+def call_at(analysis: Analysis, text: str, line: int, column: int) -> tuple[str, int, str | None] | None:
+    """The call whose brackets the cursor is in (the innermost): its function's name, how many arguments are
+    written before the cursor's, and the name the cursor's is given by (`at_least:`), if it is; None outside
+    a call, in a declaration's parameters, in a comment or a text."""
+    lines = text.split("\n")
+    if not 0 < line <= len(lines) or analysis.rules is None:
+        return None
+    first = max((piece.line for piece in split(text) if piece.line <= line), default=1)
+    before = "\n".join(lines[first - 1 : line - 1] + [lines[line - 1][: max(0, column - 1)]])
+    if _in_comment_or_text(before):
+        return None
+    calls = [frame for frame in _frames(analysis.rules, analysis, _tokens(before)) if frame.bracket == "("]
+    if not calls or not calls[-1].callee or calls[-1].declaring:
+        return None
+    frame = calls[-1]
+    written = sum(1 for token in _level_tokens(frame.tokens) if token == ",")
+    current = _since_separator(frame)
+    named = current[0] if len(current) >= 2 and current[1] == ":" else None
+    return frame.callee, written, named
 
 
 # ---- the brackets open at the cursor, and what they hold ----------------------------------------

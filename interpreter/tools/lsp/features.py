@@ -1,4 +1,5 @@
-"""What the language server answers, computed from analyses: hover, definitions, references, outline, lenses.
+"""What the language server answers, computed from analyses: hover, definitions, references, highlights, renames,
+outline, lenses, quick fixes.
 
 Places are 1-based lines and columns in characters; the server converts them
 to the protocol's (UTF-16 by default). Completion lives in completion.py.
@@ -12,9 +13,11 @@ from pathlib import Path
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES, Signature
+from fracas.dsl.diagnostics import suggested
 from fracas.dsl.extend import describe
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset, comment_start
+from fracas.dsl.syntax import is_name
 from fracas.dsl.types import Type
 from fracas.interpreter.tools.lsp.analysis import Analysis, Key, Place
 
@@ -97,11 +100,53 @@ def _code(text: str) -> str:
 
 def signature(sig: Signature) -> str:
     if sig.variadic:
-        return f"{sig.name}(numbers...) -> number"
-    params = ", ".join(f"{name}: {type_}" + ("" if i < sig.required else " = none" if type_.optional else " = ...")
-                       for i, (name, type_) in enumerate(sig.params))
+        return f"{sig.name}({', '.join(_builtin_params(sig))}) -> number"
     returns = sig.returns if isinstance(sig.returns, Type) else "depends on its arguments"
-    return f"{sig.name}({params}) -> {returns}"
+    return f"{sig.name}({', '.join(_builtin_params(sig))}) -> {returns}"
+
+
+def _builtin_params(sig: Signature) -> list[str]:
+    if sig.variadic:
+        return ["numbers..."]
+    return [f"{name}: {type_}" + ("" if i < sig.required else " = none" if type_.optional else " = ...")
+            for i, (name, type_) in enumerate(sig.params)]
+
+
+@record
+class CallSignature:
+    """What a call's function takes, for signature help: its signature, where each parameter is written in it
+    (start and end, in characters), the parameters' names, and its summary or doc comment."""
+
+    label: str
+    spans: list[tuple[int, int]]
+    names: list[str]
+    documentation: str = ""
+    variadic: bool = False  # any number of arguments, all alike (min, max)
+
+
+def call_signature(analysis: Analysis, callee: str) -> CallSignature | None:
+    """The signature of a function, step, modifier, action or builtin called by name; None for another name."""
+    rules = analysis.rules
+    if rules is None:
+        return None
+    decl = rules.fns.get(callee) or rules.modifiers.get(callee) or rules.steps.get(callee) or rules.actions.get(callee)
+    if decl is not None:
+        label, params, names = _value_text(rules, callee) or "", _param_texts(rules, decl.params), \
+            [p.name for p in decl.params]
+        source = analysis.sources.get(decl.pos.path)
+        documentation = doc_comment(source.text, decl.pos.line) if source is not None else ""
+    elif callee in SIGNATURES:
+        sig = SIGNATURES[callee]
+        label, params, names = signature(sig), _builtin_params(sig), [name for name, _ in sig.params]
+        documentation = sig.summary[:1].upper() + sig.summary[1:] + "."
+    else:
+        return None
+    spans, at = [], label.find("(") + 1
+    for param in params:
+        start = label.find(param, at)
+        spans.append((start, start + len(param)))
+        at = start + len(param)
+    return CallSignature(label, spans, names, documentation, callee in SIGNATURES and SIGNATURES[callee].variadic)
 
 
 def _kind_text(rules: Ruleset, name: str) -> str:
@@ -131,9 +176,13 @@ def _field_text(rules: Ruleset, kind_name: str, field_name: str) -> str:
 
 
 def _params_text(rules: Ruleset, params: tuple[n.Param, ...]) -> str:
+    return ", ".join(_param_texts(rules, params))
+
+
+def _param_texts(rules: Ruleset, params: tuple[n.Param, ...]) -> list[str]:
     types = {p.name: p for p in params}
-    return ", ".join(f"{p.name}: {_type_expr(p.type)}" + (f" = {rules.text_of(p.default)}" if p.default else "")
-                     for p in types.values())
+    return [f"{p.name}: {_type_expr(p.type)}" + (f" = {rules.text_of(p.default)}" if p.default else "")
+            for p in types.values()]
 
 
 def _type_expr(type_: n.TypeExpr | None) -> str:
@@ -250,6 +299,89 @@ def references(analysis: Analysis, related: list[Analysis], line: int, column: i
                 if occurrence.place not in places:
                     places.append(occurrence.place)
     return places
+
+
+def highlights(analysis: Analysis, line: int, column: int) -> list[tuple[Place, bool]]:
+    """Where the name at a place is written in this file, each with whether it is declared (or bound) there."""
+    found = analysis.at(analysis.path, line, column)
+    if found is None:
+        return []
+    seen: dict[Place, bool] = {}
+    for occurrence in analysis.occurrences:
+        if occurrence.key == found.key and occurrence.place.path == analysis.path:
+            seen[occurrence.place] = seen.get(occurrence.place, False) or occurrence.definition
+    return list(seen.items())
+
+
+# ---- quick fixes ------------------------------------------------------------------------------------
+
+
+def quick_fix(message: str, hint: str, covered: str) -> tuple[int, int, str] | None:
+    """The fix a problem's hint offers, as (start, end, new text) within the text it underlines (`covered`):
+    the name it quotes that is written there, whole, replaced by the name the hint suggests."""
+    new = suggested(hint)
+    if new is None:
+        return None
+    for old in re.findall(r"'([A-Za-z_][A-Za-z0-9_]*)'", message):
+        for written in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(old)}(?![A-Za-z0-9_])", covered):
+            return written.start(), written.end(), new
+    return None
+
+
+# ---- renaming ---------------------------------------------------------------------------------------
+
+
+# Only a name that nothing outside its own declaration can read is renamed: a declaration's own name, its
+# parameters and an action's names may be read where the server does not look (a variant not open, a
+# scenario, a sweep's metric), and a rename that missed them would break them.
+_NOT_HERE = ("only a let or a for of a fn or a step, or a comprehension's item, is renamed here: other names may "
+             "be read by files the editor has not opened (variants, scenarios); rename them by hand, and "
+             "`fracas check` finds what still reads the old name")
+
+
+def renameable(analysis: Analysis, line: int, column: int) -> Place | str:
+    """The place of the name at the cursor, if it may be renamed; else why not."""
+    if analysis.stale or not analysis.readable:
+        return "the file is still being read: try again in a moment"
+    found = analysis.at(analysis.path, line, column)
+    if found is None:
+        return "there is no name here to rename"
+    local = analysis.locals.get(found.key) if found.key[0] == "local" else None
+    if local is None or local.what.startswith("parameter") or " of action " in f" {local.what} ":
+        return _NOT_HERE
+    return found.place
+
+
+def renamed(analysis: Analysis, line: int, column: int, new_name: str) -> list[Place] | str:
+    """Every place of the name at the cursor, to be written as `new_name`; or why it may not be."""
+    place = renameable(analysis, line, column)
+    if isinstance(place, str):
+        return place
+    found = analysis.at(analysis.path, line, column)
+    assert found is not None
+    local = analysis.locals[found.key]
+    if not is_name(new_name):
+        return f"'{new_name}' is not a name: a letter or _, then letters, digits or _, and no keyword"
+    if new_name == local.name:
+        return []
+    rules = analysis.rules
+    if rules is not None and (new_name in rules.kinds or any(new_name in table for table in (
+            rules.rows, rules.params, rules.choices, rules.outcomes, rules.tables, rules.fns, rules.modifiers,
+            rules.steps, rules.actions)) or new_name in SIGNATURES):
+        return f"'{new_name}' is declared already: a local of that name would hide it"
+    lines = _declaration_lines(analysis, found.key[2])
+    if any(other.name == new_name and key[1] == found.key[1] and key[2] in lines
+           for key, other in analysis.locals.items()):
+        return f"'{new_name}' is a name in this declaration already"
+    return [o.place for o in analysis.occurrences if o.key == found.key]
+
+
+def _declaration_lines(analysis: Analysis, line: int) -> range:
+    """The lines of the top-level declaration of this file that holds a line: to the next one's first line."""
+    module = analysis.module
+    starts = sorted(decl.pos.line for decl in module.decls) if module is not None else []
+    first = max((start for start in starts if start <= line), default=1)
+    return range(first, min((start for start in starts if start > line), default=line + 10**9))
 
 
 # ---- the outline and the examples -------------------------------------------------------------------

@@ -38,8 +38,9 @@ from fracas.dsl.format import Reformatter, load_parser
 from fracas.dsl.limits import Limits
 from fracas.dsl.parse import keep_in_memory
 from fracas.interpreter.tools.lsp.analysis import Analysis, Place, analyze, carry_over
-from fracas.interpreter.tools.lsp.completion import complete
-from fracas.interpreter.tools.lsp.features import definition, hover, lenses, lines_of, references, symbols
+from fracas.interpreter.tools.lsp.completion import call_at, complete
+from fracas.interpreter.tools.lsp.features import (call_signature, definition, highlights, hover, lenses, lines_of,
+                                                   quick_fix, references, renameable, renamed, symbols)
 
 RUN_EXAMPLE = "fracas.runExample"
 WAIT = 2.0  # seconds a request waits for the analysis of the text it is about
@@ -78,7 +79,8 @@ def normalized(text: str) -> str:
 
 class _Protocol(LanguageServerProtocol):
     """pygls's protocol, but a request it cannot read (its params of the wrong shape) is answered with the error:
-    pygls only logs it, and the editor would wait for an answer for ever."""
+    pygls only logs it, and the editor would wait for an answer for ever. A request refused (Refused) is
+    answered with its message, and nothing logged."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
@@ -87,6 +89,20 @@ class _Protocol(LanguageServerProtocol):
             if "id" in data and "method" in data:
                 self._send_response(data["id"], None, error.to_response_error())
             raise
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        # A refusal is an answer, not a failure: sent as pygls sends an error, without its log of a traceback.
+        if not future.cancelled() and isinstance(future.exception(), Refused):
+            self._request_futures.pop(msg_id, None)
+            self._send_response(msg_id, error=future.exception().to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
+
+
+class Refused(JsonRpcException):
+    """A request the server declines, with why (a name it does not rename, say): the editor shows the message."""
+
+    CODE = lsp.LSPErrorCodes.RequestFailed.value
 
 
 class FracasServer(LanguageServer):
@@ -253,6 +269,14 @@ class FracasServer(LanguageServer):
         if document.version == analysis.version:  # an older text's problems would only flicker past
             self.publish(uri, analysis)
 
+    async def at_cursor(self, params: Any, quick: bool = True) -> tuple[Analysis, int, int] | None:
+        """The analysis a request about a place is answered from (see current), and the place, as fracas counts
+        lines and columns; None where the document has none."""
+        analysis = await self.current(params.text_document.uri, quick=quick)
+        if analysis is None:
+            return None
+        return analysis, *self.cursor(params.text_document.uri, params.position)
+
     async def current(self, uri: str, quick: bool = False) -> Analysis | None:
         """The analysis of the document's newest text; quick: or the last one carried over to that text."""
         self._collect_when_idle()  # not while the editor is asking
@@ -387,6 +411,8 @@ def _answers(default: Any):
                 ls.asking += 1
                 try:
                     return await handler(ls, params)
+                except Refused:
+                    raise
                 except Exception:
                     _report(ls, f"{handler.__name__} failed")
                     return default
@@ -401,6 +427,22 @@ def _answers(default: Any):
                     _report(ls, f"{handler.__name__} failed")
                     return default
         return guarded
+
+    return decorate
+
+
+def _about_a_place(default: Any):
+    """_answers for a request about a place: the handler is also given the analysis to answer from and the place
+    (FracasServer.at_cursor); the default answers where the document has no analysis."""
+
+    def decorate(handler):
+        @_answers(default)
+        @functools.wraps(handler)
+        async def answer(ls: FracasServer, params):
+            found = await ls.at_cursor(params)
+            return default if found is None else await handler(ls, params, *found)
+
+        return answer
 
     return decorate
 
@@ -471,37 +513,113 @@ def build(limits: Limits) -> FracasServer:
             ls.schedule(other, dependents=False)
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    @_answers(None)
-    async def on_hover(ls: FracasServer, params: lsp.HoverParams):
-        analysis = await ls.current(params.text_document.uri, quick=True)
-        if analysis is None:
-            return None
-        line, column = ls.cursor(params.text_document.uri, params.position)
+    @_about_a_place(None)
+    async def on_hover(ls: FracasServer, params: lsp.HoverParams, analysis: Analysis, line: int, column: int):
         text = hover(analysis, ls.related(analysis), line, column)
         if text is None:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-    @_answers([])
-    async def on_definition(ls: FracasServer, params: lsp.DefinitionParams):
-        analysis = await ls.current(params.text_document.uri, quick=True)
-        if analysis is None:
-            return []
+    @_about_a_place([])
+    async def on_definition(ls: FracasServer, params: lsp.DefinitionParams, analysis: Analysis, line: int,
+                            column: int):
         related = ls.related(analysis)
-        line, column = ls.cursor(params.text_document.uri, params.position)
         return [ls.location(p, [analysis, *related]) for p in definition(analysis, related, line, column)]
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
-    @_answers([])
-    async def on_references(ls: FracasServer, params: lsp.ReferenceParams):
-        analysis = await ls.current(params.text_document.uri, quick=True)
-        if analysis is None:
-            return []
+    @_about_a_place([])
+    async def on_references(ls: FracasServer, params: lsp.ReferenceParams, analysis: Analysis, line: int,
+                            column: int):
         related = ls.related(analysis)
-        line, column = ls.cursor(params.text_document.uri, params.position)
         places = references(analysis, related, line, column, params.context.include_declaration)
         return [ls.location(p, [analysis, *related]) for p in places]
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+    @_about_a_place([])
+    async def on_highlight(ls: FracasServer, params: lsp.DocumentHighlightParams, analysis: Analysis, line: int,
+                           column: int):
+        return [lsp.DocumentHighlight(range=ls.location(place, [analysis]).range,
+                                      kind=lsp.DocumentHighlightKind.Write if bound else lsp.DocumentHighlightKind.Read)
+                for place, bound in highlights(analysis, line, column)]
+
+    @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP,
+                    lsp.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[":"]))
+    @_about_a_place(None)
+    async def on_signature_help(ls: FracasServer, params: lsp.SignatureHelpParams, analysis: Analysis, line: int,
+                                column: int):
+        text = ls.text(params.text_document.uri)
+        found = call_at(analysis, text, line, column) if text is not None else None
+        shown = call_signature(analysis, found[0]) if found is not None else None
+        if found is None or shown is None:
+            return None
+        _, written, named = found
+        active = 0 if shown.variadic else shown.names.index(named) if named in shown.names else written
+        return lsp.SignatureHelp(
+            signatures=[lsp.SignatureInformation(
+                label=shown.label,
+                documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=shown.documentation)
+                if shown.documentation else None,
+                parameters=[lsp.ParameterInformation(label=(_utf16(shown.label, start), _utf16(shown.label, end)))
+                            for start, end in shown.spans])],
+            active_signature=0, active_parameter=active if active < len(shown.spans) else None)
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+    @_answers([])
+    async def on_code_action(ls: FracasServer, params: lsp.CodeActionParams):
+        uri = params.text_document.uri
+        text = ls.text(uri)
+        if text is None:
+            return []
+        lines = text.split("\n")
+        actions = []
+        for diagnostic in params.context.diagnostics:
+            where = diagnostic.range
+            if diagnostic.source != "fracas" or where.start.line != where.end.line or where.start.line >= len(lines):
+                continue
+            message, _, hint = diagnostic.message.partition("\nhint: ")
+            line_text = lines[where.start.line]
+            start, end = ls.column(line_text, where.start.character), ls.column(line_text, where.end.character)
+            fix = quick_fix(message, hint, line_text[start - 1 : end - 1])
+            if fix is None:
+                continue
+            first, last, new = fix
+            line = where.start.line + 1
+            edit = lsp.TextEdit(range=ls.range(lines, line, start + first, line, start + last), new_text=new)
+            actions.append(lsp.CodeAction(title=f"Change to '{new}'", kind=lsp.CodeActionKind.QuickFix,
+                                          diagnostics=[diagnostic], is_preferred=True,
+                                          edit=lsp.WorkspaceEdit(changes={uri: [edit]})))
+        return actions
+
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+    @_answers(None)
+    async def on_prepare_rename(ls: FracasServer, params: lsp.PrepareRenameParams):
+        found = await ls.at_cursor(params, quick=False)
+        if found is None:
+            raise Refused("the file is not open")
+        analysis, line, column = found
+        place = renameable(analysis, line, column)
+        if isinstance(place, str):
+            raise Refused(place)
+        return ls.location(place, [analysis]).range
+
+    @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
+    @_answers(None)
+    async def on_rename(ls: FracasServer, params: lsp.RenameParams):
+        uri = params.text_document.uri
+        found = await ls.at_cursor(params, quick=False)
+        if found is None:
+            raise Refused("the file is not open")
+        analysis, line, column = found
+        places = renamed(analysis, line, column, params.new_name)
+        if isinstance(places, str):
+            raise Refused(places)
+        changes: dict[str, list[lsp.TextEdit]] = {}
+        for place in places:
+            changes.setdefault(uri if place.path == analysis.path else path_to_uri(place.path), []).append(
+                lsp.TextEdit(range=ls.location(place, [analysis]).range, new_text=params.new_name))
+        return lsp.WorkspaceEdit(changes=changes)
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[".", ":", " ", "(", "{"]))
     @_answers(lsp.CompletionList(is_incomplete=False, items=[]))
@@ -596,6 +714,11 @@ def build(limits: Limits) -> FracasServer:
         return [lsp.TextEdit(range=whole, new_text=formatted)]
 
     return server
+
+
+def _utf16(text: str, characters: int) -> int:
+    """A place in a label, counted in characters -> counted as UTF-16 does, as a parameter's label is given."""
+    return len(text[:characters].encode("utf-16-le")) // 2
 
 
 def _load_parsers() -> None:

@@ -1,0 +1,206 @@
+"""`fracas lsp` helping to write: highlights, signature help, quick fixes and renames, end to end (pytest-lsp)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest_lsp = pytest.importorskip("pytest_lsp")
+from lsprotocol import types as lsp  # noqa: E402
+from pygls.exceptions import JsonRpcException  # noqa: E402
+from pytest_lsp import LanguageClient  # noqa: E402
+
+from test_lsp import SCOPES, client, close, diagnostics_of, open_document, open_scopes, spans, where  # noqa: E402, F401
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+def document(uri: str) -> lsp.TextDocumentIdentifier:
+    return lsp.TextDocumentIdentifier(uri=uri)
+
+
+def applied(text: str, edits: list[lsp.TextEdit]) -> str:
+    """A text with edits made (each on one line, as the server's are; ASCII, so characters are code units)."""
+    lines = text.split("\n")
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        line = lines[edit.range.start.line]
+        start, end = edit.range.start.character, edit.range.end.character
+        lines[edit.range.start.line] = line[:start] + edit.new_text + line[end:]
+    return "\n".join(lines)
+
+
+# ---- highlights -----------------------------------------------------------------------------------
+
+
+async def test_a_local_is_highlighted_where_it_is_bound_and_read_in_its_own_step_only(client: LanguageClient,
+                                                                                      tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    found = await client.text_document_document_highlight_async(lsp.DocumentHighlightParams(
+        text_document=document(uri), position=where(SCOPES, "total = sum\n", "sum")))
+    marked = {(h.range.start.line, h.range.start.character, h.range.end.character, h.kind) for h in found}
+    bound = where(SCOPES, "let sum = 0", "sum")
+    assert marked == ({(line, start, end, lsp.DocumentHighlightKind.Read)
+                       for _, line, start, end in spans(uri, SCOPES, "sum", "sum += p", "total = sum\n")}
+                      | {(bound.line, bound.character, bound.character + 3, lsp.DocumentHighlightKind.Write)})
+    close(client, uri)
+
+
+# ---- signature help -------------------------------------------------------------------------------
+
+
+CALLS = '''outcome hits: int = 0
+
+# How many of `count` dice meet the target, and by how much.
+step barrage(count: int, target: int = 4) {
+    hits += successes(count, 6, at_least: target)
+}
+
+action fire() {
+    barrage(3)
+}
+'''
+
+
+async def signature_at(client: LanguageClient, uri: str, position: lsp.Position) -> lsp.SignatureHelp | None:
+    return await client.text_document_signature_help_async(lsp.SignatureHelpParams(
+        text_document=document(uri), position=position))
+
+
+def parameter_shown(found: lsp.SignatureHelp) -> str:
+    """The text of the active parameter, as its label's span shows it."""
+    signature = found.signatures[found.active_signature or 0]
+    start, end = signature.parameters[found.active_parameter].label
+    return signature.label[start:end]
+
+
+async def test_signature_help_shows_a_builtins_parameters_and_the_one_being_written(client: LanguageClient,
+                                                                                    tmp_path):
+    uri = await open_document(client, tmp_path / "calls.rules", CALLS)
+    found = await signature_at(client, uri, where(CALLS, "count, 6", "6"))
+    assert found is not None and found.signatures[0].label.startswith("successes(count: int, sides: int")
+    assert parameter_shown(found) == "sides: int"
+    assert "successes" in found.signatures[0].documentation.value.lower()
+    close(client, uri)
+
+
+async def test_signature_help_follows_an_argument_given_by_its_name(client: LanguageClient, tmp_path):
+    uri = await open_document(client, tmp_path / "calls.rules", CALLS)
+    found = await signature_at(client, uri, where(CALLS, "at_least: target", "target"))
+    assert found is not None and parameter_shown(found).startswith("at_least")
+    close(client, uri)
+
+
+async def test_signature_help_shows_a_steps_parameters_and_the_comment_above_it(client: LanguageClient,
+                                                                               tmp_path):
+    uri = await open_document(client, tmp_path / "calls.rules", CALLS)
+    found = await signature_at(client, uri, where(CALLS, "barrage(3)", "3"))
+    assert found is not None and found.signatures[0].label == "step barrage(count: int, target: int = 4)"
+    assert parameter_shown(found) == "count: int"
+    assert found.signatures[0].documentation.value == "How many of `count` dice meet the target, and by how much."
+    close(client, uri)
+
+
+async def test_signature_help_is_not_offered_outside_a_call(client: LanguageClient, tmp_path):
+    uri = await open_document(client, tmp_path / "calls.rules", CALLS)
+    assert await signature_at(client, uri, where(CALLS, "hits += ", "+=")) is None
+    assert await signature_at(client, uri, where(CALLS, "count: int, target", "target")) is None  # declared
+    close(client, uri)
+
+
+# ---- quick fixes ----------------------------------------------------------------------------------
+
+
+MISSPELT = SCOPES.replace("sum += p.strength + bonus", "sum += p.strenght + bonsu")
+
+
+async def test_a_misspelt_name_has_a_quick_fix_to_the_name_it_meant(client: LanguageClient, tmp_path):
+    uri = await open_document(client, tmp_path / "misspelt.rules", MISSPELT)
+    problems = await diagnostics_of(client, uri)
+    fixed = MISSPELT
+    for problem in problems:
+        actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=document(uri), range=problem.range, context=lsp.CodeActionContext(diagnostics=[problem])))
+        assert len(actions) == 1 and actions[0].kind == lsp.CodeActionKind.QuickFix, problem.message
+        fixed = applied(fixed, actions[0].edit.changes[uri])
+    assert len(problems) == 2 and fixed == SCOPES
+    close(client, uri)
+
+
+async def test_a_problem_whose_hint_names_no_word_has_no_quick_fix(client: LanguageClient, tmp_path):
+    text = SCOPES.replace("let sum = 0", "let sum = 0 + true")
+    uri = await open_document(client, tmp_path / "typed.rules", text)
+    [problem] = await diagnostics_of(client, uri)
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=document(uri), range=problem.range, context=lsp.CodeActionContext(diagnostics=[problem])))
+    assert not actions
+    close(client, uri)
+
+
+# ---- renaming -------------------------------------------------------------------------------------
+
+
+async def rename(client: LanguageClient, uri: str, position: lsp.Position, new_name: str) -> lsp.WorkspaceEdit:
+    return await client.text_document_rename_async(lsp.RenameParams(
+        text_document=document(uri), position=position, new_name=new_name))
+
+
+async def test_renaming_a_local_renames_where_it_is_bound_and_read_in_its_own_step_only(client: LanguageClient,
+                                                                                     tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    place = await client.text_document_prepare_rename_async(lsp.PrepareRenameParams(
+        text_document=document(uri), position=where(SCOPES, "sum += p", "sum")))
+    bound = where(SCOPES, "sum += p", "sum")
+    assert (place.start.line, place.start.character, place.end.character) == (bound.line, bound.character,
+                                                                              bound.character + 3)
+    edit = await rename(client, uri, where(SCOPES, "sum += p", "sum"), "subtotal")
+    renamed = applied(SCOPES, edit.changes[uri])
+    assert renamed == SCOPES.replace("let sum = 0", "let subtotal = 0").replace(
+        "sum += p", "subtotal += p").replace("total = sum\n", "total = subtotal\n")
+    assert "let sum = 2" in renamed and "total = sum +" in renamed  # the other step's own sum
+    close(client, uri)
+
+
+async def test_a_for_variable_is_renamed_inside_its_loop(client: LanguageClient, tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    edit = await rename(client, uri, where(SCOPES, "for p in pieces {\n        sum", "p"), "each")
+    assert applied(SCOPES, edit.changes[uri]) == SCOPES.replace(
+        "for p in pieces {\n        sum += p.strength", "for each in pieces {\n        sum += each.strength")
+    close(client, uri)
+
+
+async def refusal_to_rename(client: LanguageClient, uri: str, position: lsp.Position) -> JsonRpcException:
+    with pytest.raises(JsonRpcException) as refused:
+        await client.text_document_prepare_rename_async(lsp.PrepareRenameParams(text_document=document(uri),
+                                                                                 position=position))
+    assert refused.value.code == lsp.LSPErrorCodes.RequestFailed
+    return refused.value
+
+
+@pytest.mark.parametrize("name, written", [("bonus", "+ bonus"), ("count", "count(pieces"),
+                                           ("pieces", "count(pieces: list"), ("strength", "p.strength +"),
+                                           ("p", "total += p")])
+async def test_a_name_other_files_may_read_is_not_renamed_and_the_editor_is_told_why(client: LanguageClient,
+                                                                                   tmp_path, name, written):
+    uri, _ = await open_scopes(client, tmp_path)
+    refused = await refusal_to_rename(client, uri, where(SCOPES, written, name))
+    assert "files the editor has not opened" in refused.message
+    close(client, uri)
+
+
+async def test_renaming_where_no_name_is_written_is_refused(client: LanguageClient, tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    refused = await refusal_to_rename(client, uri, where(SCOPES, "sum += p", "+="))
+    assert "no name here" in refused.message
+    close(client, uri)
+
+
+@pytest.mark.parametrize("new_name, why", [("if", "is not a name"), ("2x", "is not a name"),
+                                           ("knight", "declared already"), ("roll", "declared already"),
+                                           ("p", "a name in this declaration already")])
+async def test_a_rename_to_a_keyword_or_a_name_in_use_is_refused(client: LanguageClient, tmp_path, new_name, why):
+    uri, _ = await open_scopes(client, tmp_path)
+    with pytest.raises(JsonRpcException) as refused:
+        await rename(client, uri, where(SCOPES, "sum += p", "sum"), new_name)
+    assert why in refused.value.message
+    close(client, uri)
