@@ -11,7 +11,8 @@ from lsprotocol import types as lsp  # noqa: E402
 from pygls.exceptions import JsonRpcException  # noqa: E402
 from pytest_lsp import LanguageClient  # noqa: E402
 
-from test_lsp import SCOPES, client, close, diagnostics_of, open_document, open_scopes, spans, where  # noqa: E402, F401
+from test_lsp import (SCOPES, SCOPES_VARIANT, client, close, diagnostics_of, open_document,  # noqa: E402, F401
+                      open_scopes, spans, where)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -145,6 +146,14 @@ async def rename(client: LanguageClient, uri: str, position: lsp.Position, new_n
         text_document=document(uri), position=position, new_name=new_name))
 
 
+async def refused_rename(client: LanguageClient, uri: str, position: lsp.Position, new_name: str) -> str:
+    """The message of a rename the server refuses."""
+    with pytest.raises(JsonRpcException) as refused:
+        await rename(client, uri, position, new_name)
+    assert refused.value.code == lsp.LSPErrorCodes.RequestFailed
+    return refused.value.message
+
+
 async def test_renaming_a_local_renames_where_it_is_bound_and_read_in_its_own_step_only(client: LanguageClient,
                                                                                      tmp_path):
     uri, _ = await open_scopes(client, tmp_path)
@@ -177,14 +186,98 @@ async def refusal_to_rename(client: LanguageClient, uri: str, position: lsp.Posi
     return refused.value
 
 
-@pytest.mark.parametrize("name, written", [("bonus", "+ bonus"), ("count", "count(pieces"),
-                                           ("pieces", "count(pieces: list"), ("strength", "p.strength +"),
-                                           ("p", "total += p")])
-async def test_a_name_other_files_may_read_is_not_renamed_and_the_editor_is_told_why(client: LanguageClient,
-                                                                                   tmp_path, name, written):
+@pytest.mark.parametrize("name, written", [("bonus", "+ bonus"), ("play", "action play"),
+                                           ("pieces", "play(pieces: list"), ("strength", "p.strength +"),
+                                           ("p", "total += p"), ("knight", "knight {"), ("total", "total = sum\n")])
+async def test_a_name_scenarios_may_read_is_not_renamed_and_the_editor_is_told_why(client: LanguageClient,
+                                                                                  tmp_path, name, written):
     uri, _ = await open_scopes(client, tmp_path)
     refused = await refusal_to_rename(client, uri, where(SCOPES, written, name))
-    assert "files the editor has not opened" in refused.message
+    assert "scenarios, sweeps or the command line" in refused.message
+    close(client, uri)
+
+
+ON_DISK = '''rules "a variant the editor has not opened"
+extends "scopes.rules"
+
+override step other() {
+    count(pieces: [knight, knight])
+}
+'''
+
+UNRELATED = '''rules "rules of their own, built on nothing"
+outcome total: int = 0
+step count(pieces: int) { total = pieces }
+action go() { count(pieces: 1) }
+'''
+
+
+async def open_scopes_beside_others(client: LanguageClient, folder: Path) -> str:
+    """The scopes rules open; beside them on disk, a variant of them and rules of their own (neither open)."""
+    (folder / "on-disk.rules").write_text(ON_DISK)
+    (folder / "unrelated.rules").write_text(UNRELATED)
+    uri, _ = await open_scopes(client, folder)
+    return uri
+
+
+async def test_renaming_a_step_renames_its_calls_in_every_file_built_on_it_open_or_not(client: LanguageClient,
+                                                                                      tmp_path):
+    uri = await open_scopes_beside_others(client, tmp_path)
+    edit = await rename(client, uri, where(SCOPES, "count(pieces: pieces)", "count"), "muster")
+    assert set(edit.changes) == {uri, (tmp_path / "on-disk.rules").as_uri()}
+    assert applied(SCOPES, edit.changes[uri]) == SCOPES.replace("step count(", "step muster(").replace(
+        "count(pieces: pieces)", "muster(pieces: pieces)")
+    assert applied(ON_DISK, edit.changes[(tmp_path / "on-disk.rules").as_uri()]) == ON_DISK.replace("count(", "muster(")
+    close(client, uri)
+
+
+async def test_renaming_a_steps_parameter_renames_the_arguments_given_by_its_name(client: LanguageClient, tmp_path):
+    uri = await open_scopes_beside_others(client, tmp_path)
+    edit = await rename(client, uri, where(SCOPES, "count(pieces: list", "pieces"), "army")
+    assert applied(SCOPES, edit.changes[uri]) == SCOPES.replace("count(pieces: list", "count(army: list").replace(
+        "for p in pieces {\n        sum", "for p in army {\n        sum").replace("count(pieces: pieces)",
+                                                                                 "count(army: pieces)")
+    assert applied(ON_DISK, edit.changes[(tmp_path / "on-disk.rules").as_uri()]) == ON_DISK.replace(
+        "count(pieces:", "count(army:")
+    close(client, uri)
+
+
+async def test_a_parameter_of_a_step_a_variant_overrides_is_not_renamed(client: LanguageClient, tmp_path):
+    (tmp_path / "overriding.rules").write_text(
+        'extends "scopes.rules"\noverride step count(pieces: list of piece) {\n    total = 1\n}\n')
+    uri = await open_scopes_beside_others(client, tmp_path)
+    refused = await refused_rename(client, uri, where(SCOPES, "count(pieces: list", "pieces"), "army")
+    assert "parameter of step count is overridden" in refused
+    close(client, uri)
+
+
+async def test_a_parameter_is_renamed_from_the_file_that_declares_it(client: LanguageClient, tmp_path):
+    base = await open_scopes_beside_others(client, tmp_path)
+    uri = await open_document(client, tmp_path / "on-disk.rules")
+    refused = await refused_rename(client, uri, where(ON_DISK, "count(pieces:", "pieces"), "army")
+    assert "rename the parameter where it is declared, in scopes.rules" in refused
+    close(client, uri)
+    close(client, base)
+
+
+async def test_renaming_a_kind_renames_its_rows_and_types_in_every_file_built_on_it(client: LanguageClient,
+                                                                                   tmp_path):
+    uri = await open_scopes_beside_others(client, tmp_path)
+    edit = await rename(client, uri, where(SCOPES, "kind piece", "piece"), "token")
+    assert applied(SCOPES, edit.changes[uri]) == SCOPES.replace("kind piece", "kind token").replace(
+        "piece knight", "token knight").replace("list of piece", "list of token")
+    variant = (tmp_path / "variant.rules").as_uri()
+    assert applied(SCOPES_VARIANT, edit.changes[variant]) == SCOPES_VARIANT.replace("piece knight", "token knight")
+    assert set(edit.changes) == {uri, variant}
+    close(client, uri)
+
+
+async def test_a_file_built_on_the_declaration_that_does_not_parse_stops_a_rename(client: LanguageClient,
+                                                                                  tmp_path):
+    (tmp_path / "broken.rules").write_text('extends "scopes.rules"\noverride step other( {\n')
+    uri = await open_scopes_beside_others(client, tmp_path)
+    refused = await refused_rename(client, uri, where(SCOPES, "step count", "count"), "muster")
+    assert "broken.rules does not parse" in refused
     close(client, uri)
 
 
@@ -200,7 +293,5 @@ async def test_renaming_where_no_name_is_written_is_refused(client: LanguageClie
                                            ("p", "a name in this declaration already")])
 async def test_a_rename_to_a_keyword_or_a_name_in_use_is_refused(client: LanguageClient, tmp_path, new_name, why):
     uri, _ = await open_scopes(client, tmp_path)
-    with pytest.raises(JsonRpcException) as refused:
-        await rename(client, uri, where(SCOPES, "sum += p", "sum"), new_name)
-    assert why in refused.value.message
+    assert why in await refused_rename(client, uri, where(SCOPES, "sum += p", "sum"), new_name)
     close(client, uri)

@@ -331,49 +331,87 @@ def quick_fix(message: str, hint: str, covered: str) -> tuple[int, int, str] | N
 # ---- renaming ---------------------------------------------------------------------------------------
 
 
-# Only a name that nothing outside its own declaration can read is renamed: a declaration's own name, its
-# parameters and an action's names may be read where the server does not look (a variant not open, a
-# scenario, a sweep's metric), and a rename that missed them would break them.
-_NOT_HERE = ("only a let or a for of a fn or a step, or a comprehension's item, is renamed here: other names may "
-             "be read by files the editor has not opened (variants, scenarios); rename them by hand, and "
-             "`fracas check` finds what still reads the old name")
+# What a scenario, a sweep or the command line may name is never renamed: a rename that missed a file of
+# theirs would break it, and the server does not read them. Those are the actions and their inputs and
+# names, the parameters, choices, outcomes, rows and fields. The rest is read by rules files alone: every
+# one built on the file that declares the name is read for a rename, the open ones and those on disk.
+_NOT_HERE = ("an action, its inputs and names, a parameter, choice, outcome, row or field may be named by "
+             "scenarios, sweeps or the command line, which the editor does not read: rename it by hand, and "
+             "`fracas check` finds the rules that still read the old name")
 
 
-def renameable(analysis: Analysis, line: int, column: int) -> Place | str:
-    """The place of the name at the cursor, if it may be renamed; else why not."""
+@record(frozen=True)
+class RenameTarget:
+    """A name that may be renamed: where the cursor is on it, what it names, and whether files besides this one
+    may read it (a declaration, a parameter), so that every rules file built on its declaration's is read."""
+
+    place: Place
+    key: Key
+    shared: bool
+
+
+def renameable(analysis: Analysis, line: int, column: int) -> RenameTarget | str:
+    """The name at the cursor, if it may be renamed; else why not."""
     if analysis.stale or not analysis.readable:
         return "the file is still being read: try again in a moment"
     found = analysis.at(analysis.path, line, column)
     if found is None:
         return "there is no name here to rename"
-    local = analysis.locals.get(found.key) if found.key[0] == "local" else None
-    if local is None or local.what.startswith("parameter") or " of action " in f" {local.what} ":
+    rules, key = analysis.rules, found.key
+    if rules is None:
         return _NOT_HERE
-    return found.place
+    if key[0] == "kind" or (key[0] == "value" and any(key[1] in table for table in (
+            rules.fns, rules.modifiers, rules.steps, rules.tables))):
+        return RenameTarget(found.place, key, True)
+    local = analysis.locals.get(key) if key[0] == "local" else None
+    if local is None or local.what.endswith(tuple(f" of action {name}" for name in rules.actions)):
+        return _NOT_HERE
+    return RenameTarget(found.place, key, local.what.startswith("parameter"))
 
 
-def renamed(analysis: Analysis, line: int, column: int, new_name: str) -> list[Place] | str:
-    """Every place of the name at the cursor, to be written as `new_name`; or why it may not be."""
-    place = renameable(analysis, line, column)
-    if isinstance(place, str):
-        return place
-    found = analysis.at(analysis.path, line, column)
-    assert found is not None
-    local = analysis.locals[found.key]
+def reading(analysis: Analysis, others: list[Analysis], key: Key) -> list[Analysis]:
+    """The other analyses whose files may read what a key names: those whose chain holds its declaration, as this
+    analysis finds it (a file built on another base may declare a name of its own alike), and those whose
+    text does not parse, whose chain is not known."""
+    declared = {str(Path(place.path).resolve()) for place in analysis.definitions(key)}
+    return [other for other in others
+            if not other.readable or declared & {str(Path(path).resolve()) for path in other.chain}]
+
+
+def renamed(analyses: list[Analysis], target: RenameTarget, new_name: str) -> list[Place] | str:
+    """Every place where the analyses (the file asked about first) write the target's name, to be written as
+    `new_name`; or why it may not be."""
+    analysis = analyses[0]
+    old = analysis.locals[target.key].name if target.key[0] == "local" else target.key[1]
+    if new_name == old:
+        return []
     if not is_name(new_name):
         return f"'{new_name}' is not a name: a letter or _, then letters, digits or _, and no keyword"
-    if new_name == local.name:
-        return []
-    rules = analysis.rules
-    if rules is not None and (new_name in rules.kinds or any(new_name in table for table in (
-            rules.rows, rules.params, rules.choices, rules.outcomes, rules.tables, rules.fns, rules.modifiers,
-            rules.steps, rules.actions)) or new_name in SIGNATURES):
-        return f"'{new_name}' is declared already: a local of that name would hide it"
-    lines = _declaration_lines(analysis, found.key[2])
-    if any(other.name == new_name and key[1] == found.key[1] and key[2] in lines
-           for key, other in analysis.locals.items()):
-        return f"'{new_name}' is a name in this declaration already"
-    return [o.place for o in analysis.occurrences if o.key == found.key]
+    for other in analyses:
+        if other.stale or not other.readable:
+            return f"{_short(analysis, other.path)} does not parse, or is still being read: its names are not known"
+        rules = other.rules
+        if rules is not None and (new_name in rules.kinds or any(new_name in table for table in (
+                rules.rows, rules.params, rules.choices, rules.outcomes, rules.tables, rules.fns, rules.modifiers,
+                rules.steps, rules.actions)) or new_name in SIGNATURES):
+            return f"'{new_name}' is declared already: one name would name two things"
+    if target.key[0] == "local":
+        if target.key[1] != analysis.path:
+            return f"rename the parameter where it is declared, in {_short(analysis, target.key[1])}"
+        lines = _declaration_lines(analysis, target.key[2])
+        if any(other.name == new_name and key[1] == target.key[1] and key[2] in lines
+               for key, other in analysis.locals.items()):
+            return f"'{new_name}' is a name in this declaration already"
+        local = analysis.locals[target.key]
+        owner = ("value", local.what.rsplit(" ", 1)[-1])  # the fn, step or modifier whose parameter it is
+        if target.shared and len({place for other in analyses for place in other.definitions(owner)}) > 1:
+            return f"the {local.what} is overridden: rename the parameter in each by hand"
+    places: dict[Place, None] = {}
+    for other in analyses:
+        for occurrence in other.occurrences:
+            if occurrence.key == target.key:
+                places[occurrence.place] = None
+    return list(places)
 
 
 def _declaration_lines(analysis: Analysis, line: int) -> range:

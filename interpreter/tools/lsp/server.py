@@ -39,8 +39,10 @@ from fracas.dsl.limits import Limits
 from fracas.dsl.parse import keep_in_memory
 from fracas.interpreter.tools.lsp.analysis import Analysis, Place, analyze, carry_over
 from fracas.interpreter.tools.lsp.completion import call_at, complete
-from fracas.interpreter.tools.lsp.features import (call_signature, definition, highlights, hover, lenses, lines_of,
-                                                   quick_fix, references, renameable, renamed, symbols)
+from fracas.interpreter.tools.lsp.features import (RenameTarget, call_signature, definition, highlights, hover, lenses,
+                                                   lines_of, quick_fix, reading, references, renameable, renamed,
+                                                   symbols)
+from fracas.interpreter.tools.lsp.workspace import built_on, read_text, rules_files
 
 RUN_EXAMPLE = "fracas.runExample"
 WAIT = 2.0  # seconds a request waits for the analysis of the text it is about
@@ -276,6 +278,33 @@ class FracasServer(LanguageServer):
         if analysis is None:
             return None
         return analysis, *self.cursor(params.text_document.uri, params.position)
+
+    async def rename_target(self, params: Any) -> tuple[Analysis, RenameTarget]:
+        """The newest analysis of the document, and the name at the cursor, if it may be renamed; else Refused."""
+        found = await self.at_cursor(params, quick=False)
+        if found is None:
+            raise Refused("the file is not open")
+        target = renameable(*found)
+        if isinstance(target, str):
+            raise Refused(target)
+        return found[0], target
+
+    def unopened(self, analyses: list[Analysis]) -> list[Analysis]:
+        """The rules files on disk that the editor has not opened and that extend a file of the analyses' chains,
+        at any depth, analysed (open files read as the editor holds them). In the worker's thread."""
+        texts = self.open_texts()
+        known = {Path(p).resolve() for analysis in analyses for p in (analysis.path, *analysis.chain)}
+        folders = [Path(uri_to_path(folder.uri)) for folder in self.workspace.folders.values()]
+        if self.workspace.root_path:
+            folders.append(Path(self.workspace.root_path))
+        candidates = [path for path in rules_files([*folders, *{p.parent for p in known}])
+                      if path not in texts and path not in known]
+        found = []
+        for path in built_on(known, candidates, read_text):
+            text = read_text(path)
+            if text is not None:
+                found.append(analyze(text, str(path), self.limits, None, lambda p: texts.get(p.resolve())))
+        return found
 
     async def current(self, uri: str, quick: bool = False) -> Analysis | None:
         """The analysis of the document's newest text; quick: or the last one carried over to that text."""
@@ -595,30 +624,27 @@ def build(limits: Limits) -> FracasServer:
     @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
     @_answers(None)
     async def on_prepare_rename(ls: FracasServer, params: lsp.PrepareRenameParams):
-        found = await ls.at_cursor(params, quick=False)
-        if found is None:
-            raise Refused("the file is not open")
-        analysis, line, column = found
-        place = renameable(analysis, line, column)
-        if isinstance(place, str):
-            raise Refused(place)
-        return ls.location(place, [analysis]).range
+        analysis, target = await ls.rename_target(params)
+        return ls.location(target.place, [analysis]).range
 
     @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
     @_answers(None)
     async def on_rename(ls: FracasServer, params: lsp.RenameParams):
-        uri = params.text_document.uri
-        found = await ls.at_cursor(params, quick=False)
-        if found is None:
-            raise Refused("the file is not open")
-        analysis, line, column = found
-        places = renamed(analysis, line, column, params.new_name)
+        analysis, target = await ls.rename_target(params)
+        analyses = [analysis]
+        if target.shared:
+            # Every rules file that reads the declaration: the open ones, then those on disk (read in the worker).
+            others = ls.related(analysis)
+            others += await asyncio.get_running_loop().run_in_executor(ls.worker, ls.unopened, [analysis, *others])
+            analyses += reading(analysis, others, target.key)
+        places = renamed(analyses, target, params.new_name)
         if isinstance(places, str):
             raise Refused(places)
         changes: dict[str, list[lsp.TextEdit]] = {}
         for place in places:
-            changes.setdefault(uri if place.path == analysis.path else path_to_uri(place.path), []).append(
-                lsp.TextEdit(range=ls.location(place, [analysis]).range, new_text=params.new_name))
+            uri = params.text_document.uri if place.path == analysis.path else path_to_uri(place.path)
+            changes.setdefault(uri, []).append(
+                lsp.TextEdit(range=ls.location(place, analyses).range, new_text=params.new_name))
         return lsp.WorkspaceEdit(changes=changes)
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[".", ":", " ", "(", "{"]))
