@@ -605,6 +605,19 @@ example "T-02 a wrong sum" {
 """
 
 
+async def test_workspace_symbols_find_declarations_in_open_files_and_in_the_workspace_on_disk(
+        client: LanguageClient, tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    exalted = RULES / "exalted-war.rules"  # in the workspace folder, not open
+    found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="WAR_ATT"))
+    assert ("war_attack", exalted.as_uri(), line_of(exalted, "action war_attack")) in {
+        (s.name, s.location.uri, s.location.range.start.line) for s in found}
+    found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="knght"))
+    assert ("knight", uri, where(SCOPES, "piece knight", "knight").line) in {
+        (s.name, s.location.uri, s.location.range.start.line) for s in found}
+    close(client, uri)
+
+
 async def test_a_lens_runs_one_example_and_then_shows_pass_or_fail(client: LanguageClient, tmp_path):
     uri = await open_document(client, tmp_path / "sums.rules", EXAMPLES)
     identifier = lsp.TextDocumentIdentifier(uri=uri)

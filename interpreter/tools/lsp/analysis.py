@@ -163,6 +163,19 @@ def analyze(text: str, path: str, limits: Limits, version: int | None = None,
     return analysis
 
 
+def outlined(text: str, path: str, limits: Limits) -> Analysis | None:
+    """A file read for its outline alone (its own declarations, as parsed): None where it does not parse."""
+    if len(text.encode("utf-8", "surrogatepass")) > limits.file_bytes:
+        return None
+    analysis = Analysis(path, text, None)
+    try:
+        analysis.module = parse_again(text, path, limits)
+    except RulesError:
+        return None
+    analysis.sources = {path: SourceFile(path, text)}
+    return analysis
+
+
 def _keep_places(analysis: Analysis, previous: Analysis | None) -> Analysis:
     """A text that does not parse keeps the names of the last one that did, for hover and the rest."""
     if previous is None:

@@ -483,6 +483,17 @@ def symbols(analysis: Analysis) -> list[Symbol]:
     return found
 
 
+def named_in(found: list[Symbol], container: str = "") -> list[tuple[Symbol, str]]:
+    """Each symbol of an outline, with the name of the one it is in ('' for a declaration)."""
+    return [item for symbol in found for item in [(symbol, container), *named_in(symbol.children, symbol.name)]]
+
+
+def matches(query: str, name: str) -> bool:
+    """Whether a name holds the query's characters in order, whatever their case (`tgt` finds `target`)."""
+    rest = iter(name.lower())
+    return all(char in rest for char in query.lower())
+
+
 def _detail(decl: n.Decl) -> str:
     if isinstance(decl, n.RowDecl):
         return decl.kind

@@ -37,11 +37,11 @@ from fracas.dsl import syntax
 from fracas.dsl.format import Reformatter, load_parser
 from fracas.dsl.limits import Limits
 from fracas.dsl.parse import keep_in_memory
-from fracas.interpreter.tools.lsp.analysis import Analysis, Place, analyze, carry_over
+from fracas.interpreter.tools.lsp.analysis import Analysis, Place, analyze, carry_over, outlined
 from fracas.interpreter.tools.lsp.completion import call_at, complete
 from fracas.interpreter.tools.lsp.features import (RenameTarget, call_signature, definition, highlights, hover, lenses,
-                                                   lines_of, quick_fix, reading, references, renameable, renamed,
-                                                   symbols)
+                                                   lines_of, matches, named_in, quick_fix, reading, references,
+                                                   renameable, renamed, symbols)
 from fracas.interpreter.tools.lsp.workspace import built_on, read_text, rules_files
 
 RUN_EXAMPLE = "fracas.runExample"
@@ -294,16 +294,40 @@ class FracasServer(LanguageServer):
         at any depth, analysed (open files read as the editor holds them). In the worker's thread."""
         texts = self.open_texts()
         known = {Path(p).resolve() for analysis in analyses for p in (analysis.path, *analysis.chain)}
-        folders = [Path(uri_to_path(folder.uri)) for folder in self.workspace.folders.values()]
-        if self.workspace.root_path:
-            folders.append(Path(self.workspace.root_path))
-        candidates = [path for path in rules_files([*folders, *{p.parent for p in known}])
+        candidates = [path for path in rules_files([*self.folders(), *{p.parent for p in known}])
                       if path not in texts and path not in known]
         found = []
         for path in built_on(known, candidates, read_text):
             text = read_text(path)
             if text is not None:
                 found.append(analyze(text, str(path), self.limits, None, lambda p: texts.get(p.resolve())))
+        return found
+
+    def folders(self) -> list[Path]:
+        """The workspace's folders, as the editor gave them."""
+        found = [Path(uri_to_path(folder.uri)) for folder in self.workspace.folders.values()]
+        if self.workspace.root_path:
+            found.append(Path(self.workspace.root_path))
+        return found
+
+    def workspace_symbols(self, query: str) -> list[lsp.SymbolInformation]:
+        """The declarations whose names match a query, in the open files and in the workspace's other rules
+        files (each read for its outline only). In the worker's thread."""
+        analyses = [analysis for analysis in list(self.analyses.values()) if not analysis.stale]
+        opened = {Path(analysis.path).resolve() for analysis in analyses}
+        for path in rules_files(self.folders()):
+            text = read_text(path) if path not in opened else None
+            outline = outlined(text, str(path), self.limits) if text is not None else None
+            if outline is not None:
+                analyses.append(outline)
+        found = []
+        for analysis in analyses:
+            for symbol, container in named_in(symbols(analysis)):
+                if matches(query, symbol.name):
+                    found.append(lsp.SymbolInformation(
+                        name=symbol.name, kind=_SYMBOL_KINDS.get(symbol.kind, lsp.SymbolKind.Variable),
+                        location=self.location(symbol.selection, [analysis]),
+                        container_name=container or Path(analysis.path).name))
         return found
 
     async def current(self, uri: str, quick: bool = False) -> Analysis | None:
@@ -664,6 +688,11 @@ def build(limits: Limits) -> FracasServer:
                 if item.documentation else None,
                 insert_text=item.insert, insert_text_format=lsp.InsertTextFormat.Snippet if item.insert else None))
         return lsp.CompletionList(is_incomplete=False, items=items)
+
+    @server.feature(lsp.WORKSPACE_SYMBOL)
+    @_answers([])
+    async def on_workspace_symbol(ls: FracasServer, params: lsp.WorkspaceSymbolParams):
+        return await asyncio.get_running_loop().run_in_executor(ls.worker, ls.workspace_symbols, params.query)
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @_answers([])
