@@ -13,6 +13,7 @@ import pytest
 
 pytest_lsp = pytest.importorskip("pytest_lsp")
 from lsprotocol import types as lsp  # noqa: E402
+from pygls.exceptions import JsonRpcException  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -732,6 +733,15 @@ async def test_half_typed_edits_never_crash_the_server_and_every_request_is_answ
         await client.text_document_completion_async(lsp.CompletionParams(text_document=identifier, position=position))
         await client.text_document_definition_async(lsp.DefinitionParams(text_document=identifier, position=position))
         await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(text_document=identifier))
+        await client.text_document_document_highlight_async(lsp.DocumentHighlightParams(
+            text_document=identifier, position=position))
+        await client.text_document_signature_help_async(lsp.SignatureHelpParams(
+            text_document=identifier, position=position))
+        try:  # a refusal is an answer
+            await client.text_document_rename_async(lsp.RenameParams(
+                text_document=identifier, position=position, new_name="renamed"))
+        except JsonRpcException as refused:
+            assert refused.code == lsp.LSPErrorCodes.RequestFailed, refused.message
         await client.text_document_formatting_async(lsp.DocumentFormattingParams(
             text_document=identifier, options=lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
         await diagnostics_of(client, uri)
