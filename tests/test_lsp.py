@@ -737,6 +737,8 @@ async def test_half_typed_edits_never_crash_the_server_and_every_request_is_answ
             text_document=identifier, position=position))
         await client.text_document_signature_help_async(lsp.SignatureHelpParams(
             text_document=identifier, position=position))
+        await client.text_document_inlay_hint_async(lsp.InlayHintParams(
+            text_document=identifier, range=lsp.Range(start=lsp.Position(line=0, character=0), end=position)))
         try:  # a refusal is an answer
             await client.text_document_rename_async(lsp.RenameParams(
                 text_document=identifier, position=position, new_name="renamed"))

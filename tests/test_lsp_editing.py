@@ -109,6 +109,19 @@ async def test_signature_help_is_not_offered_outside_a_call(client: LanguageClie
     close(client, uri)
 
 
+async def test_inlay_hints_name_the_parameter_an_argument_given_by_its_place_takes(client: LanguageClient,
+                                                                                   tmp_path):
+    uri = await open_document(client, tmp_path / "calls.rules", CALLS)
+    hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(
+        text_document=document(uri), range=lsp.Range(start=lsp.Position(line=0, character=0),
+                                                      end=lsp.Position(line=len(CALLS.split("\n")), character=0))))
+    shown = {(hint.position.line, hint.position.character, hint.label) for hint in hints}
+    six, three = where(CALLS, "count, 6", "6"), where(CALLS, "barrage(3)", "3")
+    # Not before `count`: the argument is a name alike.
+    assert shown == {(six.line, six.character, "sides:"), (three.line, three.character, "count:")}
+    close(client, uri)
+
+
 # ---- quick fixes ----------------------------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from fracas.dsl.extend import describe
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset, comment_start
 from fracas.dsl.syntax import is_name
+from fracas.dsl.walk import descendants
 from fracas.dsl.types import Type
 from fracas.interpreter.tools.lsp.analysis import Analysis, Key, Place
 
@@ -147,6 +148,29 @@ def call_signature(analysis: Analysis, callee: str) -> CallSignature | None:
         spans.append((start, start + len(param)))
         at = start + len(param)
     return CallSignature(label, spans, names, documentation, callee in SIGNATURES and SIGNATURES[callee].variadic)
+
+
+def parameter_hints(analysis: Analysis, first: int, last: int) -> list[tuple[int, int, str]]:
+    """The name of the parameter each argument given by its place takes, where it is written (line and column)
+    between two lines of this file: not for a call of one parameter, nor an argument that is a name alike."""
+    rules, module = analysis.rules, analysis.module
+    if rules is None or module is None or analysis.stale:
+        return []
+    found = []
+    starts = [decl.pos.line for decl in module.decls] + [len(analysis.text.split("\n")) + 1]
+    for decl, start, following in zip(module.decls, starts, starts[1:]):
+        if start > last or following <= first:  # (declarations are in the order written)
+            continue
+        for call in (node for node in descendants(decl) if isinstance(node, n.Call)):
+            if not first <= call.pos.line <= last:
+                continue
+            shown = call_signature(analysis, call.func)
+            if shown is None or shown.variadic or len(shown.names) < 2:
+                continue
+            for arg, name in zip(call.args, shown.names):
+                if not (isinstance(arg, n.Name) and arg.name == name) and arg.pos.path == analysis.path:
+                    found.append((arg.pos.line, arg.pos.column, name))
+    return found
 
 
 def _kind_text(rules: Ruleset, name: str) -> str:

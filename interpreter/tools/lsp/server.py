@@ -40,8 +40,8 @@ from fracas.dsl.parse import keep_in_memory
 from fracas.interpreter.tools.lsp.analysis import Analysis, Place, analyze, carry_over, outlined
 from fracas.interpreter.tools.lsp.completion import call_at, complete
 from fracas.interpreter.tools.lsp.features import (RenameTarget, call_signature, definition, highlights, hover, lenses,
-                                                   lines_of, matches, named_in, quick_fix, reading, references,
-                                                   renameable, renamed, symbols)
+                                                   lines_of, matches, named_in, parameter_hints, quick_fix, reading,
+                                                   references, renameable, renamed, symbols)
 from fracas.interpreter.tools.lsp.workspace import built_on, read_text, rules_files
 
 RUN_EXAMPLE = "fracas.runExample"
@@ -616,6 +616,18 @@ def build(limits: Limits) -> FracasServer:
                 parameters=[lsp.ParameterInformation(label=(_utf16(shown.label, start), _utf16(shown.label, end)))
                             for start, end in shown.spans])],
             active_signature=0, active_parameter=active if active < len(shown.spans) else None)
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
+    @_answers([])
+    async def on_inlay_hint(ls: FracasServer, params: lsp.InlayHintParams):
+        analysis = await ls.current(params.text_document.uri, quick=True)
+        if analysis is None:
+            return []
+        lines = analysis.text.split("\n")
+        first, last = params.range.start.line + 1, params.range.end.line + 1
+        return [lsp.InlayHint(position=ls.position(lines, line, column), label=f"{name}:",
+                              kind=lsp.InlayHintKind.Parameter, padding_right=True)
+                for line, column, name in parameter_hints(analysis, first, last)]
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
                     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
