@@ -294,7 +294,7 @@ class FracasServer(LanguageServer):
         at any depth, analysed (open files read as the editor holds them). In the worker's thread."""
         texts = self.open_texts()
         known = {Path(p).resolve() for analysis in analyses for p in (analysis.path, *analysis.chain)}
-        candidates = [path for path in rules_files([*self.folders(), *{p.parent for p in known}])
+        candidates = [path for path in rules_files([*{p.parent: None for p in known}, *self.folders()])
                       if path not in texts and path not in known]
         found = []
         for path in built_on(known, candidates, read_text):

@@ -10,25 +10,43 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 _EXTENDS = re.compile(r'^[ \t]*extends[ \t]+"([^"\n]*)"', re.M)
 _SKIPPED = {"node_modules", "__pycache__", "venv", "site-packages"}  # and every hidden folder
-MOST_FILES = 2000  # rules files looked at, at most: a workspace of a whole disk is not read
+# At most, of a workspace that is a whole home folder: the folders looked in, and the rules files found.
+MOST_FOLDERS = 5000
+MOST_FILES = 2000
 
 
 def rules_files(folders: Iterable[Path]) -> list[Path]:
-    """The .rules files under the folders (resolved, each once), at most MOST_FILES."""
+    """The .rules files under the folders (resolved, each once), the nearest first: looking in at most MOST_FOLDERS
+    folders, level by level, and finding at most MOST_FILES."""
     found: dict[Path, None] = {}
-    for folder in folders:
-        for root, subfolders, files in os.walk(folder):
-            subfolders[:] = [name for name in subfolders if not name.startswith(".") and name not in _SKIPPED]
-            for name in files:
-                if name.endswith(".rules"):
-                    found[(Path(root) / name).resolve()] = None
+    waiting = deque(folders)
+    seen: set[Path] = set()
+    while waiting and len(seen) < MOST_FOLDERS:
+        folder = waiting.popleft()
+        if folder in seen:
+            continue
+        seen.add(folder)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not entry.name.startswith(".") and entry.name not in _SKIPPED:
+                        waiting.append(Path(entry.path))
+                elif entry.name.endswith(".rules") and entry.is_file():
+                    found[Path(entry.path).resolve()] = None
                     if len(found) >= MOST_FILES:
                         return list(found)
+            except OSError:
+                continue
     return list(found)
 
 

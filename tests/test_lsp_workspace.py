@@ -1,0 +1,49 @@
+"""The rules files on disk a rename and workspace symbols read: found nearest first, within bounds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fracas.interpreter.tools.lsp import workspace
+
+
+def nested(root: Path, depth: int) -> Path:
+    """A .rules file `depth` folders below root, with one beside root's own."""
+    (root / "top.rules").write_text("")
+    folder = root
+    for level in range(depth):
+        folder = folder / f"level{level}"
+    folder.mkdir(parents=True)
+    (folder / "deep.rules").write_text("")
+    return folder / "deep.rules"
+
+
+def test_rules_files_are_found_nearest_first(tmp_path):
+    deep = nested(tmp_path, 3)
+    assert workspace.rules_files([tmp_path]) == [(tmp_path / "top.rules").resolve(), deep.resolve()]
+
+
+def test_hidden_and_environment_folders_are_not_searched(tmp_path):
+    for skipped in (".git", "node_modules", ".venv"):
+        (tmp_path / skipped).mkdir()
+        (tmp_path / skipped / "inside.rules").write_text("")
+    assert workspace.rules_files([tmp_path]) == []
+
+
+def test_a_search_stops_after_its_most_folders(tmp_path, monkeypatch):
+    deep = nested(tmp_path, 6)
+    monkeypatch.setattr(workspace, "MOST_FOLDERS", 4)
+    assert workspace.rules_files([tmp_path]) == [(tmp_path / "top.rules").resolve()]
+    monkeypatch.setattr(workspace, "MOST_FOLDERS", 7)
+    assert deep.resolve() in workspace.rules_files([tmp_path])
+
+
+def test_a_file_is_built_on_a_base_through_a_chain_of_extends(tmp_path):
+    texts = {"base.rules": "", "a.rules": 'extends "base.rules"\n', "b.rules": '# extends "x"\nextends "a.rules"\n',
+             "other.rules": 'extends "elsewhere.rules"\n'}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    found = workspace.built_on([(tmp_path / "base.rules").resolve()],
+                               [(tmp_path / name).resolve() for name in ("b.rules", "a.rules", "other.rules")],
+                               workspace.read_text)
+    assert sorted(path.name for path in found) == ["a.rules", "b.rules"]
