@@ -167,12 +167,22 @@ class SourceFile:
         )
 
 
+CLOSE = 0.6  # how alike a misspelt word and a known one are, at least, for the one to be offered for the other
+
+
 def closest(word: str, choices: Iterable[str]) -> str | None:
     """The known word closest to a misspelt one, if any is close."""
     import difflib  # here: only a misspelt name needs it, and a run of correct rules need not import it
 
-    close = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=CLOSE)
     return close[0] if close else None
+
+
+def similarity(word: str, other: str) -> float:
+    """How alike two words are, as closest measures it: 1 for the same, 0 for nothing in common."""
+    import difflib
+
+    return difflib.SequenceMatcher(None, other, word).ratio()
 
 
 def with_article(noun: object) -> str:

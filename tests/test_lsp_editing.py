@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,16 @@ async def test_signature_help_shows_a_steps_parameters_and_the_comment_above_it(
     close(client, uri)
 
 
+async def test_signature_help_shows_the_call_around_brackets_that_group(client: LanguageClient, tmp_path):
+    text = CALLS.replace("barrage(3)", "barrage((1 + 2) * (if true then 1 else (2)))")
+    uri = await open_document(client, tmp_path / "calls.rules", text)
+    for inside in ("+ 2", "then", "(2)))"):
+        found = await signature_at(client, uri, where(text, inside))
+        assert found is not None and found.signatures[0].label.startswith("step barrage(")
+        assert parameter_shown(found) == "count: int"
+    close(client, uri)
+
+
 async def test_signature_help_is_not_offered_outside_a_call(client: LanguageClient, tmp_path):
     uri = await open_document(client, tmp_path / "calls.rules", CALLS)
     assert await signature_at(client, uri, where(CALLS, "hits += ", "+=")) is None
@@ -138,6 +149,20 @@ async def test_a_misspelt_name_has_a_quick_fix_to_the_name_it_meant(client: Lang
         assert len(actions) == 1 and actions[0].kind == lsp.CodeActionKind.QuickFix, problem.message
         fixed = applied(fixed, actions[0].edit.changes[uri])
     assert len(problems) == 2 and fixed == SCOPES
+    close(client, uri)
+
+
+async def test_a_problem_that_underlines_another_name_than_the_misspelt_one_has_no_quick_fix(
+        client: LanguageClient, tmp_path):
+    text = SCOPES.replace("piece knight { strength 3 }",
+                          "piece knight { strength 3 }\nenum ground { open, rough }\n"
+                          "table strength(peice, ground): int { [open rough] knight 1 2 }")
+    uri = await open_document(client, tmp_path / "table.rules", text)
+    [problem] = [p for p in await diagnostics_of(client, uri) if "peice" in p.message]
+    assert "did you mean 'piece'" in problem.message
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=document(uri), range=problem.range, context=lsp.CodeActionContext(diagnostics=[problem])))
+    assert not actions  # the problem underlines the table's name, not the misspelt kind
     close(client, uri)
 
 
@@ -291,6 +316,62 @@ async def test_a_file_built_on_the_declaration_that_does_not_parse_stops_a_renam
     uri = await open_scopes_beside_others(client, tmp_path)
     refused = await refused_rename(client, uri, where(SCOPES, "step count", "count"), "muster")
     assert "broken.rules does not parse" in refused
+    close(client, uri)
+
+
+@pytest.mark.parametrize("name, written, new_name, why", [
+    ("count", "step count", "pieces", "'pieces' is a local or a parameter in scopes.rules"),
+    ("piece", "kind piece", "int", "renaming would break scopes.rules: 'int' is a built-in type"),
+    ("count", "step count", "stopped", "renaming would break scopes.rules: 'stopped' is kept"),
+])
+async def test_a_rename_that_would_break_the_rules_is_refused(client: LanguageClient, tmp_path, name, written,
+                                                              new_name, why):
+    uri = await open_scopes_beside_others(client, tmp_path)
+    assert why in await refused_rename(client, uri, where(SCOPES, written, name), new_name)
+    close(client, uri)
+
+
+async def test_a_variant_whose_extends_or_override_fails_is_renamed_too(client: LanguageClient, tmp_path):
+    erring = 'extends "scopes.rules"\noverride step cuont() {\n}\naction more() {\n    count(pieces: [knight])\n}\n'
+    (tmp_path / "erring.rules").write_text(erring)
+    uri = await open_scopes_beside_others(client, tmp_path)
+    edit = await rename(client, uri, where(SCOPES, "step count", "count"), "muster")
+    assert applied(erring, edit.changes[(tmp_path / "erring.rules").as_uri()]) == erring.replace(
+        "    count(", "    muster(")
+    close(client, uri)
+
+
+async def test_a_file_opened_through_a_link_is_edited_once(client: LanguageClient, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    (real / "on-disk.rules").write_text(ON_DISK)
+    (real / "scopes.rules").write_text(SCOPES)
+    uri = await open_document(client, tmp_path / "link" / "scopes.rules")
+    edit = await rename(client, uri, where(SCOPES, "step count", "count"), "muster")
+    assert set(edit.changes) == {uri, (real / "on-disk.rules").as_uri()}
+    assert applied(SCOPES, edit.changes[uri]).count("muster") == 2  # each place once: applied twice, 4
+    close(client, uri)
+
+
+async def test_a_rename_edits_an_open_variant_as_the_editor_holds_it_now(client: LanguageClient, tmp_path):
+    uri = await open_scopes_beside_others(client, tmp_path)
+    slow = ON_DISK + "".join(f"\nstep filler{i}() {{\n    total = {i}\n}}\n" for i in range(800))
+    variant = await open_document(client, tmp_path / "on-disk.rules", slow)
+    edited = slow.replace('extends "scopes.rules"\n', 'extends "scopes.rules"\n# a\n# b\n# c\n')
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=variant, version=2), [lsp.TextDocumentContentChangeWholeDocument(
+            text=edited)]))
+    for _ in range(60):  # as a person would: again, while the server says the variant is still being read
+        try:
+            edit = await rename(client, uri, where(SCOPES, "step count", "count"), "muster")
+            break
+        except JsonRpcException as refused:
+            assert "still being read" in refused.message
+            await asyncio.sleep(0.5)
+    assert applied(edited, edit.changes[variant]) == edited.replace("    count(pieces: [knight",
+                                                                    "    muster(pieces: [knight")
+    close(client, variant)
     close(client, uri)
 
 

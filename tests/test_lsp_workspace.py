@@ -38,12 +38,21 @@ def test_a_search_stops_after_its_most_folders(tmp_path, monkeypatch):
     assert deep.resolve() in workspace.rules_files([tmp_path])
 
 
-def test_a_file_is_built_on_a_base_through_a_chain_of_extends(tmp_path):
-    texts = {"base.rules": "", "a.rules": 'extends "base.rules"\n', "b.rules": '# extends "x"\nextends "a.rules"\n',
-             "other.rules": 'extends "elsewhere.rules"\n'}
+def test_a_file_is_built_on_a_base_through_a_chain_of_extends_beside_it_or_above(tmp_path):
+    (tmp_path / "sub").mkdir()
+    texts = {"sub/base.rules": "", "a.rules": 'rules "a" extends "sub/base.rules"\n',
+             "b.rules": '# extends "x.rules"\nextends\n    "a.rules"\n', "other.rules": 'extends "elsewhere.rules"\n',
+             "sub/beside.rules": 'extends "base.rules"\n'}
     for name, text in texts.items():
         (tmp_path / name).write_text(text)
-    found = workspace.built_on([(tmp_path / "base.rules").resolve()],
-                               [(tmp_path / name).resolve() for name in ("b.rules", "a.rules", "other.rules")],
-                               workspace.read_text)
-    assert sorted(path.name for path in found) == ["a.rules", "b.rules"]
+    base = (tmp_path / "sub" / "base.rules").resolve()
+    found = workspace.built_on([base], workspace.read_text)
+    assert {path.name: {p.name for p in bases} for path, bases in found.items()} == {
+        "a.rules": {"base.rules"}, "b.rules": {"a.rules", "base.rules"}, "beside.rules": {"base.rules"}}
+
+
+def test_a_file_below_a_base_is_not_built_on_it(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "base.rules").write_text("")
+    (tmp_path / "sub" / "below.rules").write_text('extends "../base.rules"\n')  # refused by fracas: outside its tree
+    assert workspace.built_on([(tmp_path / "base.rules").resolve()], workspace.read_text) == {}

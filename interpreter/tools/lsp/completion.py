@@ -18,6 +18,7 @@ from fracas.dsl.diagnostics import with_article
 from fracas.dsl.pieces import split
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
+from fracas.dsl.syntax import keywords
 from fracas.dsl.types import BASIC_TYPES, Type, type_from
 from fracas.interpreter.tools.lsp.analysis import Analysis
 from fracas.interpreter.tools.lsp.features import doc_comment, signature
@@ -103,8 +104,10 @@ def call_at(analysis: Analysis, text: str, line: int, column: int) -> tuple[str,
     before = "\n".join(lines[first - 1 : line - 1] + [lines[line - 1][: max(0, column - 1)]])
     if _in_comment_or_text(before):
         return None
-    calls = [frame for frame in _frames(analysis.rules, analysis, _tokens(before)) if frame.bracket == "("]
-    if not calls or not calls[-1].callee or calls[-1].declaring:
+    # The innermost bracket that is a call's: not one that groups (`(1 + 2)`, `else (x)`).
+    calls = [frame for frame in _frames(analysis.rules, analysis, _tokens(before))
+             if frame.bracket == "(" and frame.callee and frame.callee not in keywords()]
+    if not calls or calls[-1].declaring:
         return None
     frame = calls[-1]
     written = sum(1 for token in _level_tokens(frame.tokens) if token == ",")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES, Signature
-from fracas.dsl.diagnostics import suggested
+from fracas.dsl.diagnostics import CLOSE, similarity, suggested
 from fracas.dsl.extend import describe
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset, comment_start
@@ -346,10 +346,16 @@ def quick_fix(message: str, hint: str, covered: str) -> tuple[int, int, str] | N
     new = suggested(hint)
     if new is None:
         return None
-    for old in re.findall(r"'([A-Za-z_][A-Za-z0-9_]*)'", message):
-        for written in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(old)}(?![A-Za-z0-9_])", covered):
-            return written.start(), written.end(), new
-    return None
+    # The misspelt word: of the names the message quotes that are written there, the one the hint is close to
+    # (as did_you_mean found it); where the problem underlines another name, there is no fix.
+    candidates = [(similarity(old, new), written) for old in re.findall(r"'([A-Za-z_][A-Za-z0-9_]*)'", message)
+                  if old != new
+                  for written in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(old)}(?![A-Za-z0-9_])", covered)]
+    close = [(alike, written) for alike, written in candidates if alike >= CLOSE]
+    if not close:
+        return None
+    _, written = max(close, key=lambda found: found[0])
+    return written.start(), written.end(), new
 
 
 # ---- renaming ---------------------------------------------------------------------------------------
@@ -357,8 +363,9 @@ def quick_fix(message: str, hint: str, covered: str) -> tuple[int, int, str] | N
 
 # What a scenario, a sweep or the command line may name is never renamed: a rename that missed a file of
 # theirs would break it, and the server does not read them. Those are the actions and their inputs and
-# names, the parameters, choices, outcomes, rows and fields. The rest is read by rules files alone: every
-# one built on the file that declares the name is read for a rename, the open ones and those on disk.
+# names, the parameters, choices, outcomes, rows and fields. The rest is read by rules files (and by a
+# sweep's metric that calls a fn, which is not searched): every one built on the file that declares the
+# name is read for a rename, the open ones and those on disk.
 _NOT_HERE = ("an action, its inputs and names, a parameter, choice, outcome, row or field may be named by "
              "scenarios, sweeps or the command line, which the editor does not read: rename it by hand, and "
              "`fracas check` finds the rules that still read the old name")
@@ -376,7 +383,9 @@ class RenameTarget:
 
 def renameable(analysis: Analysis, line: int, column: int) -> RenameTarget | str:
     """The name at the cursor, if it may be renamed; else why not."""
-    if analysis.stale or not analysis.readable:
+    if not analysis.readable:
+        return "the file does not parse: its names are not known"
+    if analysis.stale:
         return "the file is still being read: try again in a moment"
     found = analysis.at(analysis.path, line, column)
     if found is None:
@@ -394,12 +403,11 @@ def renameable(analysis: Analysis, line: int, column: int) -> RenameTarget | str
 
 
 def reading(analysis: Analysis, others: list[Analysis], key: Key) -> list[Analysis]:
-    """The other analyses whose files may read what a key names: those whose chain holds its declaration, as this
-    analysis finds it (a file built on another base may declare a name of its own alike), and those whose
-    text does not parse, whose chain is not known."""
+    """The other analyses whose files may read what a key names: those built on the file of its declaration, as
+    this analysis finds it (a file built on another base may declare a name of its own alike)."""
     declared = {str(Path(place.path).resolve()) for place in analysis.definitions(key)}
-    return [other for other in others
-            if not other.readable or declared & {str(Path(path).resolve()) for path in other.chain}]
+    return [other for other in others  # (the files a file depends on: those of its chain, even where it fails)
+            if declared & {str(Path(path).resolve()) for path in (*other.chain, *other.depends)}]
 
 
 def renamed(analyses: list[Analysis], target: RenameTarget, new_name: str) -> list[Place] | str:
@@ -419,6 +427,9 @@ def renamed(analyses: list[Analysis], target: RenameTarget, new_name: str) -> li
                 rules.rows, rules.params, rules.choices, rules.outcomes, rules.tables, rules.fns, rules.modifiers,
                 rules.steps, rules.actions)) or new_name in SIGNATURES):
             return f"'{new_name}' is declared already: one name would name two things"
+        if target.key[0] != "local" and any(local.name == new_name for local in other.locals.values()):
+            where = _short(analysis, other.path)
+            return f"'{new_name}' is a local or a parameter in {where}: it would hide the new name"
     if target.key[0] == "local":
         if target.key[1] != analysis.path:
             return f"rename the parameter where it is declared, in {_short(analysis, target.key[1])}"
@@ -436,6 +447,15 @@ def renamed(analyses: list[Analysis], target: RenameTarget, new_name: str) -> li
             if occurrence.key == target.key:
                 places[occurrence.place] = None
     return list(places)
+
+
+def rewritten(text: str, places: list[Place], new_name: str) -> str:
+    """A text with the places (of one file, each on one line) written as `new_name`."""
+    lines = text.split("\n")
+    for place in sorted(places, key=lambda p: (p.line, p.column), reverse=True):
+        line = lines[place.line - 1]
+        lines[place.line - 1] = line[: place.column - 1] + new_name + line[place.end_column - 1 :]
+    return "\n".join(lines)
 
 
 def _declaration_lines(analysis: Analysis, line: int) -> range:

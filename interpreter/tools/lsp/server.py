@@ -41,7 +41,7 @@ from fracas.interpreter.tools.lsp.analysis import Analysis, Place, analyze, carr
 from fracas.interpreter.tools.lsp.completion import call_at, complete
 from fracas.interpreter.tools.lsp.features import (RenameTarget, call_signature, definition, highlights, hover, lenses,
                                                    lines_of, matches, named_in, parameter_hints, quick_fix, reading,
-                                                   references, renameable, renamed, symbols)
+                                                   references, renameable, renamed, rewritten, symbols)
 from fracas.interpreter.tools.lsp.workspace import built_on, read_text, rules_files
 
 RUN_EXAMPLE = "fracas.runExample"
@@ -284,23 +284,61 @@ class FracasServer(LanguageServer):
         found = await self.at_cursor(params, quick=False)
         if found is None:
             raise Refused("the file is not open")
+        document = self.workspace.text_documents.get(params.text_document.uri)
+        if document is None or found[0].version != document.version:
+            raise Refused("the file is still being read: try again in a moment")
         target = renameable(*found)
         if isinstance(target, str):
             raise Refused(target)
         return found[0], target
 
+    async def newest_related(self, analysis: Analysis) -> list[Analysis]:
+        """The analyses of the other open files that share a chain with this one (related), each of the text the
+        editor holds now; Refused where one is still being made."""
+        found = []
+        for other in self.related(analysis):
+            uri = next((uri for uri, known in list(self.analyses.items()) if known is other), None)
+            newest = await self.current(uri) if uri is not None else None
+            document = self.workspace.text_documents.get(uri) if uri is not None else None
+            if newest is None or document is None or newest.version != document.version or newest.stale:
+                raise Refused(f"{Path(other.path).name} is still being read: try again in a moment")
+            found.append(newest)
+        return found
+
+    def broken_by(self, analyses: list[Analysis], places: dict[Path, list[Place]], new_name: str) -> str | None:
+        """What a rename would break, as the first problem it would add to a file that reads the name (a local
+        it would hide, a name the language keeps); None where it adds none. In the worker's thread."""
+        texts = self.open_texts()
+        for path, found in places.items():
+            text = texts.get(path)
+            if text is None:
+                text = next((a.sources[p.path].text for a in analyses for p in found[:1] if p.path in a.sources), None)
+            if text is not None:
+                texts[path] = rewritten(text, found, new_name)
+        for analysis in analyses:
+            path = Path(analysis.path).resolve()
+            before = {d.message for d in analysis.diagnostics if d.severity != "warning"}
+            text = texts.get(path, analysis.text)
+            after = analyze(text, analysis.path, self.limits, None, lambda p: texts.get(p.resolve()))
+            added = [d for d in after.diagnostics if d.severity != "warning" and d.message not in before]
+            if added:
+                return f"renaming would break {Path(added[0].path).name}: {added[0].message}"
+        return None
+
     def unopened(self, analyses: list[Analysis]) -> list[Analysis]:
-        """The rules files on disk that the editor has not opened and that extend a file of the analyses' chains,
-        at any depth, analysed (open files read as the editor holds them). In the worker's thread."""
+        """The rules files on disk that the editor has not opened and that are built on a file of the analyses'
+        chains, at any depth, analysed (open files read as the editor holds them): one that does not parse
+        depends on the files its `extends` name. In the worker's thread."""
         texts = self.open_texts()
         known = {Path(p).resolve() for analysis in analyses for p in (analysis.path, *analysis.chain)}
-        candidates = [path for path in rules_files([*{p.parent: None for p in known}, *self.folders()])
-                      if path not in texts and path not in known]
         found = []
-        for path in built_on(known, candidates, read_text):
-            text = read_text(path)
+        for path, bases in built_on(known, read_text).items():
+            text = read_text(path) if path not in texts else None  # an open file is analysed already
             if text is not None:
-                found.append(analyze(text, str(path), self.limits, None, lambda p: texts.get(p.resolve())))
+                analysis = analyze(text, str(path), self.limits, None, lambda p: texts.get(p.resolve()))
+                if not analysis.readable:
+                    analysis.depends = {str(base) for base in bases}
+                found.append(analysis)
         return found
 
     def folders(self) -> list[Path]:
@@ -613,7 +651,8 @@ def build(limits: Limits) -> FracasServer:
                 label=shown.label,
                 documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=shown.documentation)
                 if shown.documentation else None,
-                parameters=[lsp.ParameterInformation(label=(_utf16(shown.label, start), _utf16(shown.label, end)))
+                parameters=[lsp.ParameterInformation(label=(ls.client_column(shown.label, start + 1),
+                                                            ls.client_column(shown.label, end + 1)))
                             for start, end in shown.spans])],
             active_signature=0, active_parameter=active if active < len(shown.spans) else None)
 
@@ -669,19 +708,26 @@ def build(limits: Limits) -> FracasServer:
         analysis, target = await ls.rename_target(params)
         analyses = [analysis]
         if target.shared:
-            # Every rules file that reads the declaration: the open ones, then those on disk (read in the worker).
-            others = ls.related(analysis)
+            # Every rules file built on the declaration's: the open ones, then those on disk (read in the worker).
+            others = await ls.newest_related(analysis)
             others += await asyncio.get_running_loop().run_in_executor(ls.worker, ls.unopened, [analysis, *others])
             analyses += reading(analysis, others, target.key)
         places = renamed(analyses, target, params.new_name)
         if isinstance(places, str):
             raise Refused(places)
-        changes: dict[str, list[lsp.TextEdit]] = {}
+        by_file: dict[Path, dict[tuple[int, int], Place]] = {}  # a file reached by two paths (a link) is edited once
         for place in places:
-            uri = params.text_document.uri if place.path == analysis.path else path_to_uri(place.path)
-            changes.setdefault(uri, []).append(
-                lsp.TextEdit(range=ls.location(place, analyses).range, new_text=params.new_name))
-        return lsp.WorkspaceEdit(changes=changes)
+            by_file.setdefault(Path(place.path).resolve(), {})[(place.line, place.column)] = place
+        edited = {path: list(found.values()) for path, found in by_file.items()}
+        broken = await asyncio.get_running_loop().run_in_executor(ls.worker, ls.broken_by, analyses, edited,
+                                                                  params.new_name)
+        if broken is not None:
+            raise Refused(broken)
+        uris = {Path(uri_to_path(uri)).resolve(): uri for uri in ls.workspace.text_documents}
+        return lsp.WorkspaceEdit(changes={
+            uris.get(path) or path_to_uri(str(path)): [
+                lsp.TextEdit(range=ls.location(place, analyses).range, new_text=params.new_name) for place in found]
+            for path, found in edited.items()})
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[".", ":", " ", "(", "{"]))
     @_answers(lsp.CompletionList(is_incomplete=False, items=[]))
@@ -781,11 +827,6 @@ def build(limits: Limits) -> FracasServer:
         return [lsp.TextEdit(range=whole, new_text=formatted)]
 
     return server
-
-
-def _utf16(text: str, characters: int) -> int:
-    """A place in a label, counted in characters -> counted as UTF-16 does, as a parameter's label is given."""
-    return len(text[:characters].encode("utf-16-le")) // 2
 
 
 def _load_parsers() -> None:
