@@ -27,7 +27,7 @@ from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError, ScenarioErr
 from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import Frozen, OutcomeStates, State
 from fracas.interpreter.core.values import approx, as_float, exact_text, show
-from fracas.interpreter.inputs import InputProblem, action_inputs, build_program
+from fracas.interpreter.inputs import InputProblem, action_inputs, build_program, number_written
 from fracas.interpreter.plain import Unwritable, plain
 from fracas.interpreter.runtime.bodies import Pool, Volley
 from fracas.interpreter.runtime.getters import tuple_getter
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Distribution", "Pool", "Prepared", "Run", "RunError", "Scenario", "ScenarioError", "State", "Unwritable",
     "Volley", "approx", "as_float", "beyond_exact", "estimate", "exact", "exact_text", "final_value", "forced",
-    "prepare", "program_problems", "reads_only_outcomes", "run_diagnostic", "sample", "scenario_diagnostic", "show",
+    "number_written", "prepare", "program_problems", "reads_only_outcomes", "run_diagnostic", "sample", "scenario_diagnostic", "show",
     "show_plain", "stable_key",
 ]
 
@@ -63,6 +63,10 @@ class Scenario:
     elsewhere: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Values given on the command line: their path (params.NAME, choices.NAME) -> the flag that gave them.
     flags: dict[str, str] = field(default_factory=dict)
+
+    def action_in(self, rules: Ruleset) -> str | None:
+        """The action it names, or the rules' first where it names none (an empty name is a name: unknown)."""
+        return rules.default_action if self.action is None else self.action
 
 
 @record
@@ -96,7 +100,7 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
                 raise InputProblem(f"choices.{name}", f"unknown choice '{name}'", did_you_mean(name, rules.choices)
                                    or ("the choices are: " + ", ".join(rules.choices) if rules.choices
                                        else "these rules declare no choices"))
-        action_name = scenario.action or rules.default_action
+        action_name = scenario.action_in(rules)
         if action_name is None:
             raise InputProblem("action", "these rules declare no action to resolve")
         action = rules.actions.get(action_name)
@@ -515,7 +519,7 @@ def scenario_diagnostic(rules: Ruleset, scenario: Scenario, problem: InputProble
     if isinstance(problem.where, n.Pos):
         return rules.source(problem.where).at(problem.where, problem.message, problem.hint)
     message = f"{problem.where}: {problem.message}"
-    flag = scenario.flags.get(".".join(problem.where.split(".")[:2]))
+    flag = _flag_of(scenario.flags, problem.where)
     if flag is not None:
         return Diagnostic(flag, 0, 0, message, problem.hint)
     top = problem.where.split(".")[0].split("[")[0]
@@ -524,6 +528,16 @@ def scenario_diagnostic(rules: Ruleset, scenario: Scenario, problem: InputProble
     last = problem.where.split(".")[-1]
     width = 1 if last.endswith("]") else len(last)  # a key is underlined, an item of a list marked
     return Diagnostic(path, line, column, message, problem.hint, text, width)
+
+
+def _flag_of(flags: dict[str, str], where: str) -> str | None:
+    """The flag that gave the value at a path, or one that holds it (`--vary attack` gave attack.armies; `[*]`
+    gave every item); None where the scenario file gave it."""
+    import re  # here: only a scenario with a problem needs it
+
+    found = [(len(path), flag) for path, flag in flags.items()
+             if re.fullmatch(re.escape(path).replace(r"\[\*\]", r"\[\d+\]") + r"(?:[.\[].*)?", where)]
+    return max(found)[1] if found else None
 
 
 def _find_key(text: str, where: str) -> tuple[int, int, str]:

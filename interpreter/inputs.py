@@ -420,13 +420,20 @@ def _number(value: Any, where: str) -> int | Fraction | None:
     percent = text.endswith("%")  # "60%", as the rules write it
     if percent:
         text = text[:-1]
-    if text and re.fullmatch(_EXACT_TEXT, text) and not (percent and "/" in text):
-        try:
-            number = Fraction(text)
-        except (ValueError, ZeroDivisionError):  # a zero denominator, or past Python's limit of digits
-            return None
-        return normalize(number / 100 if percent else number)
-    return None
+    number = number_written(text) if not (percent and "/" in text) else None
+    if number is None:
+        return None
+    return normalize(number / 100 if percent else number)
+
+
+def number_written(text: str) -> Fraction | None:
+    """The number a text writes, exactly: whole, decimal or a fraction, never an exponent; None for another text."""
+    if not text or not re.fullmatch(_EXACT_TEXT, text):
+        return None
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):  # a zero denominator, or past Python's limit of digits
+        return None
 
 
 def _toml_kind(value: Any) -> str:

@@ -210,6 +210,16 @@ def test_unknown_action_exits_2(capsys, tmp_path):
     assert "unknown action 'targetted_attack'" in err and "did you mean 'targeted_attack'?" in err
 
 
+@pytest.mark.parametrize("command", [["odds"], ["sweep", "--vary", "target.figures=1,2", "--metric", "figures_lost"]])
+def test_an_empty_action_name_is_an_unknown_action_not_the_first_one(capsys, tmp_path, command):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('action = ""\nattackers = [{type = "rifleman"}]\ntarget = {type = "rifleman"}\n'
+                        'space = {tile = "grass"}\n')
+    code, _, err = run(capsys, command[0], EPI, str(scenario), *command[1:])
+    assert code == 2
+    assert f"{scenario}:1:1: error: action: unknown action ''" in err
+
+
 def test_test_command_passes_every_epicinium_example(capsys):
     code, out, _ = run(capsys, "test", EPI)
     assert code == 0

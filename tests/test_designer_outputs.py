@@ -147,10 +147,28 @@ def test_sweep_heatmap_is_a_png(tmp_path, capsys):
     (["--vary", "target.type=rifleman", "--metric", "mean(("], "unexpected end of file"),
     (["--vary", "params.firestorm_damage=1,2", "--set", "firestorm_damage=3"],
      "--vary params.firestorm_damage and --set firestorm_damage=3 both set it; leave one out"),
+    # A value the flag gave is blamed on the flag, not on the scenario file's line that it replaced.
+    (["--vary", "target.figures=2,,3"],
+     '--vary target.figures: error: target.figures: expected int, found the text ""'),
+    (["--vary", "params.firestorm_damage=1"],
+     "--vary params.firestorm_damage: error: params.firestorm_damage: unknown parameter"),
 ])
 def test_sweep_mistakes_exit_2_with_a_message(capsys, args, message):
     assert main(["sweep", EPI, CITY, *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_sweep_of_a_field_of_list_items_that_are_not_tables_says_so(capsys, tmp_path):
+    scenario = tmp_path / "names.toml"
+    scenario.write_text('action = "targeted_attack"\nattackers = ["rifleman"]\ntarget = {type = "gunner"}\n'
+                        'space = {tile = "city"}\n')
+    assert main(["sweep", EPI, str(scenario), "--vary", "attackers[*].type=rifleman,gunner", "--jobs", "1"]) == 2
+    assert "--vary attackers[*].type: 'attackers[0]' is not a table in the scenario" in capsys.readouterr().err
+
+
+def test_a_dotted_name_given_to_set_is_blamed_on_the_flag(capsys):
+    assert main(["odds", EPI, CITY, "--set", "a.b=1"]) == 2
+    assert "--set a.b=1: error: params.a.b: unknown parameter 'a.b'" in capsys.readouterr().err
 
 
 def test_explain_why_lists_the_ways_to_an_outcome_with_exact_probabilities(capsys):
@@ -163,6 +181,13 @@ def test_explain_why_lists_the_ways_to_an_outcome_with_exact_probabilities(capsy
 def test_explain_why_of_a_value_that_never_happens_exits_2(capsys):
     assert main(["explain", EPI, CITY, "--why", "figures_lost=9"]) == 2
     assert "figures_lost is never 9; its values are: 1, 2, 3" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("written", ["3e0", "1e999999999", "0.3e1"])
+def test_explain_why_of_a_number_written_with_an_exponent_is_refused_at_once(capsys, written):
+    # As in a scenario: no exponent, which could take minutes to make exact (1e999999999 ran away).
+    assert main(["explain", EPI, CITY, "--why", f"figures_lost={written}"]) == 2
+    assert f"figures_lost is never {written}; its values are: 1, 2, 3" in capsys.readouterr().err
 
 
 def test_plot_of_every_option_of_a_choice_where_one_never_stops(tmp_path, capsys):

@@ -409,10 +409,7 @@ def _value_written(written: str, values: list[Any]) -> Any:
     for text in (written, written.lower()):  # true, or True as Python writes it
         if text in shown:
             return shown[text]
-    try:
-        number = Fraction(written)
-    except (ValueError, ZeroDivisionError):
-        number = None
+    number = api.number_written(written.strip())  # never an exponent: 1e999999999 would take minutes to make exact
     for value in values:
         if number is not None and type(value) in (int, Fraction) and value == number:
             return value
@@ -533,7 +530,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     target = _output("--plot", args.plot, args, [rules])
     try:
         varies = [parse_vary(text, lambda v: parse_assignment(f"v={v}")[1]) for text in args.vary]
-        metric_expression(args.metric, rules, scenario.action or rules.default_action)  # before any work
+        metric_expression(args.metric, rules, scenario.action_in(rules))  # before any work
     except SweepError as error:
         raise UsageError(str(error)) from None
     paths = [vary.path for vary in varies]

@@ -81,11 +81,12 @@ def parse_vary(text: str, parse_value: Callable[[str], Any]) -> Vary:
 def set_path(scenario: Scenario, path: str, value: Any) -> Scenario:
     """The scenario with one value set at a dotted path of its inputs, params or choices."""
     head, _, rest = path.partition(".")
+    flags = {**scenario.flags, path: f"--vary {path}"}  # a problem with the value is said at the flag
     if head in ("params", "choices") and rest:
-        return replace(scenario, **{head: {**getattr(scenario, head), rest: value}})
+        return replace(scenario, **{head: {**getattr(scenario, head), rest: value}}, flags=flags)
     inputs = copy.deepcopy(scenario.inputs)
     _assign(inputs, path.split("."), value, path)
-    return replace(scenario, inputs=inputs)
+    return replace(scenario, inputs=inputs, flags=flags)
 
 
 def _assign(container: Any, steps: list[str], value: Any, path: str) -> None:
@@ -111,6 +112,8 @@ def _assign(container: Any, steps: list[str], value: Any, path: str) -> None:
             raise SweepError(f"--vary {path}: '{name}' has {len(items)} items, no item {i}")
         if last:
             items[i] = value
+        elif not isinstance(items[i], dict):
+            raise SweepError(f"--vary {path}: '{name}[{i}]' is not a table in the scenario")
         else:
             _assign(items[i], steps[1:], value, path)
 
@@ -186,7 +189,7 @@ def run_case(job: tuple[str, Limits, Scenario, list[Vary], tuple[Any, ...], str 
     rules_path, limits, scenario, varies, settings, metric, samples = job
     try:
         rules = _rules(rules_path, limits)
-        expr = metric_expression(metric, rules, scenario.action or rules.default_action)
+        expr = metric_expression(metric, rules, scenario.action_in(rules))
         for vary, value in zip(varies, settings):
             scenario = set_path(scenario, vary.path, value)
         outcomes_only = reads_only_outcomes(rules, [expr])
@@ -267,7 +270,7 @@ def sweep(rules_path: str, limits: Limits, scenario: Scenario, varies: list[Vary
           progress: Callable[[int, int], None] | None = None) -> list[Case]:
     # A wrong metric stops here, located in its text, before any case runs.
     rules = _rules(rules_path, limits)
-    metric_expression(metric, rules, scenario.action or rules.default_action)
+    metric_expression(metric, rules, scenario.action_in(rules))
     jobs_list = [(rules_path, limits, scenario, varies, settings, metric, samples) for settings in cases(varies)]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(jobs_list)))
     if workers == 1:
