@@ -42,8 +42,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Distribution", "Pool", "Prepared", "Run", "RunError", "Scenario", "ScenarioError", "State", "Unwritable",
     "Volley", "approx", "as_float", "beyond_exact", "estimate", "exact", "exact_text", "final_value", "forced",
-    "number_written", "prepare", "program_problems", "reads_only_outcomes", "run_diagnostic", "sample", "scenario_diagnostic", "show",
-    "show_plain", "stable_key",
+    "number_written", "prepare", "program_problems", "reads_only_outcomes", "run_diagnostic", "sample",
+    "scenario_diagnostic", "show", "show_plain", "stable_key",
 ]
 
 T = TypeVar("T")
