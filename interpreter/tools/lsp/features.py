@@ -157,9 +157,8 @@ def parameter_hints(analysis: Analysis, first: int, last: int) -> list[tuple[int
     if rules is None or module is None or analysis.stale:
         return []
     found = []
-    starts = [decl.pos.line for decl in module.decls] + [len(analysis.text.split("\n")) + 1]
-    for decl, start, following in zip(module.decls, starts, starts[1:]):
-        if start > last or following <= first:  # (declarations are in the order written)
+    for decl, start, following in declaration_spans(analysis):
+        if start > last or following <= first:
             continue
         for call in (node for node in descendants(decl) if isinstance(node, n.Call)):
             if not first <= call.pos.line <= last:
@@ -460,10 +459,8 @@ def rewritten(text: str, places: list[Place], new_name: str) -> str:
 
 def _declaration_lines(analysis: Analysis, line: int) -> range:
     """The lines of the top-level declaration of this file that holds a line: to the next one's first line."""
-    module = analysis.module
-    starts = sorted(decl.pos.line for decl in module.decls) if module is not None else []
-    first = max((start for start in starts if start <= line), default=1)
-    return range(first, min((start for start in starts if start > line), default=line + 10**9))
+    return next((range(start, following) for _, start, following in declaration_spans(analysis)
+                 if start <= line < following), range(1, line + 1))
 
 
 # ---- the outline and the examples -------------------------------------------------------------------
@@ -487,16 +484,23 @@ def own_declarations(analysis: Analysis) -> list[n.Decl]:
     return [d for d in module.decls if d.pos.path == analysis.path] if module is not None else []
 
 
-def symbols(analysis: Analysis) -> list[Symbol]:
+def declaration_spans(analysis: Analysis) -> list[tuple[n.Decl, int, int]]:
+    """Each declaration of this file, with its first line and the first line of the next (past the file's end,
+    for the last): blank lines and comments before the next are the declaration's."""
     decls = own_declarations(analysis)
     source = analysis.sources.get(analysis.path)  # a text that does not parse keeps the last one that did
-    lines = (source.text if source is not None else analysis.text).split("\n")
+    end = (source.text if source is not None else analysis.text).count("\n") + 2
     starts = [d.pos.line for d in decls]
+    return [(decl, start, next((s for s in starts[index + 1 :] if s > start), end))
+            for index, (decl, start) in enumerate(zip(decls, starts))]
+
+
+def symbols(analysis: Analysis) -> list[Symbol]:
+    source = analysis.sources.get(analysis.path)  # a text that does not parse keeps the last one that did
+    lines = (source.text if source is not None else analysis.text).split("\n")
     found: list[Symbol] = []
     enum_members: dict[tuple[str, int, int], Symbol] = {}
-    for index, decl in enumerate(decls):
-        start = starts[index]
-        following = next((s for s in starts[index + 1 :] if s > start), len(lines) + 1)
+    for decl, start, following in declaration_spans(analysis):
         end_line = following - 1
         end_line = min(end_line, len(lines))
         while end_line > start and (not lines[end_line - 1].strip() or lines[end_line - 1].strip().startswith("#")):

@@ -14,6 +14,8 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from fracas.dsl import reading
+from fracas.dsl.diagnostics import RulesError
 from fracas.dsl.ruleset import comment_start
 
 _EXTENDS = re.compile(r'(?<![A-Za-z0-9_])extends\s+"([^"\n]*)"')
@@ -95,8 +97,9 @@ def _rules_in(folder: Path) -> list[Path]:
 
 
 def read_text(path: Path) -> str | None:
-    """A file's text as fracas reads it, or None where it cannot be read."""
+    """A rules file's text as fracas reads it (within the size limit, a byte-order mark dropped, its newlines as
+    Python reads them), or None where it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8").replace("\r\n", "\n").replace("\r", "\n")
-    except (OSError, UnicodeDecodeError):
+        return reading.read_text(path, str(path))
+    except RulesError:
         return None
