@@ -677,6 +677,15 @@ class Checker:
         """Whether evaluating expr may roll: a chance primitive in it, or in a fn or modifier it calls."""
         return _uses_chance(expr, self.learnt) or any(self.callee_meets_chance(c.func) for c in calls(expr))
 
+    def rolled_at(self, expr: n.Expr) -> n.Expr:
+        """The innermost part of an expression that meets chance (meets_chance): a dice literal, a chance builtin,
+        or a call of a fn or modifier that rolls, for an error to point at."""
+        while True:
+            inner = next((child for child in children(expr) if self.meets_chance(child)), None)
+            if inner is None:
+                return expr
+            expr = inner
+
     def outcome_read(self, expr: n.Expr, scope: Scope) -> tuple[n.Pos, str, str] | None:
         """The first outcome an expression reads, by its own names or in a fn or modifier it calls: where (the
         name, or the call), which, and the fn or modifier called ("" for a name of its own)."""
@@ -880,7 +889,7 @@ class Checker:
         for expect in example.expects:
             self.expect(expect, BOOL, scope)
             if self.meets_chance(expect):  # after it is checked: a dice literal compared with a dice value describes
-                self.error(expect.pos, "an expectation cannot roll dice",
+                self.error(self.rolled_at(expect).pos, "an expectation cannot roll dice",
                            "it reads the resolution's outcome: roll in the action, and expect what it gives"
                            + self.rolled_in_call(expect))
         self._in_example = False
@@ -1487,6 +1496,10 @@ def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile,
     checker.rules = records.replace(rules, sources={**rules.sources, source.path: source})
     checker._in_example = True  # prob, mean, always, never and possible are allowed, as in `expect`
     found = checker.expect(expr, ANY, Scope({**scope, **EXAMPLE_NAMES}))
+    if checker.meets_chance(expr):  # refused here, once, not by each run that would evaluate it
+        checker.error(checker.rolled_at(expr).pos, "an expectation cannot roll dice",
+                      "it reads the resolution's outcomes: roll in the action, and read what it gives"
+                      + checker.rolled_in_call(expr))
     for where in checker.learnt.described:  # the expression is used as written: no literal can describe
         checker.error(where, "a dice value here is written dice(count, sides)", "as in dice(1, 6) + 1")
     if checker.diagnostics:

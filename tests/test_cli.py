@@ -112,6 +112,12 @@ def test_odds_with_samples_estimates(capsys):
     assert data["mode"] == "estimate" and data["samples"] == 200
 
 
+def test_jobs_without_samples_is_refused_rather_than_ignored(capsys):
+    code, out, err = run(capsys, "odds", EPI, TRENCHES, "--jobs", "2")
+    assert code == 2 and out == ""
+    assert "--jobs sets the worker processes of --samples" in err
+
+
 def test_sampled_odds_never_call_a_value_certain(capsys):
     code, out, _ = run(capsys, "odds", EPI, TRENCHES, "--samples", "50")
     assert code == 0

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from fracas.interpreter import api
 from fracas.interpreter.tools import plots
 from fracas.interpreter.tools.cli import main
 
@@ -181,6 +182,12 @@ def test_explain_why_lists_the_ways_to_an_outcome_with_exact_probabilities(capsy
 def test_explain_why_of_a_value_that_never_happens_exits_2(capsys):
     assert main(["explain", EPI, CITY, "--why", "figures_lost=9"]) == 2
     assert "figures_lost is never 9; its values are: 1, 2, 3" in capsys.readouterr().err
+
+
+def test_explain_why_without_a_value_asks_for_one_before_any_work(capsys, monkeypatch):
+    monkeypatch.setattr(api, "exact", lambda *args, **kwargs: pytest.fail("the exact engine ran"))
+    assert main(["explain", EPI, CITY, "--why", "figures_lost="]) == 2
+    assert "--why figures_lost=: give the value of figures_lost after '='" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("written", ["3e0", "1e999999999", "0.3e1"])

@@ -242,6 +242,14 @@ def test_an_expectation_that_rolls_dice_is_a_checker_error(expect):
     assert caught.value.diagnostics[0].message == "an expectation cannot roll dice"
 
 
+def test_an_expectation_that_rolls_dice_is_located_at_its_roll():
+    example = 'example "R" { run go()  expect x == 1 and 1d6 > 0 }'
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(f"outcome x: int = 0\naction go() {{ x = 1 }}\n{example}\n", "t.rules")
+    found = caught.value.diagnostics[0]
+    assert (found.line, found.column) == (3, example.index("1d6") + 1)
+
+
 def test_an_expectation_comparing_a_dice_value_with_dice_written_describes_them_and_rolls_nothing():
     dsl.loads('param d: dice = 1d6 + 1\noutcome x: int = 0\naction go() { x = 1 }\n'
               'example "D" { run go()  expect d == 1d6 + 1 }\n', "t.rules")

@@ -58,6 +58,16 @@ def test_a_bad_metric_stops_before_any_case_runs(capsys, monkeypatch):
     assert code == 2 and "expected bool, found int" in err
 
 
+def test_a_metric_that_rolls_dice_is_refused_at_the_roll_before_any_case_runs(capsys, monkeypatch):
+    def no_case(job):
+        raise AssertionError("a case ran")
+
+    monkeypatch.setattr(sweep_module, "run_case", no_case)
+    code, out, err = sweep(capsys, "mean(figures_lost) + roll(1, 6)")
+    assert code == 2 and out == ""
+    assert "--metric:1:22: error: an expectation cannot roll dice" in err
+
+
 @pytest.mark.parametrize("metric, found", [("stopped", "a text"), ("[1, 2]", "a list of int"), ("none", "none")])
 def test_a_metric_must_be_a_number_or_a_condition(capsys, metric, found):
     code, _, err = sweep(capsys, metric)

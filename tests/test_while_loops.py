@@ -167,8 +167,8 @@ def test_a_loop_of_as_many_passes_as_the_loop_items_limit_runs_and_one_more_stop
 
 def test_an_exact_loop_whose_states_never_repeat_stops_at_the_loop_items_limit():
     line, message, hint = refused("while 1d6 != 6 { x += 1 }")
-    assert (line, message) == (5, "this loop may make more than 10000 passes without coming back to a state it was in")
-    assert "--limit loop_items=N" in hint
+    assert (line, message) == (5, "this loop keeps meeting new states for more than 10000 passes")
+    assert "--limit loop_items=N" in hint and "--samples" in hint
 
 
 def test_break_outside_a_loop_is_a_checker_error():

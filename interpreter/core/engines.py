@@ -533,9 +533,9 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
         if fresh:  # their passes, all at once
             rounds += 1
             if rounds - 1 > limits.loop_items:  # the passes of the rounds before this one's: its own may all leave
-                raise RunError(pos, f"this loop may make more than {limits.loop_items} passes without coming "
-                                    "back to a state it was in", "a value it changes may grow without bound (a count "
-                                    "of passes, say): bound it; " + limits.hint("loop_items"))
+                raise RunError(pos, f"this loop keeps meeting new states for more than {limits.loop_items} passes",
+                               "a value it changes may wander without bound (a count of passes, a random walk): "
+                               "bound it, or estimate by sampling (fracas odds --samples N); " + limits.hint("loop_items"))
             for key in fresh:
                 passes[key] = {}
             starts = {key: loops.ByStart({key: Fraction(1)}) for key in fresh}

@@ -384,11 +384,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
             name, _ = parse_assignment(args.why)
         except ValueError as error:
             raise UsageError(f"--why: {error}") from None
+        written = args.why.partition("=")[2].strip()
+        if not written:  # told before the exact run, which may be long
+            raise UsageError(f"--why {name}=: give the value of {name} after '=', as in --why {name}=3")
         dist = api.exact(rules, scenario)
         if name not in dist.outcome_names:
             raise UsageError(f"--why: unknown outcome '{name}'; "
                              + (did_you_mean(name, dist.outcome_names) or "the outcomes are: " + ", ".join(dist.outcome_names)))
-        written = args.why.partition("=")[2].strip()
         found = _value_written(written, list(dist.marginal(name)))
         if found is _NOT_FOUND:
             values = ", ".join(show_plain(v) for v in dist.marginal(name))
@@ -509,6 +511,9 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
             raise UsageError("--jobs needs a positive number")
         return api.estimate(rules, scenario, args.samples, seed=args.seed, jobs=args.jobs or os.cpu_count() or 1,
                             progress=_progress if sys.stderr.isatty() else None, outcomes_only=True)
+    if args.jobs is not None:
+        raise UsageError("--jobs sets the worker processes of --samples; exact odds run in one process: "
+                         "give --samples N too, or leave --jobs out")
     if args.max_states is not None and args.max_states < 1:
         raise UsageError("--max-states needs a positive number")
     progress = _ExactProgress() if sys.stderr.isatty() else None
