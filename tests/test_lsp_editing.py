@@ -113,6 +113,14 @@ async def test_signature_help_shows_the_call_around_brackets_that_group(client: 
     close(client, uri)
 
 
+async def test_signature_help_past_the_last_parameter_marks_none_of_them(client: LanguageClient, tmp_path):
+    text = CALLS.replace("barrage(3)", "barrage(3, 4, 5)")
+    uri = await open_document(client, tmp_path / "calls.rules", text)
+    found = await signature_at(client, uri, where(text, "4, 5", "5"))
+    assert found is not None and found.active_parameter == len(found.signatures[0].parameters) == 2
+    close(client, uri)
+
+
 async def test_signature_help_is_not_offered_outside_a_call(client: LanguageClient, tmp_path):
     uri = await open_document(client, tmp_path / "calls.rules", CALLS)
     assert await signature_at(client, uri, where(CALLS, "hits += ", "+=")) is None

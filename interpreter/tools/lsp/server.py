@@ -654,7 +654,9 @@ def build(limits: Limits) -> FracasServer:
                 parameters=[lsp.ParameterInformation(label=(ls.client_column(shown.label, start + 1),
                                                             ls.client_column(shown.label, end + 1)))
                             for start, end in shown.spans])],
-            active_signature=0, active_parameter=active if active < len(shown.spans) else None)
+            # Past the last parameter, no parameter is written: a place past them all, not none, which LSP 3.17
+            # reads as the first (clients that highlight by the place given, as VS Code does, highlight none).
+            active_signature=0, active_parameter=min(active, len(shown.spans)))
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
     @_answers([])
