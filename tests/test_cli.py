@@ -112,10 +112,11 @@ def test_odds_with_samples_estimates(capsys):
     assert data["mode"] == "estimate" and data["samples"] == 200
 
 
-def test_jobs_without_samples_is_refused_rather_than_ignored(capsys):
-    code, out, err = run(capsys, "odds", EPI, TRENCHES, "--jobs", "2")
+@pytest.mark.parametrize("flag", ["--jobs", "--seed"])
+def test_a_flag_of_sampling_without_samples_is_refused_rather_than_ignored(capsys, flag):
+    code, out, err = run(capsys, "odds", EPI, TRENCHES, flag, "2")
     assert code == 2 and out == ""
-    assert "--jobs sets the worker processes of --samples" in err
+    assert f"{flag} sets the" in err and "give --samples N too" in err
 
 
 def test_sampled_odds_never_call_a_value_certain(capsys):

@@ -127,7 +127,7 @@ def _parser() -> argparse.ArgumentParser:
     odds.add_argument("--fractions", action="store_true", help="show exact fractions beside percentages")
     odds.add_argument("--samples", type=int, metavar="N",
                       help="estimate from N sampled runs instead of computing exactly")
-    odds.add_argument("--seed", type=int, default=0, help="seed for --samples (default 0)")
+    odds.add_argument("--seed", type=int, help="seed for --samples (default 0)")
     odds.add_argument("--jobs", type=int, metavar="N",
                       help="worker processes for --samples (default: every core; the result is the same for any N)")
     odds.add_argument("--each-choice", metavar="NAME",
@@ -509,11 +509,12 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
         _within_samples_limit(args)
         if args.jobs is not None and args.jobs < 1:
             raise UsageError("--jobs needs a positive number")
-        return api.estimate(rules, scenario, args.samples, seed=args.seed, jobs=args.jobs or os.cpu_count() or 1,
+        return api.estimate(rules, scenario, args.samples, seed=args.seed or 0, jobs=args.jobs or os.cpu_count() or 1,
                             progress=_progress if sys.stderr.isatty() else None, outcomes_only=True)
-    if args.jobs is not None:
-        raise UsageError("--jobs sets the worker processes of --samples; exact odds run in one process: "
-                         "give --samples N too, or leave --jobs out")
+    for flag, given, what in (("--jobs", args.jobs, "the worker processes"), ("--seed", args.seed, "the seed")):
+        if given is not None:  # exact odds run in one process and roll nothing
+            raise UsageError(f"{flag} sets {what} of --samples, and exact odds are computed: give --samples N too, "
+                             f"or leave {flag} out")
     if args.max_states is not None and args.max_states < 1:
         raise UsageError("--max-states needs a positive number")
     progress = _ExactProgress() if sys.stderr.isatty() else None
