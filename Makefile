@@ -28,10 +28,17 @@ check: $(STAMP)
 # fracas's modules are compiled to bytecode first, as pip compiles an installed package's (and
 # icepool's): a fresh process then times fracas, not Python's compiler, even where
 # PYTHONDONTWRITEBYTECODE is set.
+# What it prints is kept in $(BENCH_LOG), whose BENCH lines make the README's table of figures
+# (tests/benchmarks/readme_table.py); a run that fails changes neither.
+BENCH_LOG := tests/benchmarks/last-run.txt
 bench: $(STAMP)
 	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[test,bench]'
 	$(PY) -m compileall -q dsl interpreter grammars
-	$(PY) -m pytest tests/benchmarks -q -s -rs -p no:cacheprovider
+	@echo "make bench of $$(git rev-parse --short HEAD 2>/dev/null || echo 'a tree outside git')$$(git diff --quiet HEAD \
+	  -- 2>/dev/null || echo ' with changes not committed'), $$(date -u '+%Y-%m-%d')" > $(BENCH_LOG).new
+	bash -o pipefail -c '$(PY) -m pytest tests/benchmarks -q -s -rs -p no:cacheprovider | tee -a $(BENCH_LOG).new'
+	mv $(BENCH_LOG).new $(BENCH_LOG)
+	$(PY) tests/benchmarks/readme_table.py $(BENCH_LOG) README.md
 
 # A long fuzzing run: 100,000 inputs by default (FUZZ_COUNT=N to change), about 80 ms
 # each on one core, so about 2 hours; it reports every thousand with the time left.
