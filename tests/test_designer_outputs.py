@@ -190,6 +190,17 @@ def test_explain_why_without_a_value_asks_for_one_before_any_work(capsys, monkey
     assert "--why figures_lost=: give the value of figures_lost after '='" in capsys.readouterr().err
 
 
+def test_explain_why_of_an_unknown_outcome_is_refused_before_any_work(capsys, monkeypatch):
+    monkeypatch.setattr(api, "exact", lambda *args, **kwargs: pytest.fail("the exact engine ran"))
+    assert main(["explain", EPI, CITY, "--why", "figure_lost=2"]) == 2
+    assert "unknown outcome 'figure_lost'; did you mean 'figures_lost'?" in capsys.readouterr().err
+
+
+def test_explain_why_stopped_where_nothing_stops_says_so(capsys):
+    assert main(["explain", EPI, CITY, "--why", "stopped=x"]) == 2
+    assert "--why stopped: no resolution of this scenario stops early" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("written", ["3e0", "1e999999999", "0.3e1"])
 def test_explain_why_of_a_number_written_with_an_exponent_is_refused_at_once(capsys, written):
     # As in a scenario: no exponent, which could take minutes to make exact (1e999999999 ran away).

@@ -385,12 +385,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(f"--why: {error}") from None
         written = args.why.partition("=")[2].strip()
-        if not written:  # told before the exact run, which may be long
+        # What can be told before the exact run, which may be long, is told first.
+        if name not in rules.outcomes and name != "stopped":
+            raise UsageError(f"--why: unknown outcome '{name}'; "
+                             + (did_you_mean(name, rules.outcomes) or "the outcomes are: " + ", ".join(rules.outcomes)))
+        if not written:
             raise UsageError(f"--why {name}=: give the value of {name} after '=', as in --why {name}=3")
         dist = api.exact(rules, scenario)
         if name not in dist.outcome_names:
-            raise UsageError(f"--why: unknown outcome '{name}'; "
-                             + (did_you_mean(name, dist.outcome_names) or "the outcomes are: " + ", ".join(dist.outcome_names)))
+            raise UsageError("--why stopped: no resolution of this scenario stops early; the outcomes are: "
+                             + ", ".join(dist.outcome_names))
         found = _value_written(written, list(dist.marginal(name)))
         if found is _NOT_FOUND:
             values = ", ".join(show_plain(v) for v in dist.marginal(name))
