@@ -1017,6 +1017,11 @@ class Checker:
 
     def check_record(self, expr: n.RecordLit, kind_type: Type, scope: Scope) -> None:
         kind = self.rules.kinds[kind_type.name]
+        members = self.rules.members(kind.name)
+        if members is not None:  # a table would make a value that is none of them
+            self.error(expr.pos, f"{with_article(kind.name)} is one of its rows ({', '.join(members)}), not a record",
+                       f"write one of them, as in {members[0]}")
+            return
         given = self.check_given_fields(kind, [(f.name, f.value, f.pos) for f in expr.fields], scope, False)
         missing = [f.name for f in kind.fields if f.default is None and f.name not in given]
         if missing:
@@ -1026,7 +1031,7 @@ class Checker:
         if obj.name == "any":
             return ANY
         if not obj.is_kind:
-            self.error(pos, f"a {obj} has no field '{name}'")
+            self.error(pos, f"{with_article(obj)} has no field '{name}'")
             return ANY
         kind = self.rules.kinds[obj.name]
         info = kind.field(name)

@@ -134,6 +134,14 @@ class Ruleset:
     def param_types(self, decl: n.StepDecl | n.FnDecl | n.ModifierDecl) -> dict[str, Type]:
         return {p.name: type_from(p.type, self.kinds) for p in decl.params}
 
+    def members(self, kind: str) -> list[str] | None:
+        """The rows of a kind without fields that has rows (an enum): its only values, a table making none of
+        them; None for any other kind."""
+        info = self.kinds.get(kind)
+        if info is None or info.fields:
+            return None
+        return [name for name, row in self.rows.items() if row.kind == kind] or None
+
     @property
     def default_action(self) -> str | None:
         return next(iter(self.actions), None)

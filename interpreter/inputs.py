@@ -187,12 +187,13 @@ class _Structurer:
         if name == "any":
             return value
         if type_.is_kind:
-            if isinstance(value, dict):
+            members = self.rules.members(name)
+            if isinstance(value, dict) and members is None:
                 return self.record(name, value, where, world)
             if isinstance(value, str):
                 return self._row(value, name, where)
-            raise InputProblem(where, f"expected {with_article(name)} (a row name or a table), "
-                                      f"found {_toml_kind(value)}")
+            written = f"one of {', '.join(members)}" if members is not None else "a row name or a table"
+            raise InputProblem(where, f"expected {with_article(name)} ({written}), found {_toml_kind(value)}")
         if name == "list":
             if not isinstance(value, list):
                 raise InputProblem(where, f"expected a list of {type_.item}, found {_toml_kind(value)}")
@@ -237,7 +238,7 @@ class _Structurer:
         return InputProblem(where, f"a number of more than {limits.digits} digits", limits.hint("digits"))
 
     def _structure_expr(self, expr: n.Expr, type_: Type, where: str, world: dict[str, Record]) -> Any:
-        if isinstance(expr, n.RecordLit) and type_.is_kind:
+        if isinstance(expr, n.RecordLit) and type_.is_kind and self.rules.members(type_.name) is None:
             return self.record(type_.name, {f.name: f.value for f in expr.fields}, where, world, at=expr.pos)
         if isinstance(expr, n.ListLit) and type_.name == "list" and type_.item is not None:
             return tuple(self.structure(item, type_.item, f"{where}[{i}]", world) for i, item in enumerate(expr.items))
