@@ -144,3 +144,17 @@ def test_chance_worked_out_by_an_earlier_resolution_stops_at_the_same_limit():
     # charged all the same.
     first = stopped("let n = roll(1, 300)\nx = roll(n, 20)", "exact", Limits(work=100_000))
     assert stopped("let n = roll(1, 300)\nx = roll(n, 20)", "exact", Limits(work=100_000)) == first
+
+
+def test_long_sums_of_dice_added_into_an_outcome_stop_at_the_work_limit():
+    # Each sum of 100d100 has 9,901 weights of 655 bits: their product took seconds that nothing charged.
+    line, message, _ = stopped("x += roll(100, 100)\nx += roll(100, 100)", "exact")
+    assert line == 6 and message == "this resolution did more than 1000000 steps of work"
+
+
+def test_a_sum_of_many_dice_of_long_weights_is_charged_as_the_weights_grow():
+    # Adding a die to weights thousands of bits long costs several steps a weight, not half a step.
+    rules = dsl.loads(HEADER + "action go() {\n x = roll(200, 100)\n}\n", "runaway.rules", Limits(work=100_000))
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    assert "200d100 takes this resolution past 100000 steps of work" in caught.value.diagnostics[0].message

@@ -152,6 +152,9 @@ class Sums:
             else:
                 table[new] = before + top * weight
 
+    def _spend(self, steps: int) -> None:
+        rt.spend(self.R, steps, self.pos)
+
     def _met(self, group: tuple[Any, ...], table: Any, state: tuple[Any, ...], new: Any) -> None:
         self.order.append((group, table, new))
         made = self.made
@@ -161,7 +164,7 @@ class Sums:
 
     def _paired(self, sums: SumTable) -> dict[Any, int]:
         """A group's sums so far as a plain table, the order's entries pointed at it."""
-        table = {_DRAWN: sums.drawn, **sums.table()}
+        table = {_DRAWN: sums.drawn, **sums.table(self._spend)}
         self.order = [(group, table if found is sums else found, value) for group, found, value in self.order]
         return table
 
@@ -170,7 +173,7 @@ class Sums:
         denominators: dict[int, int] = {}  # a group's, by its table: a long product, made once
         for (kept, world, others, tail, _, bottom), table, value in self.order:
             if type(table) is SumTable:
-                numerator, total = table.table()[value], table.drawn.total
+                numerator, total = table.table(self._spend)[value], table.drawn.total
             else:
                 numerator, total = table[value], table[_DRAWN].total
             denominator = denominators.get(id(table))
@@ -217,7 +220,7 @@ def sums_of(fold: Fold, drawn: D.Dist, R: Any, pos: Pos) -> Callable[[list[tuple
             rt.spend(R, 2 * len(olds), pos)
             table = SumTable(drawn)
             order = [new for old, top in olds for new in table.add(old, top)]
-            found = table.table()
+            found = table.table(lambda steps: rt.spend(R, steps, pos))
             return [(new, found[new]) for new in order]
         rt.spend(R, _pair_steps(len(olds) * len(weights), olds_whole and drawn_whole), pos)
         paired: dict[Any, int] = {}

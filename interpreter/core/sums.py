@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fracas.interpreter.runtime.weights import convolve
+from collections.abc import Callable
+
+from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, convolution_cost, convolve, product_steps
 
 # A table of old values spread out past _SPREAD whole numbers a value, and _SPREAD_FROM more, is summed pair
 # by pair: most of a polynomial over its range would be zeros (Weights._dense_form draws the same line).
@@ -85,20 +87,24 @@ class SumTable:
         ends[first:last] = [b]
         return fresh
 
-    def table(self) -> dict[int, int]:
-        """Each sum made with its numerator."""
+    def table(self, spend: Callable[[int], None]) -> dict[int, int]:
+        """Each sum made with its numerator; its work (in the engine's steps) told to `spend` before it is done."""
         found = self._table
         if found is None:
-            found = self._table = self._summed()
+            found = self._table = self._summed(spend)
         return found
 
-    def _summed(self) -> dict[int, int]:
+    def _summed(self, spend: Callable[[int], None]) -> dict[int, int]:
         olds, tops, weights = self.olds, self.tops, self.weights
         if not olds:
             return {}
         lowest = min(olds)
         span = max(olds) - lowest + 1
+        # A product of long weights takes seconds (two sums of 100d100: 9,901 weights of 655 bits each way):
+        # charged first, so that a runaway stops at the work limit rather than running on.
         if span > _SPREAD * len(olds) + _SPREAD_FROM:
+            longest = max(top.bit_length() for top in tops), max(weights.values()).bit_length()
+            spend(len(olds) * len(weights) * product_steps(*longest) // PRIMITIVE_STEPS)
             pairs: dict[int, int] = {}
             for old, top in zip(olds, tops):
                 for value, weight in weights.items():
@@ -107,6 +113,8 @@ class SumTable:
         have = [0] * span
         for old, top in zip(olds, tops):
             have[old - lowest] += top
-        product = convolve(have, list(weights.values()))
+        drawn = list(weights.values())
+        spend(convolution_cost(have, drawn) // PRIMITIVE_STEPS)
+        product = convolve(have, drawn)
         start = lowest + self.low
         return {start + i: n for i, n in enumerate(product) if n}

@@ -230,7 +230,7 @@ class Weights:
             mine, theirs = self._dense_form(), other._dense_form()
             if mine is not None and theirs is not None:
                 budget.hold(len(mine[1]) + len(theirs[1]) - 1, what)
-                budget.spend(_cost(mine[1], theirs[1]), what)
+                budget.spend(convolution_cost(mine[1], theirs[1]), what)
                 return Weights.dense(mine[0] + theirs[0], convolve(mine[1], theirs[1]))
         steps = product_steps(max(self.weights).bit_length(), max(other.weights).bit_length())
         budget.spend(len(self.outcomes) * len(other.outcomes) * steps, what)
@@ -314,11 +314,11 @@ def dense_power(ways: list[int], count: int, budget: Budget = UNLIMITED, what: s
     remaining = count
     while remaining:
         if remaining & 1:
-            budget.spend(_cost(result, base), what)
+            budget.spend(convolution_cost(result, base), what)
             result = convolve(result, base)
         remaining >>= 1
         if remaining:
-            budget.spend(_cost(base, base), what)
+            budget.spend(convolution_cost(base, base), what)
             base = convolve(base, base)
     return result
 
@@ -355,7 +355,7 @@ def long_products(count: int, a_bits: int, b_bits: int) -> int:
     return count * (3 * product_steps(a_bits, b_bits) // PRIMITIVE_STEPS)
 
 
-def _cost(a: list[int], b: list[int]) -> int:
+def convolution_cost(a: list[int], b: list[int]) -> int:
     """Steps of work of the product of a and b, as `convolve` does it.
 
     A step is one multiply-add of small numbers in a Python loop. The double
@@ -396,8 +396,10 @@ def uniform_dice(count: int, sides: int, budget: Budget = UNLIMITED, what: str =
 
 
 def uniform_die_cost(ways: list[int], sides: int) -> int:
-    """Steps of add_uniform_die: two passes in C (running sums, then differences), half a step an item."""
-    return 1 + (len(ways) + sides) * step_size(ways[len(ways) // 2].bit_length()) // 2
+    """Steps of add_uniform_die: two passes in C (running sums, then differences), a step an item and more as the
+    weights grow long. Measured on lists of 500 to 50,000 weights: 0.1-0.15 us an item up to 650 bits, 0.6 us at
+    2,000 bits, 1.2 us at 3,300 (500d100, whose 500 additions took 8 s where half a step an item had charged 1.3)."""
+    return 1 + (len(ways) + sides) * (1 + ways[len(ways) // 2].bit_length() // 300)
 
 
 class _Watched:
