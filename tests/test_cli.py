@@ -527,3 +527,30 @@ def test_each_choice_of_a_choice_also_chosen_is_a_usage_error(capsys, tmp_path):
     code, _, err = run(capsys, "odds", EXALTED, str(scenario), "--each-choice", "defender_response",
                        "--choose", "defender_response=do_nothing")
     assert code == 2 and "--each-choice defender_response and --choose defender_response=do_nothing both set it" in err
+
+
+# ---- a state file and the files that act on it
+
+
+GILGAMESH = ROOT / "rules" / "gilgamesh.rules"
+CORVETTE, BROADSIDE = (str(ROOT / "rules" / "gilgamesh" / name) for name in ("corvette.toml", "1-broadside.toml"))
+
+
+def test_odds_take_a_state_file_and_an_action_file_as_run_does(capsys):
+    from fracas import dsl
+    from fracas.interpreter import exact
+    from fracas.interpreter.tools.scenario import combine, load_scenario
+
+    code, out, err = run(capsys, "odds", str(GILGAMESH), CORVETTE, BROADSIDE, "--json")
+    assert code == 0, err
+    expected = exact(dsl.load(GILGAMESH), combine([load_scenario(CORVETTE), load_scenario(BROADSIDE)]))
+    shown = json.loads(out)["outcomes"]["hull_left"]["distribution"]
+    assert {int(value): Fraction(p) for value, p in shown.items()} == expected.marginal("hull_left")
+
+
+@pytest.mark.parametrize("argv", [["check", CORVETTE], ["run", CORVETTE, str(GILGAMESH)],
+                                  ["odds", CORVETTE, str(GILGAMESH)]], ids=["check", "run", "odds"])
+def test_a_scenario_file_given_for_the_rules_is_named_as_such(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert f"{CORVETTE} is a scenario file (TOML) where a rules file is wanted" in err

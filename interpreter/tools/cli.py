@@ -81,7 +81,8 @@ def _parser() -> argparse.ArgumentParser:
                            help="the rules file; give two (a base and a variant) to see them side by side")
         else:
             p.add_argument("rules", metavar="RULES", help="the rules file")
-        p.add_argument("scenario", metavar="SCENARIO", help="a scenario file (TOML): action, params and inputs")
+        p.add_argument("scenario", metavar="SCENARIO", help="a scenario file (TOML): action, params and inputs"
+                       + ("; or a state file and the files that act on it, as run takes them" if compare else ""))
         p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                        help="override a parameter of the rules (repeatable)")
         p.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION",
@@ -270,7 +271,25 @@ def _limits(args: argparse.Namespace) -> Limits:
 
 
 def _rules(args: argparse.Namespace, path: str | Path) -> dsl.Ruleset:
+    if str(path).lower().endswith(".toml"):  # read as rules, it would fail at its first '=' or '['
+        raise UsageError(_toml_for_rules(path, args.command in ("run", "explain", "odds", "sweep")))
     return dsl.load(path, _limits(args))
+
+
+def _toml_for_rules(path: str | Path, resolving: bool) -> str:
+    told = f"{path} is a scenario file (TOML) where a rules file is wanted"
+    return told + (": the rules file comes first, then the scenario files" if resolving else "")
+
+
+def _scenarios_among_rules(args: argparse.Namespace) -> None:
+    """odds RULES STATE ACTION...: the TOML files after the rules files are scenario files too, a state file and
+    the files that act on it, as run and explain take them."""
+    first = next((i for i, path in enumerate(args.rules) if path.lower().endswith(".toml")), None)
+    if first is None:
+        return
+    if first == 0:
+        raise UsageError(_toml_for_rules(args.rules[0], True))
+    args.rules, args.scenario = args.rules[:first], [*args.rules[first:], args.scenario]
 
 
 def _load(args: argparse.Namespace, rules_path: str | None = None) -> tuple[dsl.Ruleset, api.Scenario]:
@@ -432,6 +451,7 @@ def _labels(paths: list[str]) -> list[str]:
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
+    _scenarios_among_rules(args)
     if len(args.rules) > 2:
         raise UsageError("odds compares at most two rules files")
     if args.each_choice:
