@@ -358,7 +358,13 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
         token = error.token
         message = f"unexpected name '{token}'" if token.type == "NAME" else f"unexpected '{token}'"
         hint = _expected(error.expected)
-        if "NAME" in error.expected and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(token)):
+        if str(token) == "else":  # where an else can follow nothing: a name is expected there too
+            message = "an 'else' with no 'if' before it"
+            hint = ("an else comes right after the '}' that closes an if's block (if c { ... } else { ... }), or in "
+                    "an expression: if c then a else b")
+        elif str(token) == "=":
+            hint = "'=' sets a name or a field, in a statement of its own; to compare two values, write '=='"
+        elif "NAME" in error.expected and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(token)):
             message = f"'{token}' is a reserved word of the language and cannot be a name here"
             hint = f"choose another name, such as '{token}_'"
         width = len(str(token)) or 1
@@ -369,6 +375,9 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
         hint = _expected(set(error.allowed or ()))
         if char == "'":
             hint = "texts are written in double quotes: \"like this\""
+        elif char == '"':  # a quote that opens no text the lexer can end: none closes it on its line
+            message = "this text is not closed"
+            hint = "a text ends with a '\"' on the same line it starts on"
         elif char == "%":
             hint = "a percentage is written right after its number, with no space: 60%; % means nothing else"
         return Diagnostic(source.path, line, column, message, hint, source.line(line))

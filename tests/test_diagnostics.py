@@ -302,6 +302,24 @@ def test_a_reserved_word_in_a_block_that_is_closed_is_still_said_to_be_reserved(
     assert d.message == "'at' is a reserved word of the language and cannot be a name here"
 
 
+@pytest.mark.parametrize("body", ["if true { lost = 1 } else { lost = 2 } else { lost = 3 }",
+                                  "lost = 1 else { lost = 2 }"], ids=["a second else", "an else after a statement"])
+def test_an_else_with_no_if_before_it_is_said_so(body):
+    d = only(BASE + f"action hit() {{ {body} }}\n")
+    assert d.message == "an 'else' with no 'if' before it" and "if c { ... } else { ... }" in d.hint
+    assert d.source_line[d.column - 1:].startswith("else")
+
+
+def test_a_single_equals_where_a_comparison_belongs_hints_at_double_equals():
+    d = only(BASE + 'action hit() { lost = 1 }\nexample "E" { run hit()  expect lost = 1 }\n')
+    assert d.message == "unexpected '='" and "write '=='" in d.hint
+
+
+def test_a_text_left_open_is_said_so_at_its_quote():
+    d = only(BASE + 'action hit() { lost = 1 }\nexample "never closed { run hit()  expect lost == 1 }\n')
+    assert d.message == "this text is not closed" and d.source_line[d.column - 1] == '"'
+
+
 @pytest.mark.parametrize("statement", [
     "lost = frobnicate(3) / 2",
     "lost = max(frobnicate(3), 1)",
