@@ -187,7 +187,10 @@ def test_explain_why_of_a_value_that_never_happens_exits_2(capsys):
 def test_explain_why_without_a_value_asks_for_one_before_any_work(capsys, monkeypatch):
     monkeypatch.setattr(api, "exact", lambda *args, **kwargs: pytest.fail("the exact engine ran"))
     assert main(["explain", EPI, CITY, "--why", "figures_lost="]) == 2
-    assert "--why figures_lost=: give the value of figures_lost after '='" in capsys.readouterr().err
+    assert "--why figures_lost=: give the value of figures_lost after '=', as in --why figures_lost=3" in (
+        capsys.readouterr().err)
+    assert main(["explain", EPI, CITY, "--why", "tile_destroyed="]) == 2
+    assert "as in --why tile_destroyed=true" in capsys.readouterr().err
 
 
 def test_explain_why_of_an_unknown_outcome_is_refused_before_any_work(capsys, monkeypatch):

@@ -409,7 +409,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
             raise UsageError(f"--why: unknown outcome '{name}'; "
                              + (did_you_mean(name, rules.outcomes) or "the outcomes are: " + ", ".join(rules.outcomes)))
         if not written:
-            raise UsageError(f"--why {name}=: give the value of {name} after '=', as in --why {name}=3")
+            outcome = rules.outcomes.get(name)
+            kind = outcome.type.name if outcome is not None else "text"
+            example = {"bool": "true", "int": "3", "number": "3"}.get(kind, "...")
+            raise UsageError(f"--why {name}=: give the value of {name} after '=', as in --why {name}={example}")
         dist = api.exact(rules, scenario)
         if name not in dist.outcome_names:
             raise UsageError("--why stopped: no resolution of this scenario stops early; the outcomes are: "
