@@ -100,8 +100,13 @@ def _load(text: str, shown: str, real: Path, root: Path, stack: tuple[Path, ...]
     merged: list[n.Decl] = []
     origin: dict[tuple[str, str], str] = {}
     bases: list[str] = []
+    extended: set[Path] = set()
     for extends in module.extends:
         target, target_shown = _resolve(extends, source, real, root, stack + (real,))
+        if target in extended:
+            raise RulesError([source.at(extends.pos, f"{target_shown} is extended twice",
+                                        "leave out this extends: the file's declarations are here once already")])
+        extended.add(target)
         held = open_texts(target) if open_texts is not None else None
         base_text = held if held is not None else read_text(target, target_shown,
                                                             source.at(extends.pos, "cannot extend"), limits)

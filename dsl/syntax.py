@@ -358,7 +358,13 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
         token = error.token
         message = f"unexpected name '{token}'" if token.type == "NAME" else f"unexpected '{token}'"
         hint = _expected(error.expected)
-        if str(token) == "else":  # where an else can follow nothing: a name is expected there too
+        width = len(str(token)) or 1
+        before = source.line(line)[: column - 1]
+        if token.type == "STRING" and re.search(r"(^|\s)extends\s*$", before):
+            message = "extends comes before the file's declarations"
+            hint = "move it up, after the rules line if there is one: a variant names its base first"
+            column, width = len(before.rstrip()) - len("extends") + 1, len("extends")
+        elif str(token) == "else":  # where an else can follow nothing: a name is expected there too
             message = "an 'else' with no 'if' before it"
             hint = ("an else comes right after the '}' that closes an if's block (if c { ... } else { ... }), or in "
                     "an expression: if c then a else b")
@@ -367,7 +373,6 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
         elif "NAME" in error.expected and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(token)):
             message = f"'{token}' is a reserved word of the language and cannot be a name here"
             hint = f"choose another name, such as '{token}_'"
-        width = len(str(token)) or 1
         return Diagnostic(source.path, line, column, message, hint, source.line(line), width)
     if isinstance(error, UnexpectedCharacters):
         char = source.text[error.pos_in_stream] if error.pos_in_stream < len(source.text) else ""

@@ -120,6 +120,18 @@ def test_a_base_in_a_subfolder_is_allowed(tmp_path):
     assert exact(dsl.load(tmp_path / "mod.rules"), Scenario("weigh", {"t": "rock"})).marginal("total") == {3: 1}
 
 
+def test_a_base_extended_twice_is_said_so(tmp_path):
+    write(tmp_path, {"lib/base.rules": MINI, "mod.rules": 'extends "lib/base.rules"\nextends "lib/base.rules"\n'})
+    d = only_problem(tmp_path / "mod.rules")
+    assert (d.line, d.message) == (2, f"{tmp_path / 'lib' / 'base.rules'} is extended twice")
+
+
+def test_extends_after_a_declaration_is_told_to_come_first(tmp_path):
+    write(tmp_path, {"base.rules": MINI, "mod.rules": 'param extra = 1\nextends "base.rules"\n'})
+    d = only_problem(tmp_path / "mod.rules")
+    assert (d.line, d.column, d.message) == (2, 1, "extends comes before the file's declarations")
+
+
 def test_extends_cycles_are_reported(tmp_path):
     write(tmp_path, {"a.rules": 'extends "b.rules"\n', "b.rules": 'extends "a.rules"\n'})
     d = only_problem(tmp_path / "a.rules")
