@@ -74,6 +74,12 @@ def test_min_max_clamp_and_abs():
     }
 
 
+def test_clamp_with_its_low_above_its_high_is_a_located_error():
+    with pytest.raises(ScenarioError) as caught:
+        odds("result = clamp(5, 10, 0)")
+    assert caught.value.diagnostics[0].message == "clamp's low, 10, is above its high, 0"
+
+
 def test_a_die_is_uniform():
     assert odds("result = 1d6") == {face: Fraction(1, 6) for face in range(1, 7)}
 

@@ -278,6 +278,14 @@ def _len(a: Args, env: Env, pos: n.Pos) -> int:
     raise RunError(pos, f"len counts a list, a pool, a volley or a text, not {show(items)}")
 
 
+def _clamp(a: Args, env: Env, pos: n.Pos) -> Any:
+    low, high = a["low"], a["high"]
+    if low > high:  # no value lies between: min(max(...)) would give `high`, silently
+        raise RunError(pos, f"clamp's low, {show(low)}, is above its high, {show(high)}",
+                       "write clamp(x, low, high) with low at most high")
+    return min(max(a["x"], low), high)
+
+
 def _aggregate(a: Args, env: Env, pos: n.Pos) -> Any:
     raise RunError(pos, "distribution functions (prob, mean, always...) only work in an example's 'expect'")
 
@@ -286,7 +294,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "min": lambda a, env, pos: min(a["items"]),
     "max": lambda a, env, pos: max(a["items"]),
     "abs": lambda a, env, pos: abs(a["x"]),
-    "clamp": lambda a, env, pos: min(max(a["x"], a["low"]), a["high"]),
+    "clamp": _clamp,
     "floor": lambda a, env, pos: math.floor(a["x"]),
     "ceil": lambda a, env, pos: math.ceil(a["x"]),
     "round": lambda a, env, pos: round_half_away(a["x"]),
