@@ -554,3 +554,8 @@ def test_a_scenario_file_given_for_the_rules_is_named_as_such(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert f"{CORVETTE} is a scenario file (TOML) where a rules file is wanted" in err
+
+
+def test_two_flags_setting_the_states_limit_are_refused_rather_than_one_winning(capsys):
+    code, out, err = run(capsys, "odds", EPI, TRENCHES, "--max-states", "5", "--limit", "states=100")
+    assert code == 2 and out == "" and "both set the exact engine's states limit" in err

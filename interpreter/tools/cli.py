@@ -544,6 +544,8 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
                              f"or leave {flag} out")
     if args.max_states is not None and args.max_states < 1:
         raise UsageError("--max-states needs a positive number")
+    if args.max_states is not None and "states" in _assignments("--limit", args.limit):
+        raise UsageError("--max-states and --limit states both set the exact engine's states limit; give one")
     progress = _ExactProgress() if sys.stderr.isatty() else None
     try:
         return api.exact(rules, scenario, max_states=args.max_states, outcomes_only=True, progress=progress)
