@@ -559,3 +559,10 @@ def test_a_scenario_file_given_for_the_rules_is_named_as_such(capsys, argv):
 def test_two_flags_setting_the_states_limit_are_refused_rather_than_one_winning(capsys):
     code, out, err = run(capsys, "odds", EPI, TRENCHES, "--max-states", "5", "--limit", "states=100")
     assert code == 2 and out == "" and "both set the exact engine's states limit" in err
+
+
+def test_a_refused_flag_with_json_is_told_as_json_like_every_other_problem(capsys):
+    code, out, err = run(capsys, "odds", EPI, TRENCHES, "--json", "--jobs", "2")
+    assert code == 2 and err == ""
+    found = json.loads(out)
+    assert found["ok"] is False and "--jobs sets the worker processes" in found["diagnostics"][0]["message"]

@@ -203,7 +203,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_diagnostics(error.diagnostics, getattr(args, "json", False))
         return EXIT_USAGE
     except UsageError as error:
-        _show(f"fracas: error: {error}", error=True)
+        if getattr(args, "json", False):  # a machine reading --json reads every refusal the same way
+            _print_diagnostics([Diagnostic("command line", 0, 0, str(error))], True)
+        else:
+            _show(f"fracas: error: {error}", error=True)
         return EXIT_USAGE
     except KeyboardInterrupt:
         _progress.end()
