@@ -566,3 +566,10 @@ def test_a_refused_flag_with_json_is_told_as_json_like_every_other_problem(capsy
     assert code == 2 and err == ""
     found = json.loads(out)
     assert found["ok"] is False and "--jobs sets the worker processes" in found["diagnostics"][0]["message"]
+
+
+@pytest.mark.parametrize("flag", ["--plot", "--write-state"])
+def test_an_output_named_with_a_trailing_slash_is_a_folder_and_refused(capsys, tmp_path, flag):
+    command = ["odds", EPI, TRENCHES] if flag == "--plot" else ["run", EPI, TRENCHES]
+    code, out, err = run(capsys, *command, flag, f"{tmp_path / 'out.png'}/")
+    assert code == 2 and "names a folder" in err and not (tmp_path / "out.png").exists()

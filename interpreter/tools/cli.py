@@ -334,6 +334,8 @@ def _output(flag: str, name: str | None, args: argparse.Namespace, rules: list[d
         return None
     if not name.strip():
         raise UsageError(f"{flag} needs a file name")
+    if name.endswith(("/", os.sep)):  # Path would drop the slash, and write a file by the folder's name
+        raise UsageError(f"{flag} {name} names a folder; give a file name")
     target = Path(name)
     scenarios = args.scenario if isinstance(args.scenario, list) else [args.scenario]
     rules_files = args.rules if isinstance(args.rules, list) else [args.rules]
