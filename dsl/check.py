@@ -879,6 +879,9 @@ class Checker:
         if example.rolls is not None:
             for item in example.rolls.items:
                 self.expect(item, INT, Scope(), constant=True)
+        if not example.name.strip():  # `fracas test` and the editor's lens show an example by its name
+            self.error(example.pos, "an example needs a name", 'say what it shows, as in example "EX-01 a miss '
+                                                               'deals no damage"')
         if not example.expects:
             self.error(example.pos, f"example '{example.name}' expects nothing",
                        "add an 'expect' line that could fail")

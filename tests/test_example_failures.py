@@ -58,6 +58,20 @@ def test_two_examples_with_one_title_are_a_located_error_pointing_to_the_first(c
         "1 error\n")
 
 
+@pytest.mark.parametrize("title", ["", "   "], ids=["empty", "blank"])
+def test_an_example_without_a_name_is_a_checker_error(title):
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(ONE_DIE + f'example "{title}" {{ run go() expect result >= 1 }}\n', "t.rules")
+    assert caught.value.diagnostics[0].message == "an example needs a name"
+
+
+def test_an_example_named_by_its_id_alone_is_shown_without_a_trailing_space(capsys, tmp_path):
+    rules = tmp_path / "id.rules"
+    rules.write_text(ONE_DIE + 'example "D-01" { run go() expect result >= 1 }\n')
+    assert main(["test", str(rules)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "PASS D-01"
+
+
 def test_examples_of_one_id_with_their_own_titles_are_fine():
     text = ONE_DIE + ('example "D-01 a die" { run go() expect result >= 1 }\n'
                       'example "D-01 a die, again" { run go() expect result <= 6 }\n')

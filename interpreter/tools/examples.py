@@ -42,9 +42,10 @@ class ExampleResult:
         ident = self.example.example_id or "-"
         title = self.title
         status = "PASS" if self.passed else "FAIL"
+        shown = f"{status} {ident} {title}".rstrip()  # an example named by its ID alone has no title to show
         if "\n" in self.message:  # the parts of failed expectations, each under its own line
-            return f"{status} {ident} {title}\n" + textwrap.indent(self.message, "  ")
-        return f"{status} {ident} {title}" + ("" if self.passed else f": {self.message}")
+            return f"{shown}\n" + textwrap.indent(self.message, "  ")
+        return shown + ("" if self.passed else f": {self.message}")
 
     def as_json(self, path: str) -> dict[str, Any]:
         """The result for a machine: where the example is written, its ID (None without one), and why it failed."""
