@@ -593,6 +593,26 @@ async def test_the_outline_lists_kinds_with_their_fields_rows_actions_and_exampl
     close(client, uri)
 
 
+async def test_no_symbol_in_the_outline_or_the_workspace_is_without_a_name(client: LanguageClient):
+    # A top-level require is a condition, not a name: VS Code refuses a symbol without one, and the whole outline.
+    uri = await open_document(client, RULES / "risk.rules")
+    found = await client.text_document_document_symbol_async(
+        lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    assert found and all(symbol.name for symbol in found)
+    assert all(symbol.name for symbol in await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="")))
+    close(client, uri)
+
+
+async def test_a_file_whose_path_the_uri_writes_quoted_gets_every_answer(client: LanguageClient, tmp_path):
+    # pygls keeps documents by the URI unquoted; a space, an accent (or Windows' c%3A) is quoted by the client.
+    text = "outcome hits: int = 0\naction go() { hits = 1 + hit }\n"
+    uri = await open_document(client, tmp_path / "my rules" / "épée.rules", text)
+    assert "%20" in uri
+    assert any("unknown name 'hit'" in d.message for d in await diagnostics_of(client, uri))
+    assert "hits" in await hover_text(client, uri, where(text, "hits = 1", "hits"))
+    close(client, uri)
+
+
 EXAMPLES = """outcome total: int = 0
 action add(a: int, b: int) { total = a + b }
 example "T-01 adds" {

@@ -501,6 +501,8 @@ def symbols(analysis: Analysis) -> list[Symbol]:
     found: list[Symbol] = []
     enum_members: dict[tuple[str, int, int], Symbol] = {}
     for decl, start, following in declaration_spans(analysis):
+        if not decl.name:  # a require at the top: a condition, not a name (clients refuse a symbol without one)
+            continue
         end_line = following - 1
         end_line = min(end_line, len(lines))
         while end_line > start and (not lines[end_line - 1].strip() or lines[end_line - 1].strip().startswith("#")):

@@ -31,6 +31,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.workspace import TextDocument
 
 from fracas.dsl.diagnostics import Diagnostic, RulesError
 from fracas.dsl import syntax
@@ -138,19 +139,29 @@ class FracasServer(LanguageServer):
 
     # ---- documents and their analyses
 
+    def document(self, uri: str) -> TextDocument | None:
+        """The open document of this URI as the client writes it: pygls keeps them by the URI unquoted (a space, an
+        accent, Windows' c%3A), so a look-up by the client's URI itself found none and the file got no answers."""
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def open_documents(self) -> list[TextDocument]:
+        """The open documents, each with its URI as the client wrote it (`.uri`)."""
+        return list(self.workspace.text_documents.values())
+
     def text(self, uri: str) -> str | None:
-        document = self.workspace.text_documents.get(uri)
+        document = self.document(uri)
         return normalized(document.source) if document is not None else None
 
     def open_texts(self) -> dict[Path, str]:
         found = {}
-        for uri, document in list(self.workspace.text_documents.items()):
+        for document in self.open_documents():
+            uri = document.uri
             if uri.startswith("file:"):
                 found[Path(uri_to_path(uri)).resolve()] = normalized(document.source)
         return found
 
     def schedule(self, uri: str, dependents: bool = True) -> None:
-        document = self.workspace.text_documents.get(uri)
+        document = self.document(uri)
         if document is None:
             return
         text, version, texts = normalized(document.source), document.version, self.open_texts()
@@ -169,7 +180,7 @@ class FracasServer(LanguageServer):
         first analysis is under way (it may have read the file's text from before a change)."""
         path = str(Path(uri_to_path(uri)).resolve())
         found = []
-        for other in list(self.workspace.text_documents):
+        for other in [document.uri for document in self.open_documents()]:
             analysis = self.analyses.get(other)
             if other != uri and (path in analysis.depends if analysis is not None else other in self.pending):
                 found.append(other)
@@ -233,7 +244,7 @@ class FracasServer(LanguageServer):
 
     def _analyze(self, uri: str, text: str, version: int | None, texts: dict[Path, str],
                  previous: Analysis | None) -> Analysis | None:
-        document = self.workspace.text_documents.get(uri)
+        document = self.document(uri)
         if document is not None and document.version != version:
             return None  # a newer text is on its way
         try:
@@ -262,7 +273,7 @@ class FracasServer(LanguageServer):
         while self.failures:
             self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error,
                                                          message=f"fracas: internal error: {self.failures.pop(0)}"))
-        document = self.workspace.text_documents.get(uri)
+        document = self.document(uri)
         if (analysis is None or document is None or self.openings.get(uri, 0) != opening
                 or ticket <= self.taken.get(uri, -1)):
             return
@@ -284,7 +295,7 @@ class FracasServer(LanguageServer):
         found = await self.at_cursor(params, quick=False)
         if found is None:
             raise Refused("the file is not open")
-        document = self.workspace.text_documents.get(params.text_document.uri)
+        document = self.document(params.text_document.uri)
         if document is None or found[0].version != document.version:
             raise Refused("the file is still being read: try again in a moment")
         target = renameable(*found)
@@ -299,7 +310,7 @@ class FracasServer(LanguageServer):
         for other in self.related(analysis):
             uri = next((uri for uri, known in list(self.analyses.items()) if known is other), None)
             newest = await self.current(uri) if uri is not None else None
-            document = self.workspace.text_documents.get(uri) if uri is not None else None
+            document = self.document(uri) if uri is not None else None
             if newest is None or document is None or newest.version != document.version or newest.stale:
                 raise Refused(f"{Path(other.path).name} is still being read: try again in a moment")
             found.append(newest)
@@ -378,7 +389,7 @@ class FracasServer(LanguageServer):
             slow = quick and self.took.get(uri, 0.0) > QUICK and self.analyses.get(uri) is not None
             if not slow:
                 await asyncio.wait({future}, timeout=QUICK if quick else WAIT)  # waits without cancelling it
-            last, document = self.analyses.get(uri), self.workspace.text_documents.get(uri)
+            last, document = self.analyses.get(uri), self.document(uri)
             if not future.done() and quick and last is not None and document is not None:
                 return carry_over(last, normalized(document.source), document.version)
             if not future.done():
@@ -561,7 +572,7 @@ def build(limits: Limits) -> FracasServer:
     @_answers(None)
     def did_change_watched_files(ls: FracasServer, params: lsp.DidChangeWatchedFilesParams):
         for change in params.changes:
-            if change.uri in ls.workspace.text_documents:
+            if ls.document(change.uri) is not None:
                 continue  # open: the editor's text is the file, and its own edits say when it changes
             for other in ls.dependents(change.uri):  # the open files that read it from disk: read again
                 ls.results.pop(other, None)
@@ -725,7 +736,7 @@ def build(limits: Limits) -> FracasServer:
                                                                   params.new_name)
         if broken is not None:
             raise Refused(broken)
-        uris = {Path(uri_to_path(uri)).resolve(): uri for uri in ls.workspace.text_documents}
+        uris = {Path(uri_to_path(document.uri)).resolve(): document.uri for document in ls.open_documents()}
         return lsp.WorkspaceEdit(changes={
             uris.get(path) or path_to_uri(str(path)): [
                 lsp.TextEdit(range=ls.location(place, analyses).range, new_text=params.new_name) for place in found]
