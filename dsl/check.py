@@ -329,9 +329,10 @@ class Checker:
     def check_table(self, decl: n.TableDecl) -> None:
         value_type = self.resolve_type(decl.type)
         self.rules.table_types[decl.name] = value_type
-        for kind in (decl.row_kind, decl.column_kind):
-            if kind not in self.rules.kinds:
-                self.error(decl.pos, f"unknown kind '{kind}' for table '{decl.name}'", did_you_mean(kind, self.rules.kinds))
+        for kind, written in ((decl.row_kind, decl.row_kind_pos), (decl.column_kind, decl.column_kind_pos)):
+            if kind not in self.rules.kinds:  # at the kind as written: a quick fix replaces what is underlined
+                self.error(written if written.line else decl.pos, f"unknown kind '{kind}' for table '{decl.name}'",
+                           did_you_mean(kind, self.rules.kinds))
                 return
 
         def check_key(name: str, kind: str, pos: n.Pos) -> None:

@@ -389,3 +389,14 @@ def test_a_table_key_of_a_kind_that_has_no_rows_says_there_is_none():
     d = only("enum ground { open rough }\nkind piece_type { size: int }\n"
              "table speed(piece_type, ground): int default 0 {\n    [open rough]\n    knight 5 1\n}\n")
     assert d.message == "'knight' is not a piece_type" and d.hint == "there is no piece_type row"
+
+
+@pytest.mark.parametrize("header, misspelt", [("unit_typ, ground", "unit_typ"), ("unit_type, grund", "grund")])
+def test_an_unknown_kind_of_a_table_is_underlined_where_it_is_written(header, misspelt):
+    text = ("kind unit_type { figures: int }\nenum ground { open rough }\nunit_type gunner { figures 1 }\n"
+            f"table unit_types({header}): int default 0 {{\n         [open rough]\n  gunner   1    2\n}}\n")
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(text, "t.rules")
+    d = caught.value.diagnostics[0]
+    assert d.message.startswith(f"unknown kind '{misspelt}'")
+    assert d.source_line[d.column - 1:].startswith(misspelt + ")" if misspelt == "grund" else misspelt + ",")

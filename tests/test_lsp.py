@@ -241,6 +241,21 @@ async def test_definition_of_a_base_name_used_in_a_variant_is_in_the_base(client
     close(client, uri)
 
 
+async def test_right_after_an_edit_a_definition_is_not_also_at_the_place_the_text_before_had_it(
+        client: LanguageClient, tmp_path):
+    # While the edit is analysed the answer comes from the last analysis carried over to the new text; the last
+    # analysis itself, still kept, is not a related file whose places count too.
+    text = BASE.read_text()
+    uri = await open_document(client, tmp_path / "epicinium.rules", text)
+    edited = "# one\n# two\n" + text
+    change(client, uri, 2, edited)
+    called = where(edited, "lose_figures(", "lose_figures")
+    found = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(called.line, called.character)))
+    assert [f.range.start.line for f in found] == [where(edited, "step lose_figures", "lose_figures").line]
+    close(client, uri)
+
+
 async def test_definition_of_an_overridden_row_shows_both_places(client: LanguageClient):
     uri = await open_document(client, VARIANT)
     text = VARIANT.read_text()

@@ -121,6 +121,49 @@ async def test_signature_help_past_the_last_parameter_marks_none_of_them(client:
     close(client, uri)
 
 
+COMMENTED = '''outcome hits: int = 0
+fn pair(a: int, b: int) = a + b
+action go() {
+    # add the pair
+
+    hits = pair(1, # first
+        2)
+}
+'''
+
+
+async def test_a_comment_ends_with_its_line_for_completion_and_signature_help(client: LanguageClient, tmp_path):
+    uri = await open_document(client, tmp_path / "commented.rules", COMMENTED)
+    below = lsp.Position(line=4, character=4)  # the blank line under the comment
+    found = await client.text_document_completion_async(lsp.CompletionParams(text_document=document(uri),
+                                                                              position=below))
+    items = found.items if isinstance(found, lsp.CompletionList) else found
+    assert "pair" in {item.label for item in items}
+    found = await signature_at(client, uri, where(COMMENTED, "        2)", "2"))
+    assert found is not None and parameter_shown(found) == "b: int"
+    close(client, uri)
+
+
+SAME_NAME = '''kind unit_type { figures: int  hitpoints: int }
+unit_type gunner { figures 3  hitpoints 2 }
+kind piece { size: int = 1  heavy: bool = false }
+param p: unit_type = gunner
+outcome hits: int = 0
+step a(p: piece) { hits = p.size }
+step b() { hits = p.figures }
+'''
+
+
+async def test_fields_after_a_dot_are_of_the_name_in_this_declaration_not_a_local_of_another(
+        client: LanguageClient, tmp_path):
+    uri = await open_document(client, tmp_path / "same.rules", SAME_NAME)
+    found = await client.text_document_completion_async(lsp.CompletionParams(
+        text_document=document(uri), position=where(SAME_NAME, "p.figures", "figures")))
+    items = found.items if isinstance(found, lsp.CompletionList) else found
+    assert [item.label for item in items] == ["figures", "hitpoints"]
+    close(client, uri)
+
+
 async def test_signature_help_is_not_offered_outside_a_call(client: LanguageClient, tmp_path):
     uri = await open_document(client, tmp_path / "calls.rules", CALLS)
     assert await signature_at(client, uri, where(CALLS, "hits += ", "+=")) is None
@@ -160,17 +203,20 @@ async def test_a_misspelt_name_has_a_quick_fix_to_the_name_it_meant(client: Lang
     close(client, uri)
 
 
-async def test_a_problem_that_underlines_another_name_than_the_misspelt_one_has_no_quick_fix(
+async def test_a_misspelt_kind_of_a_table_is_underlined_and_fixed_where_it_is_written(
         client: LanguageClient, tmp_path):
+    # It underlined the table's name once, whose "fix" wrote the kind over the table's name.
     text = SCOPES.replace("piece knight { strength 3 }",
                           "piece knight { strength 3 }\nenum ground { open, rough }\n"
                           "table strength(peice, ground): int { [open rough] knight 1 2 }")
     uri = await open_document(client, tmp_path / "table.rules", text)
     [problem] = [p for p in await diagnostics_of(client, uri) if "peice" in p.message]
     assert "did you mean 'piece'" in problem.message
+    assert problem.range.start == where(text, "strength(peice", "peice")
     actions = await client.text_document_code_action_async(lsp.CodeActionParams(
         text_document=document(uri), range=problem.range, context=lsp.CodeActionContext(diagnostics=[problem])))
-    assert not actions  # the problem underlines the table's name, not the misspelt kind
+    [edit] = actions[0].edit.changes[uri]
+    assert (edit.range, edit.new_text) == (problem.range, "piece")
     close(client, uri)
 
 

@@ -79,7 +79,7 @@ def complete(analysis: Analysis, text: str, line: int, column: int) -> list[Item
     if _at_type(tokens, frames):
         return _types(rules)
     if len(tokens) >= 2 and tokens[-1] == ".":
-        return _fields_after_dot(analysis, rules, tokens[:-1], line)
+        return _fields_after_dot(analysis, rules, tokens[:-1], first, line)
     if tokens and tokens[-1] == "set":
         return [_value_item(analysis, rules, name) for name in [*rules.params, *rules.choices]]
     expected = _expected(rules, analysis, frames, tokens)
@@ -158,9 +158,13 @@ _COMPLETE_TEXT = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 def _in_comment_or_text(before: str) -> bool:
     """Whether the cursor is in a comment or a text, where no name is written."""
-    found = [t for t in _TOKEN.findall(before) if not t.isspace()]
-    last = found[-1] if found else ""
-    return last.startswith("#") or (last.startswith('"') and _COMPLETE_TEXT.fullmatch(last) is None)
+    last = None
+    for last in _TOKEN.finditer(before.rstrip(" \t")):
+        pass
+    if last is None or "\n" in before[last.end():]:  # a comment or a text ends with its line
+        return False
+    token = last.group()
+    return token.startswith("#") or (token.startswith('"') and _COMPLETE_TEXT.fullmatch(token) is None)
 
 
 def _at_type(tokens: list[str], frames: list[_Frame]) -> bool:
@@ -343,7 +347,7 @@ def _field_names(analysis: Analysis, rules: Ruleset, kind_name: str, given_token
     return items
 
 
-def _fields_after_dot(analysis: Analysis, rules: Ruleset, tokens: list[str], line: int) -> list[Item]:
+def _fields_after_dot(analysis: Analysis, rules: Ruleset, tokens: list[str], first: int, line: int) -> list[Item]:
     path: list[str] = []
     index = len(tokens) - 1
     while index >= 0 and re.fullmatch(r"[A-Za-z_]\w*", tokens[index]):
@@ -354,7 +358,7 @@ def _fields_after_dot(analysis: Analysis, rules: Ruleset, tokens: list[str], lin
             break
     if not path:
         return []
-    type_ = _type_of_name(analysis, rules, path[0], line) or _declared_in_text(rules, tokens, path[0])
+    type_ = _type_of_name(analysis, rules, path[0], first, line) or _declared_in_text(rules, tokens, path[0])
     for name in path[1:]:
         kind = rules.kinds.get(type_.name) if type_ is not None else None
         info = kind.field(name) if kind is not None else None
@@ -376,8 +380,8 @@ def _declared_in_text(rules: Ruleset, tokens: list[str], name: str) -> Type | No
     return None
 
 
-def _type_of_name(analysis: Analysis, rules: Ruleset, name: str, line: int) -> Type | None:
-    local = _local_in_reach(analysis, name, line)
+def _type_of_name(analysis: Analysis, rules: Ruleset, name: str, first: int, line: int) -> Type | None:
+    local = _local_in_reach(analysis, name, first, line)
     if local is not None:
         return local
     if name in rules.rows:
@@ -388,12 +392,13 @@ def _type_of_name(analysis: Analysis, rules: Ruleset, name: str, line: int) -> T
     return None
 
 
-def _local_in_reach(analysis: Analysis, name: str, line: int) -> Type | None:
-    """The type of the nearest binding of a local name above the line, in this file."""
+def _local_in_reach(analysis: Analysis, name: str, first: int, line: int) -> Type | None:
+    """The type of the nearest binding of a local name above the line, in the declaration that begins at line
+    `first` (another declaration's local of the name is not this one's)."""
     best = None
     for occurrence in analysis.occurrences:
         key, place = occurrence.key, occurrence.place
-        if key[0] == "local" and occurrence.definition and place.path == analysis.path and place.line <= line:
+        if key[0] == "local" and occurrence.definition and place.path == analysis.path and first <= place.line <= line:
             local = analysis.locals.get(key)
             if local is not None and local.name == name and (best is None or place.line >= best[0].line):
                 best = (place, key)

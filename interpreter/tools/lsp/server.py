@@ -405,6 +405,10 @@ class FracasServer(LanguageServer):
         here = str(Path(analysis.path).resolve())
         found = []
         for other in list(self.analyses.values()):
+            # Not the file itself: while an edit is analysed, `analysis` is its last one carried over to the new
+            # text, and its last one, still kept, holds the places of the text before.
+            if str(Path(other.path).resolve()) == here:
+                continue
             if other is not analysis and (here in {str(Path(p).resolve()) for p in other.chain}
                                           or str(Path(other.path).resolve()) in
                                           {str(Path(p).resolve()) for p in analysis.chain}):
