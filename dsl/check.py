@@ -678,6 +678,13 @@ class Checker:
         """Whether evaluating expr may roll: a chance primitive in it, or in a fn or modifier it calls."""
         return _uses_chance(expr, self.learnt) or any(self.callee_meets_chance(c.func) for c in calls(expr))
 
+    def refuse_chance_in_expectation(self, expr: n.Expr) -> None:
+        """An expectation (an example's expect line, a sweep's metric) reads outcomes; it rolls nothing."""
+        if self.meets_chance(expr):
+            self.error(self.rolled_at(expr).pos, "an expectation cannot roll dice",
+                       "it reads the resolution's outcomes: roll in the action, and read what it gives"
+                       + self.rolled_in_call(expr))
+
     def rolled_at(self, expr: n.Expr) -> n.Expr:
         """The innermost part of an expression that meets chance (meets_chance): a dice literal, a chance builtin,
         or a call of a fn or modifier that rolls, for an error to point at."""
@@ -892,10 +899,8 @@ class Checker:
         self._in_example = True
         for expect in example.expects:
             self.expect(expect, BOOL, scope)
-            if self.meets_chance(expect):  # after it is checked: a dice literal compared with a dice value describes
-                self.error(self.rolled_at(expect).pos, "an expectation cannot roll dice",
-                           "it reads the resolution's outcome: roll in the action, and expect what it gives"
-                           + self.rolled_in_call(expect))
+            self.refuse_chance_in_expectation(expect)  # after it is checked: a dice literal compared with a dice
+            # value describes them
         self._in_example = False
 
     # ---- expressions
@@ -1505,10 +1510,7 @@ def check_expectation(rules: Ruleset, expr: n.Expr, source: SourceFile,
     checker.rules = records.replace(rules, sources={**rules.sources, source.path: source})
     checker._in_example = True  # prob, mean, always, never and possible are allowed, as in `expect`
     found = checker.expect(expr, ANY, Scope({**scope, **EXAMPLE_NAMES}))
-    if checker.meets_chance(expr):  # refused here, once, not by each run that would evaluate it
-        checker.error(checker.rolled_at(expr).pos, "an expectation cannot roll dice",
-                      "it reads the resolution's outcomes: roll in the action, and read what it gives"
-                      + checker.rolled_in_call(expr))
+    checker.refuse_chance_in_expectation(expr)  # here, once, not by each run that would evaluate it
     for where in checker.learnt.described:  # the expression is used as written: no literal can describe
         checker.error(where, "a dice value here is written dice(count, sides)", "as in dice(1, 6) + 1")
     if checker.diagnostics:

@@ -274,24 +274,24 @@ def _limits(args: argparse.Namespace) -> Limits:
 
 
 def _rules(args: argparse.Namespace, path: str | Path) -> dsl.Ruleset:
-    if str(path).lower().endswith(".toml"):  # read as rules, it would fail at its first '=' or '['
-        raise UsageError(_toml_for_rules(path, args.command in ("run", "explain", "odds", "sweep")))
+    if _is_scenario_file(path):  # read as rules, it would fail at its first '=' or '['
+        told = f"{path} is a scenario file (TOML) where a rules file is wanted"
+        if args.command in ("run", "explain", "odds", "sweep"):
+            told += ": the rules file comes first, then the scenario files"
+        raise UsageError(told)
     return dsl.load(path, _limits(args))
 
 
-def _toml_for_rules(path: str | Path, resolving: bool) -> str:
-    told = f"{path} is a scenario file (TOML) where a rules file is wanted"
-    return told + (": the rules file comes first, then the scenario files" if resolving else "")
+def _is_scenario_file(path: str | Path) -> bool:
+    return str(path).lower().endswith(".toml")
 
 
 def _scenarios_among_rules(args: argparse.Namespace) -> None:
     """odds RULES STATE ACTION...: the TOML files after the rules files are scenario files too, a state file and
     the files that act on it, as run and explain take them."""
-    first = next((i for i, path in enumerate(args.rules) if path.lower().endswith(".toml")), None)
-    if first is None:
+    first = next((i for i, path in enumerate(args.rules) if _is_scenario_file(path)), None)
+    if not first:  # none, or the first file given: loading it as the rules says what it is
         return
-    if first == 0:
-        raise UsageError(_toml_for_rules(args.rules[0], True))
     args.rules, args.scenario = args.rules[:first], [*args.rules[first:], args.scenario]
 
 

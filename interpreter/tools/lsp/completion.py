@@ -11,6 +11,8 @@ declared in the chain, the locals in reach and the builtins.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
@@ -20,7 +22,7 @@ from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.syntax import keywords
 from fracas.dsl.types import BASIC_TYPES, Type, type_from
-from fracas.interpreter.tools.lsp.analysis import Analysis
+from fracas.interpreter.tools.lsp.analysis import Analysis, Place
 from fracas.interpreter.tools.lsp.features import doc_comment, signature
 
 KEYWORDS = ("rules extends override kind enum table default param choice outcome modifier add multiply replace at "
@@ -396,12 +398,9 @@ def _local_in_reach(analysis: Analysis, name: str, first: int, line: int) -> Typ
     """The type of the nearest binding of a local name above the line, in the declaration that begins at line
     `first` (another declaration's local of the name is not this one's)."""
     best = None
-    for occurrence in analysis.occurrences:
-        key, place = occurrence.key, occurrence.place
-        if key[0] == "local" and occurrence.definition and place.path == analysis.path and first <= place.line <= line:
-            local = analysis.locals.get(key)
-            if local is not None and local.name == name and (best is None or place.line >= best[0].line):
-                best = (place, key)
+    for place, key, local in _locals_bound(analysis, first, line):
+        if local.name == name and (best is None or place.line >= best[0].line):
+            best = (place, key)
     if best is None:
         return None
     key = best[1]
@@ -409,17 +408,25 @@ def _local_in_reach(analysis: Analysis, name: str, first: int, line: int) -> Typ
     return local.type if local.type is not None and local.type.name != "any" else analysis.types.get(key)
 
 
+def _locals_bound(analysis: Analysis, first: int, line: int) -> Iterator[tuple[Place, tuple[Any, ...], Any]]:
+    """The locals bound in this file from line `first` (the declaration around the cursor) to `line`: where,
+    their key, and the local."""
+    for occurrence in analysis.occurrences:
+        key, place = occurrence.key, occurrence.place
+        if key[0] == "local" and occurrence.definition and place.path == analysis.path and first <= place.line <= line:
+            local = analysis.locals.get(key)
+            if local is not None:
+                yield place, key, local
+
+
 def _everything(analysis: Analysis, rules: Ruleset, first: int, line: int) -> list[Item]:
     """Everything that may be named at a line of the declaration that begins at line `first`."""
     items = [Item(k, "keyword") for k in KEYWORDS]
     seen: set[str] = set()
-    for occurrence in analysis.occurrences:  # the locals bound above, in the declaration around the cursor
-        key, place = occurrence.key, occurrence.place
-        if key[0] == "local" and occurrence.definition and place.path == analysis.path and first <= place.line <= line:
-            local = analysis.locals.get(key)
-            if local is not None and local.name not in seen:
-                seen.add(local.name)
-                items.append(Item(local.name, "variable", local.type_text or local.what))
+    for _, _, local in _locals_bound(analysis, first, line):
+        if local.name not in seen:
+            seen.add(local.name)
+            items.append(Item(local.name, "variable", local.type_text or local.what))
     names = [*rules.rows, *rules.params, *rules.choices, *rules.outcomes, *rules.tables, *rules.fns,
              *rules.modifiers, *rules.steps, *rules.actions]
     items.extend(_value_item(analysis, rules, name) for name in dict.fromkeys(names))
