@@ -7,7 +7,8 @@ exactly. Aggregates read a whole distribution and exist only in `expect`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from fracas.dsl.records import record
 from fracas.dsl.types import ANY, BOOL, DICE, INT, NUMBER, POOL, TEXT, VOLLEY, Type, list_of
@@ -59,6 +60,40 @@ ORDER_WITHOUT_FOCUS = ("'order' says which bodies focused shots reach first, but
 
 # What is wrong with a count or a die, said alike where `fracas check` finds it written and where a run meets it.
 NO_SIDES = ("dice need at least one side", "a die has 1 side or more (a fixed number needs no die)")
+
+
+def faces_problems(name: str, known: Mapping[str, Any]) -> Iterator[tuple[str, tuple[int, ...], str, str]]:
+    """What is wrong with the faces a dice builtin is given: for each fault, the parameter, the place in its list
+    of the face at fault (() for the whole argument), the message and the hint.
+
+    `known` holds the arguments whose values are known: those written out as numbers where `fracas check`
+    reads the call, every one where a run makes it; a fault that needs an argument not known is not told.
+    """
+    sides = known.get("sides")
+    if name == "roll" and known.get("reroll") and known.get("reroll_while"):
+        yield ("reroll_while", (), "a die is rerolled once or while it shows a face, not both",
+               "give 'reroll' or 'reroll_while'")
+    lists = [known.get("reroll"), known.get("reroll_while")] if name in ("roll", "successes") else []
+    for param, faces in zip(("reroll", "reroll_while"), lists):
+        for index, face in enumerate(faces or () if sides is not None else ()):
+            if not 1 <= face <= sides:
+                yield param, (index,), f"a d{sides} has no face {face}", f"a d{sides}'s faces are 1 to {sides}"
+    again = known.get("reroll_while")
+    if name == "roll" and sides is not None and again and set(range(1, sides + 1)) <= set(again):
+        yield ("reroll_while", (), f"rerolling every face of a d{sides} would never stop",
+               "leave at least one face out of 'reroll_while'")
+    at_least, double_at = known.get("at_least"), known.get("double_at")
+    if name == "successes" and at_least is not None and double_at is not None and double_at < at_least:
+        yield ("double_at", (), f"double_at {double_at} is below at_least {at_least}",
+               "a face counts two only if it succeeds: give double_at at or above at_least")
+    seen: set[int] = set()
+    for outer, group in enumerate(known.get("groups", ()) if name == "tally" else ()):
+        for index, face in enumerate(group):
+            if sides is not None and not 1 <= face <= sides:
+                yield "groups", (outer, index), f"a d{sides} has no face {face}", f"a d{sides}'s faces are 1 to {sides}"
+            elif face in seen:
+                yield "groups", (outer, index), f"face {face} is in two groups", "a face counts for one group at most"
+            seen.add(face)
 
 
 def negative(name: str, value: object) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl import records
-from fracas.dsl.builtins import NO_SIDES, ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, negative, words_hint
+from fracas.dsl.builtins import NO_SIDES, ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, faces_problems, negative, words_hint
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, listed, with_article
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
@@ -1407,7 +1407,7 @@ class Checker:
         self.check_words(sig, given)
         if sig.name == "fire":
             self.check_allocation(given)
-        self.check_constant_dice(given)
+        self.check_constant_dice(sig.name, given)
         faces = given.get("faces")
         if sig.name == "custom_dice" and isinstance(faces, n.ListLit) and not faces.items:
             self.error(faces.pos, "a die needs at least one face", "write its faces, as in [1, 1, 2, 3]")
@@ -1417,13 +1417,21 @@ class Checker:
         ordered = [arg_types.get(p, ANY) for p in names]
         return sig.returns(ordered) if callable(sig.returns) else sig.returns
 
-    def check_constant_dice(self, given: dict[str, n.Expr]) -> None:
-        """A count or a number of sides written as a number that no roll can take, found before any run."""
+    def check_constant_dice(self, name: str, given: dict[str, n.Expr]) -> None:
+        """A count, a number of sides or faces written as numbers that no roll can take, found before any run."""
         count, sides = _written_int(given.get("count")), _written_int(given.get("sides"))
         if count is not None and count < 0:
             self.error(given["count"].pos, negative("count", count), "a count is 0 or more")
         if sides is not None and sides < 1:
             self.error(given["sides"].pos, *NO_SIDES)
+            return
+        known = {name: value for name, expr in given.items() if (value := _written(expr)) is not None}
+        for param, place, message, hint in faces_problems(name, known):
+            at = given[param]
+            for index in place:  # the face at fault, in the list written out
+                at = at.items[index] if isinstance(at, n.ListLit) else at
+            self.error(at.pos, message, hint)
+            return
 
     def check_words(self, sig: Signature, given: dict[str, n.Expr]) -> None:
         """A word written for a parameter that takes one of a few: one of them, or a located error."""
@@ -1528,6 +1536,14 @@ def _holds_any(found: Type) -> bool:
         if found.name == "any":
             return True
     return False
+
+
+def _written(expr: n.Expr) -> int | tuple[Any, ...] | None:
+    """The whole number, or the list of them (of lists of them...), an argument writes out, if it is one."""
+    if isinstance(expr, n.ListLit):
+        items = tuple(_written(item) for item in expr.items)
+        return None if any(item is None for item in items) else items
+    return _written_int(expr)
 
 
 def _written_int(expr: n.Expr | None) -> int | None:

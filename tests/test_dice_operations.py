@@ -29,7 +29,7 @@ def rules_for(expression: str) -> dsl.Ruleset:
 
 
 # Numbers that reach a dice function only when the rules run: written out, `fracas check` refuses them first.
-RUN_TIME = "param zero = 0\nparam minus = -1\n"
+RUN_TIME = "param zero = 0\nparam minus = -1\nparam six = 6\nparam seven = 7\nparam nine = 9\n"
 
 
 def odds(expression: str) -> dict:
@@ -275,17 +275,17 @@ def test_a_forced_face_index_runs_from_zero():
     ("disadvantage(20000)", "a die of 20000 sides is over the limit of 10000"),
     ("explode(2, 6, -1)", "'depth' cannot be negative (-1)"),
     ("explode(2, 6, 20000)", "'depth' is 20000, over the limit of 10000"),
-    ("roll(2, 6, reroll: [7])", "a d6 has no face 7"),
-    ("roll(2, 6, reroll_while: [0])", "a d6 has no face 0"),
-    ("roll(2, 6, reroll_while: [1, 2, 3, 4, 5, 6])", "rerolling every face of a d6 would never stop"),
-    ("roll(2, 6, reroll: [1], reroll_while: [2])", "rerolled once or while it shows a face, not both"),
+    ("roll(2, 6, reroll: [seven])", "a d6 has no face 7"),
+    ("roll(2, 6, reroll_while: [zero])", "a d6 has no face 0"),
+    ("roll(2, 6, reroll_while: [1, 2, 3, 4, 5, six])", "rerolling every face of a d6 would never stop"),
+    ("roll(2, 6, reroll: [1], reroll_while: [six])", "rerolled once or while it shows a face, not both"),
     ("custom_dice(2, [x for x in [1] if x > 1])", "a die needs at least one face"),  # [] written: fracas check
     ("custom_dice(2 * minus, [1])", "'count' cannot be negative (-2)"),
     ("roll(0, zero)", "dice need at least one side"),  # no die rolled: the sides are wrong all the same
-    ("roll(0, 6, reroll: [9])", "a d6 has no face 9"),
-    ("roll(0, 6, reroll: [1], reroll_while: [2])", "rerolled once or while it shows a face, not both"),
-    ("successes(3, 6, at_least: 4, reroll: [9])", "a d6 has no face 9"),
-    ("successes(3, 10, at_least: 7, double_at: 5)", "double_at 5 is below at_least 7"),
+    ("roll(0, 6, reroll: [nine])", "a d6 has no face 9"),
+    ("roll(0, 6, reroll: [1], reroll_while: [six])", "rerolled once or while it shows a face, not both"),
+    ("successes(3, 6, at_least: 4, reroll: [nine])", "a d6 has no face 9"),
+    ("successes(3, 10, at_least: seven, double_at: 5)", "double_at 5 is below at_least 7"),
 ])
 def test_a_bad_argument_is_a_located_error(expression, message):
     with pytest.raises(ScenarioError) as caught:
@@ -317,6 +317,12 @@ def test_a_bad_argument_stops_fracas_odds_with_exit_code_2(tmp_path, capsys):
     ("roll(2, -3)", 17, "dice need at least one side"),
     ("roll(dice(2, 0))", 22, "dice need at least one side"),
     ("successes(-1, 10, at_least: 7)", 19, "'count' cannot be negative (-1)"),
+    ("roll(2, 6, reroll: [1, 7])", 32, "a d6 has no face 7"),
+    ("roll(2, 6, reroll_while: [0])", 35, "a d6 has no face 0"),
+    ("roll(2, 6, reroll_while: [1, 2, 3, 4, 5, 6])", 34, "rerolling every face of a d6 would never stop"),
+    ("roll(2, 6, reroll: [1], reroll_while: [2])", 47, "a die is rerolled once or while it shows a face, not both"),
+    ("successes(3, 6, at_least: 4, reroll: [9])", 47, "a d6 has no face 9"),
+    ("successes(3, 10, at_least: 7, double_at: 5)", 50, "double_at 5 is below at_least 7"),
 ])
 def test_a_count_or_sides_written_out_of_reach_is_refused_before_running(expression, column, message):
     with pytest.raises(RulesError) as caught:

@@ -7,6 +7,7 @@ from fractions import Fraction
 import pytest
 
 from fracas import dsl
+from fracas.dsl import RulesError
 from fracas.interpreter import Scenario, ScenarioError, exact, forced, sample
 
 HEADER = """
@@ -146,15 +147,27 @@ def test_a_tally_forced_and_sampled_reads_each_die_in_turn():
 
 
 @pytest.mark.parametrize("groups, message", [
-    ("[[1, 2], [2]]", "face 2 is in two groups"),
-    ("[[7]]", "a d6 has no face 7"),
+    ("[[1, two], [two]]", "face 2 is in two groups"),
+    ("[[seven]]", "a d6 has no face 7"),
 ])
 def test_a_tally_with_bad_groups_is_a_located_error(groups, message):
-    rules = dsl.loads(HEADER + f"action go() {{\n let t = tally(3, 6, {groups})\n}}\n", "t.rules")
+    rules = dsl.loads(HEADER + f"param two = 2\nparam seven = 7\naction go() {{\n let t = tally(3, 6, {groups})\n}}\n",
+                      "t.rules")
     with pytest.raises(ScenarioError) as caught:
         exact(rules, Scenario("go", {}))
     assert caught.value.diagnostics[0].message == message
-    assert caught.value.diagnostics[0].line == 7
+    assert caught.value.diagnostics[0].line == 9
+
+
+@pytest.mark.parametrize("groups, column, message", [
+    ("[[1, 2], [2, 6]]", 32, "face 2 is in two groups"),
+    ("[[1], [7]]", 29, "a d6 has no face 7"),
+])
+def test_a_tally_with_bad_groups_written_out_is_refused_before_running(groups, column, message):
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(HEADER + f"action go() {{\n let t = tally(3, 6, {groups})\n}}\n", "t.rules")
+    (found,) = caught.value.diagnostics
+    assert (found.line, found.column, found.message) == (7, column, message)
 
 
 def test_a_tally_with_more_outcomes_than_the_state_limit_stops_the_exact_engine():

@@ -12,7 +12,8 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from fracas.dsl import nodes as n
-from fracas.dsl.builtins import ALLOCATIONS, NO_SIDES, ORDER_WITHOUT_FOCUS, SIGNATURES, negative, words_hint
+from fracas.dsl.builtins import (ALLOCATIONS, NO_SIDES, ORDER_WITHOUT_FOCUS, SIGNATURES, faces_problems, negative,
+                                 words_hint)
 from fracas.dsl.limits import Limits
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.runtime.allocation import RANDOM
@@ -136,26 +137,22 @@ def _fire(a: Args, env: Env, pos: n.Pos) -> Pool:
     return _draw(env, Fire(a["shots"], a["at"], allocate, order, counted), pos)
 
 
+def _faces_checked(name: str, a: Args, sides: int, pos: n.Pos) -> None:
+    """The faces a dice builtin is given, checked as `fracas check` checks those written out as numbers."""
+    for _, _, message, hint in faces_problems(name, {**a, "sides": sides}):
+        raise RunError(pos, message, hint)
+
+
 def _successes(a: Args, env: Env, pos: n.Pos) -> int:
     sides = _sides(a, env, pos)
-    reroll = _faces_of(a.get("reroll", ()), sides, pos)
-    at_least, double_at = a["at_least"], a.get("double_at")
-    if double_at is not None and double_at < at_least:
-        raise RunError(pos, f"double_at {show(double_at)} is below at_least {show(at_least)}",
-                       "a face counts two only if it succeeds: give double_at at or above at_least")
-    return _draw(env, SuccessPool(_count(a, "count", pos, env), sides, at_least, double_at, reroll), pos)
+    _faces_checked("successes", a, sides, pos)
+    reroll = tuple(sorted(set(a.get("reroll", ()))))
+    return _draw(env, SuccessPool(_count(a, "count", pos, env), sides, a["at_least"], a.get("double_at"), reroll), pos)
 
 
 def _tally(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:
     sides = _sides(a, env, pos)
-    seen: set[int] = set()
-    for group in a["groups"]:
-        for face in group:
-            if not 1 <= face <= sides:
-                raise RunError(pos, f"a d{sides} has no face {face}")
-            if face in seen:
-                raise RunError(pos, f"face {face} is in two groups", "a face counts for one group at most")
-            seen.add(face)
+    _faces_checked("tally", a, sides, pos)
     groups = tuple(tuple(sorted(set(group))) for group in a["groups"])
     return _draw(env, Tally(_count(a, "count", pos, env), sides, groups), pos)
 
@@ -165,27 +162,14 @@ def _roll(a: Args, env: Env, pos: n.Pos) -> int:
         return _roll_value(a["count"], env, pos)
     count = _count(a, "count", pos, env)
     sides = _sides(a, env, pos)  # checked even when no die is rolled: roll(0, 0) is as wrong as roll(1, 0)
+    _faces_checked("roll", a, sides, pos)
     once, again = a.get("reroll", ()), a.get("reroll_while", ())
-    if once and again:
-        raise RunError(pos, "a die is rerolled once or while it shows a face, not both",
-                       "give 'reroll' or 'reroll_while'")
-    faces = _faces_of(once or again, sides, pos)
-    if again and len(faces) == sides:
-        raise RunError(pos, f"rerolling every face of a d{sides} would never stop",
-                       "leave at least one face out of 'reroll_while'")
+    faces = tuple(sorted(set(once or again)))
     if not count:
         return 0
     if not faces:
         return _draw(env, Dice(count, sides), pos)
     return _draw(env, DiceSum(count, Rerolled(sides, faces, once=bool(once))), pos)
-
-
-def _faces_of(faces: tuple[int, ...], sides: int, pos: n.Pos) -> tuple[int, ...]:
-    """Faces of a d`sides`, each checked, without repeats, in order."""
-    for face in faces:
-        if not 1 <= face <= sides:
-            raise RunError(pos, f"a d{sides} has no face {show(face)}")
-    return tuple(sorted(set(faces)))
 
 
 def _pool_of_dice(a: Args, env: Env, pos: n.Pos) -> tuple[int, int]:
