@@ -590,6 +590,29 @@ async def test_hover_on_a_local_used_nowhere_yet_shows_its_type(client: Language
     close(client, uri)
 
 
+BOUNDED = """kind piece {
+    size: int in 1..6 = 2
+}
+param reach: int in 0..5 = 3
+outcome moved: int = 0
+action go(lead: piece, steps: int in 0..reach) {
+    moved = lead.size + steps + reach
+}
+"""
+
+
+@pytest.mark.parametrize("written, name, shown", [
+    ("+ reach", "reach", "param reach: int in 0..5 = 3"),
+    ("lead.size", "size", "size: int in 1..6 = 2"),
+    ("go(", "go", "steps: int in 0..reach"),
+    ("kind piece", "piece", "size: int in 1..6 = 2"),
+])
+async def test_hover_shows_the_bounds_a_value_is_written_with(client: LanguageClient, tmp_path, written, name, shown):
+    uri = await open_document(client, tmp_path / "bounded.rules", BOUNDED)
+    assert shown in await hover_text(client, uri, where(BOUNDED, written, name))
+    close(client, uri)
+
+
 # ---- outline, examples and formatting -----------------------------------------------------------------
 
 

@@ -182,7 +182,7 @@ def _kind_text(rules: Ruleset, name: str) -> str:
     lines = [f"kind {name} {{"]
     for info in kind.fields:
         default = f" = {rules.text_of(info.default)}" if info.default is not None else ""
-        lines.append(f"    {info.name}: {info.type}{default}")
+        lines.append(f"    {info.name}: {info.type}{_bounds_text(rules, info.decl.bounds)}{default}")
     lines.append("}")
     if rows:
         lines.append(f"# rows: {', '.join(rows)}")
@@ -195,7 +195,7 @@ def _field_text(rules: Ruleset, kind_name: str, field_name: str) -> str:
     if info is None:
         return f"{kind_name}.{field_name}"
     default = f" = {rules.text_of(info.default)}" if info.default is not None else ""
-    return f"{info.name}: {info.type}{default}    # a field of kind {kind_name}"
+    return f"{info.name}: {info.type}{_bounds_text(rules, info.decl.bounds)}{default}    # a field of kind {kind_name}"
 
 
 def _params_text(rules: Ruleset, params: tuple[n.Param, ...]) -> str:
@@ -204,8 +204,13 @@ def _params_text(rules: Ruleset, params: tuple[n.Param, ...]) -> str:
 
 def _param_texts(rules: Ruleset, params: tuple[n.Param, ...]) -> list[str]:
     types = {p.name: p for p in params}
-    return [f"{p.name}: {_type_expr(p.type)}" + (f" = {rules.text_of(p.default)}" if p.default else "")
-            for p in types.values()]
+    return [f"{p.name}: {_type_expr(p.type)}{_bounds_text(rules, p.bounds)}"
+            + (f" = {rules.text_of(p.default)}" if p.default else "") for p in types.values()]
+
+
+def _bounds_text(rules: Ruleset, bounds: n.Bounds | None) -> str:
+    """` in low..high`, as the bounds of a field, a parameter or an input are written; nothing where there are none."""
+    return "" if bounds is None else f" in {rules.text_of(bounds.low)}..{rules.text_of(bounds.high)}"
 
 
 def _type_expr(type_: n.TypeExpr | None) -> str:
@@ -232,7 +237,8 @@ def _value_text(rules: Ruleset, name: str) -> str | None:
         return "\n".join(lines)
     if name in rules.params:
         typed = rules.params[name]
-        return f"param {name}: {typed.type} = {rules.text_of(typed.value)}"
+        bounds = typed.decl.bounds if isinstance(typed.decl, n.ParamDecl) else None
+        return f"param {name}: {typed.type}{_bounds_text(rules, bounds)} = {rules.text_of(typed.value)}"
     if name in rules.choices:
         typed = rules.choices[name]
         decl = typed.decl
