@@ -199,9 +199,24 @@ def test_explain_why_of_an_unknown_outcome_is_refused_before_any_work(capsys, mo
     assert "unknown outcome 'figure_lost'; did you mean 'figures_lost'?" in capsys.readouterr().err
 
 
-def test_explain_why_stopped_where_nothing_stops_says_so(capsys):
-    assert main(["explain", EPI, CITY, "--why", "stopped=x"]) == 2
+def test_explain_why_stopped_where_the_scenario_never_stops_says_so(capsys):
+    weewar = str(ROOT / "rules" / "weewar.rules")
+    assert main(["explain", weewar, str(ROOT / "rules" / "scenarios" / "weewar-tank-ganging-up.toml"),
+                 "--why", "stopped=x"]) == 2
     assert "--why stopped: no resolution of this scenario stops early" in capsys.readouterr().err
+
+
+def test_explain_why_stopped_where_the_rules_never_stop_says_so_before_any_work(capsys, monkeypatch):
+    monkeypatch.setattr(api, "exact", lambda *args, **kwargs: pytest.fail("the exact engine ran"))
+    assert main(["explain", EPI, CITY, "--why", "stopped=x"]) == 2
+    assert "--why stopped: these rules never stop a resolution early (they have no 'stop')" in capsys.readouterr().err
+
+
+def test_explain_why_stopped_without_a_value_offers_a_reason_the_rules_stop_for(capsys, monkeypatch):
+    monkeypatch.setattr(api, "exact", lambda *args, **kwargs: pytest.fail("the exact engine ran"))
+    exalted = [str(ROOT / "rules" / "exalted-war.rules"), str(ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml")]
+    assert main(["explain", *exalted, "--why", "stopped="]) == 2
+    assert 'as in --why "stopped=the attack\'s cycle of War Events has ended"' in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("written", ["3e0", "1e999999999", "0.3e1"])

@@ -18,9 +18,11 @@ from fractions import Fraction
 from typing import Any
 
 from fracas import dsl
+from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import Diagnostic, RulesError, did_you_mean, printable
 from fracas.dsl.records import replace
 from fracas.dsl.resources import shipped_rules_dir
+from fracas.dsl.walk import descendants
 from fracas.interpreter import api
 from fracas.interpreter.tools import report
 from fracas.interpreter.api import ScenarioError, as_float, exact_text, show_plain
@@ -413,11 +415,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if name not in rules.outcomes and name != "stopped":
             raise UsageError(f"--why: unknown outcome '{name}'; "
                              + (did_you_mean(name, rules.outcomes) or "the outcomes are: " + ", ".join(rules.outcomes)))
+        reasons = _stop_reasons(rules)
+        if name == "stopped" and not reasons:
+            raise UsageError("--why stopped: these rules never stop a resolution early (they have no 'stop'); "
+                             "the outcomes are: " + ", ".join(rules.outcomes))
         if not written:
             outcome = rules.outcomes.get(name)
-            kind = outcome.type.name if outcome is not None else "text"
-            example = {"bool": "true", "int": "3", "number": "3"}.get(kind, "...")
-            raise UsageError(f"--why {name}=: give the value of {name} after '=', as in --why {name}={example}")
+            example = reasons[0] if outcome is None else {"bool": "true", "int": "3", "number": "3"}.get(
+                outcome.type.name, "...")
+            raise UsageError(f"--why {name}=: give the value of {name} after '=', as in "
+                             + (f'--why "{name}={example}"' if " " in example else f"--why {name}={example}"))
         dist = api.exact(rules, scenario)
         if name not in dist.outcome_names:
             raise UsageError("--why stopped: no resolution of this scenario stops early; the outcomes are: "
@@ -433,6 +440,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 _NOT_FOUND = object()
+
+
+def _stop_reasons(rules: dsl.Ruleset) -> list[str]:
+    """The reasons the rules' `stop`s give, in the order written: the values `stopped` takes but ""."""
+    decls = [*rules.steps.values(), *rules.actions.values()]
+    return list(dict.fromkeys(node.reason for node in descendants(tuple(decls)) if isinstance(node, n.Stop)))
 
 
 def _value_written(written: str, values: list[Any]) -> Any:
