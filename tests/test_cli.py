@@ -361,6 +361,17 @@ def test_each_choice_shows_every_option_side_by_side(capsys, tmp_path):
     assert set(options) == {"war_dv", "do_nothing", "normal_dv"}
 
 
+def test_each_choice_lines_up_its_columns_under_long_values(capsys, tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(ONE_DIE)
+    code, out, _ = run(capsys, "odds", EXALTED, str(scenario), "--each-choice", "defender_response")
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.endswith("normal_dv"))
+    rows = [line for line in out.splitlines() if line.endswith("%")]
+    assert any(len(line) > 60 for line in rows)  # a long text, the stop's reason, among the values
+    assert {len(line) for line in rows} == {len(header)}
+
+
 def test_each_choice_with_an_unknown_choice_exits_2(capsys, tmp_path):
     scenario = tmp_path / "s.toml"
     scenario.write_text(ONE_DIE)

@@ -137,19 +137,24 @@ def side_by_side(dists: list[Distribution], names: list[str], title: str) -> str
     sampled = [dist.samples for dist in dists if dist.mode == "estimate"]
     if sampled:  # not exact: said, as the table of one distribution says it
         title += f" (estimated from {sampled[0]} samples each)"
-    lines = [title, "\n" + " " * 12 + "  ".join(f"{name:>{width}}" for name in names)]
     outcome_names = list(dict.fromkeys(name for dist in dists for name in dist.outcome_names))
+    shown: dict[str, list[_Column]] = {}  # the outcomes not certain in every column, with their columns
     same = []
     for outcome in outcome_names:
         columns = [_Column.of(dist, outcome) for dist in dists]
         certain = _certain_in_every(columns)
-        if certain is not None:
+        if certain is None:
+            shown[outcome] = columns
+        else:
             same.append(f"{outcome} = {show_plain(certain)}")
-            continue
+    # The values' column is as wide as the longest value shown, so that every row's columns line up.
+    values = max([10, *(len(show_plain(value)) for columns in shown.values() for c in columns for value in c.marginal)])
+    lines = [title, "\n" + " " * (values + 2) + "  ".join(f"{name:>{width}}" for name in names)]
+    for outcome, columns in shown.items():
         lines.append(_outcome_header(outcome, columns, names))
-        lines.extend(_value_rows(columns, width))
+        lines.extend(_value_rows(columns, values, width))
         if len({c.category for c in columns if c.declared}) == 1:
-            lines.extend(_mean_row(dists, columns, outcome, width))
+            lines.extend(_mean_row(dists, columns, outcome, values, width))
     if same:
         lines.append("\ncertain in every column: " + ", ".join(same))
     return "\n".join(lines)
@@ -214,7 +219,7 @@ def _outcome_header(outcome: str, columns: list[_Column], names: list[str]) -> s
     return outcome + "".join(f"    {note}" for note in notes)
 
 
-def _value_rows(columns: list[_Column], width: int) -> list[str]:
+def _value_rows(columns: list[_Column], values_width: int, width: int) -> list[str]:
     """One row per value, grouped by type; a column shows only values of its own type."""
     rows = []
     for category in dict.fromkeys(c.category for c in columns if c.declared):
@@ -222,7 +227,7 @@ def _value_rows(columns: list[_Column], width: int) -> list[str]:
         values = sorted({v for c in own for v in c.marginal}, key=stable_key)
         for value in values:
             cells = "  ".join(f"{_share(c, category, value):>{width}}" for c in columns)
-            rows.append(f"  {show_plain(value):>10}{cells}".rstrip())
+            rows.append(f"  {show_plain(value):>{values_width}}{cells}".rstrip())
     return rows
 
 
@@ -234,7 +239,8 @@ def _share(column: _Column, category: str | None, value: Any) -> str:
     return percent(column.marginal.get(value, Fraction(0)))
 
 
-def _mean_row(dists: list[Distribution], columns: list[_Column], outcome: str, width: int) -> list[str]:
+def _mean_row(dists: list[Distribution], columns: list[_Column], outcome: str, values_width: int,
+              width: int) -> list[str]:
     means = [d.mean(outcome) if c.declared and outcome in d.outcome_names else None for d, c in zip(dists, columns)]
     if all(mean is None for mean in means):
         return []
@@ -242,7 +248,7 @@ def _mean_row(dists: list[Distribution], columns: list[_Column], outcome: str, w
     change = ""
     if len(means) == 2 and means[0] is not None and means[1] is not None:
         change = f"   change {approx(means[1] - means[0], '+.4g')}"
-    return [f"  {'mean':>10}{row}{change}"]
+    return [f"  {'mean':>{values_width}}{row}{change}"]
 
 
 def odds_csv(dists: list[Distribution], labels: list[str]) -> str:
