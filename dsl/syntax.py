@@ -110,7 +110,7 @@ def _check_tree(tree: lark.Tree, source: SourceFile, limits: Limits) -> None:
             pos = n.Pos(meta.line, meta.column, meta.end_line, meta.end_column, source.path) if not meta.empty else None
             raise RulesError([source.at(pos, f"expressions and blocks nest more than {limits.nesting} deep",
                                         limits.hint("nesting") + "; or split the rule with 'let' or a fn")])
-        for child in node.children:
+        for child in reversed(node.children):  # popped in the order written: the first place too deep is told
             if isinstance(child, lark.Tree):
                 stack.append((child, depth + 1))
             elif isinstance(child, Token) and child.type in ("NUMBER", "DICE", "PERCENT"):

@@ -31,6 +31,14 @@ def test_deep_nesting_stops_at_the_limit_not_at_pythons():
     assert d.line == 2 and "nest more than 150 deep" in d.message and "--limit nesting=N" in d.hint
 
 
+def test_rules_nested_too_deep_are_refused_at_the_first_place_too_deep():
+    deep_then_shallow = (HEADER + "action go() {\n if x == 0 {\n  if x == 0 {\n   if x == 0 {\n    x = 1\n   }\n  }\n }\n"
+                         " if x == 0 {\n  x = 2\n }\n}\n")
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(deep_then_shallow, "deep.rules", Limits(nesting=5))
+    assert caught.value.diagnostics[0].line == 4  # the second if, not the last one, which is as deep
+
+
 def test_a_raised_nesting_limit_lets_deep_rules_run():
     rules = dsl.loads(deep_sum(290), "deep.rules", Limits(nesting=300))
     assert exact(rules, Scenario("go", {})).marginal("x") == {290: 1}
