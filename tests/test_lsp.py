@@ -631,6 +631,17 @@ async def test_the_outline_lists_kinds_with_their_fields_rows_actions_and_exampl
     close(client, uri)
 
 
+async def test_fields_written_on_one_line_have_outline_ranges_apart(client: LanguageClient, tmp_path):
+    text = "kind die { sides: int in 1..20 = 6  bonus: int = 2 }\n"
+    uri = await open_document(client, tmp_path / "die.rules", text)
+    [die] = await client.text_document_document_symbol_async(
+        lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    sides, bonus = die.children
+    assert (sides.range.start.character, sides.range.end.character) == (text.index("sides"), text.index(" 6") + 2)
+    assert (bonus.range.start.character, bonus.range.end.character) == (text.index("bonus"), text.index(" 2 }") + 2)
+    close(client, uri)
+
+
 async def test_no_symbol_in_the_outline_or_the_workspace_is_without_a_name(client: LanguageClient):
     # A top-level require is a condition, not a name: VS Code refuses a symbol without one, and the whole outline.
     uri = await open_document(client, RULES / "risk.rules")

@@ -529,9 +529,11 @@ def symbols(analysis: Analysis) -> list[Symbol]:
             for f in decl.fields:
                 if f.pos.path == analysis.path:
                     place = Place(f.pos.path, f.pos.line, f.pos.column, f.pos.column + len(f.name))
-                    width = len(lines[f.pos.line - 1]) + 1 if 0 < f.pos.line <= len(lines) else place.end_column
+                    # From its name to the end of its type, bounds or default: fields written on one line, or
+                    # the kind's closing brace after one, are not inside it.
+                    written = max((node.pos.end_line, node.pos.end_column) for node in (f, *descendants(f)) if node.pos)
                     symbol.children.append(Symbol(f.name, "field", _type_expr(f.type), (f.pos.line, f.pos.column),
-                                                  (f.pos.line, width), place))
+                                                  written, place))
             if not decl.fields:
                 symbol.kind = "enum"
                 enum_members[(decl.name, decl.pos.line, decl.pos.column)] = symbol
