@@ -13,7 +13,7 @@ pytest.importorskip("pygls")
 from fracas.dsl.limits import Limits  # noqa: E402
 from fracas.dsl.parse import keep_in_memory  # noqa: E402
 from fracas.interpreter.tools.lsp import server as lsp_server  # noqa: E402
-from fracas.interpreter.tools.lsp.analysis import Analysis  # noqa: E402
+from fracas.interpreter.tools.lsp.analysis import Analysis, Place, analyze  # noqa: E402
 from lsprotocol import types as lsp  # noqa: E402
 from pygls.workspace import Workspace  # noqa: E402
 
@@ -175,3 +175,16 @@ def test_formatting_does_not_wait_behind_an_analysis(built):
     finally:
         released.set()
     assert edits is not None and edits[0].new_text == "outcome x: int = 0\n"
+
+
+def test_a_rename_whose_file_changed_since_its_places_were_found_says_so(server, tmp_path):
+    path = tmp_path / "edited.rules"
+    before = "outcome hits: int = 0\naction go() { hits = 1 }\n"
+    uri = path.as_uri()
+    server.workspace.put_text_document(lsp.TextDocumentItem(uri=uri, language_id="fracas", version=1, text=before))
+    analysis = analyze(before, str(path), Limits(), 1)
+    places = {path.resolve(): [Place(str(path), 1, 9, 13), Place(str(path), 2, 15, 19)]}
+    assert server.broken_by([analysis], places, "dealt") is None
+    server.workspace.get_text_document(uri).apply_change(
+        lsp.TextDocumentContentChangeWholeDocument(text="# a line typed above\n" + before))
+    assert server.broken_by([analysis], places, "dealt") == "edited.rules changed while it was being renamed: try again"

@@ -320,6 +320,10 @@ class FracasServer(LanguageServer):
         """What a rename would break, as the first problem it would add to a file that reads the name (a local
         it would hide, a name the language keeps); None where it adds none. In the worker's thread."""
         texts = self.open_texts()
+        for analysis in analyses:  # the places were found in these texts: an edit since moves them
+            now = texts.get(Path(analysis.path).resolve())
+            if now is not None and now != analysis.text:
+                return f"{Path(analysis.path).name} changed while it was being renamed: try again"
         for path, found in places.items():
             text = texts.get(path)
             if text is None:
