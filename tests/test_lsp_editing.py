@@ -220,6 +220,20 @@ async def test_a_misspelt_kind_of_a_table_is_underlined_and_fixed_where_it_is_wr
     close(client, uri)
 
 
+async def test_a_misspelt_name_underlined_over_several_lines_has_a_quick_fix_where_it_is_written(
+        client: LanguageClient, tmp_path):
+    text = ("outcome total: int = 0\nfn double(x: int) = x * 2\naction go() {\n"
+            "    total = 1 + doubel(\n        3)\n}\n")
+    uri = await open_document(client, tmp_path / "call.rules", text)
+    [problem] = await diagnostics_of(client, uri)
+    assert problem.range.start.line != problem.range.end.line  # the whole call, over two lines
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=document(uri), range=problem.range, context=lsp.CodeActionContext(diagnostics=[problem])))
+    [edit] = actions[0].edit.changes[uri]
+    assert applied(text, [edit]) == text.replace("doubel", "double")
+    close(client, uri)
+
+
 async def test_a_problem_whose_hint_names_no_word_has_no_quick_fix(client: LanguageClient, tmp_path):
     text = SCOPES.replace("let sum = 0", "let sum = 0 + true")
     uri = await open_document(client, tmp_path / "typed.rules", text)

@@ -701,17 +701,22 @@ def build(limits: Limits) -> FracasServer:
         actions = []
         for diagnostic in params.context.diagnostics:
             where = diagnostic.range
-            if diagnostic.source != "fracas" or where.start.line != where.end.line or where.start.line >= len(lines):
+            if diagnostic.source != "fracas" or where.end.line < where.start.line or where.end.line >= len(lines):
                 continue
             message, _, hint = diagnostic.message.partition("\nhint: ")
-            line_text = lines[where.start.line]
-            start, end = ls.column(line_text, where.start.character), ls.column(line_text, where.end.character)
-            fix = quick_fix(message, hint, line_text[start - 1 : end - 1])
+            # The text it underlines, over one line or several, each line from its first column (1) on.
+            top, bottom = where.start.line, where.end.line
+            start = ls.column(lines[top], where.start.character)
+            end = ls.column(lines[bottom], where.end.character)
+            below = len("\n".join(lines[top:bottom])) + 1 if bottom > top else 0  # where the last line begins
+            covered = "\n".join(lines[top : bottom + 1])[start - 1 : below + end - 1]
+            fix = quick_fix(message, hint, covered)
             if fix is None:
                 continue
             first, last, new = fix
-            line = where.start.line + 1
-            edit = lsp.TextEdit(range=ls.range(lines, line, start + first, line, start + last), new_text=new)
+            line = top + 1 + covered.count("\n", 0, first)
+            column = first - covered.rfind("\n", 0, first) if line > top + 1 else start + first
+            edit = lsp.TextEdit(range=ls.range(lines, line, column, line, column + last - first), new_text=new)
             actions.append(lsp.CodeAction(title=f"Change to '{new}'", kind=lsp.CodeActionKind.QuickFix,
                                           diagnostics=[diagnostic], is_preferred=True,
                                           edit=lsp.WorkspaceEdit(changes={uri: [edit]})))
