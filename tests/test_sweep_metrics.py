@@ -178,7 +178,8 @@ def test_a_case_that_fails_in_the_rules_is_shown_where_it_failed(capsys, tmp_pat
     scenario.write_text('action = "a"\n')
     assert main(["sweep", str(rules), str(scenario), "--vary", "params.mode=0,1", "--jobs", "1"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"fracas: error: sweep: the case 1 failed:\n{rules}:4:30: error: division by zero\n")
+    assert err.startswith(f"fracas: error: sweep: the case params.mode=1 failed:\n"
+                          f"{rules}:4:30: error: division by zero\n")
 
 
 def test_a_metric_that_fails_on_a_case_is_shown_in_the_metric(capsys, tmp_path):
@@ -186,8 +187,8 @@ def test_a_metric_that_fails_on_a_case_is_shown_in_the_metric(capsys, tmp_path):
     rules.write_text(SWEPT)
     scenario.write_text('action = "a"\n')
     assert main(["sweep", str(rules), str(scenario), "--vary", "params.mode=0", "--metric", "1/0", "--jobs", "1"]) == 2
-    assert capsys.readouterr().err.startswith("fracas: error: sweep: the case 0 failed:\n--metric:1:1: error: division "
-                                              "by zero\n")
+    assert capsys.readouterr().err.startswith("fracas: error: sweep: the case params.mode=0 failed:\n"
+                                              "--metric:1:1: error: division by zero\n")
 
 
 def test_an_empty_metric_is_refused_not_taken_for_the_default(capsys):

@@ -603,7 +603,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     failed = [case for case in results if case.error]
     if failed:
         case = failed[0]
-        shown = ", ".join(show_plain(value) for value in case.settings)
+        shown = ", ".join(f"{vary.path}={show_plain(value)}" for vary, value in zip(varies, case.settings))
         if not case.diagnostics:
             raise UsageError(f"sweep: the case {shown} failed: {case.error}")
         _show(f"fracas: error: sweep: the case {shown} failed:", error=True)
