@@ -73,9 +73,9 @@ def faces_problems(name: str, known: Mapping[str, Any]) -> Iterator[tuple[str, t
     if name == "roll" and known.get("reroll") and known.get("reroll_while"):
         yield ("reroll_while", (), "a die is rerolled once or while it shows a face, not both",
                "give 'reroll' or 'reroll_while'")
-    lists = [known.get("reroll"), known.get("reroll_while")] if name in ("roll", "successes") else []
-    for param, faces in zip(("reroll", "reroll_while"), lists):
-        for index, face in enumerate(faces or () if sides is not None else ()):
+    rerolled = ("reroll", "reroll_while") if name in ("roll", "successes") and sides is not None else ()
+    for param in rerolled:
+        for index, face in enumerate(known.get(param) or ()):
             if not 1 <= face <= sides:
                 yield param, (index,), f"a d{sides} has no face {face}", f"a d{sides}'s faces are 1 to {sides}"
     again = known.get("reroll_while")

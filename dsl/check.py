@@ -1425,7 +1425,7 @@ class Checker:
         if sides is not None and sides < 1:
             self.error(given["sides"].pos, *NO_SIDES)
             return
-        known = {name: value for name, expr in given.items() if (value := _written(expr)) is not None}
+        known = {param: value for param, expr in given.items() if (value := _written(expr)) is not None}
         for param, place, message, hint in faces_problems(name, known):
             at = given[param]
             for index in place:  # the face at fault, in the list written out
