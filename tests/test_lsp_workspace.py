@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fracas.dsl import parse as cached_parse
+from fracas.dsl.limits import Limits
 from fracas.interpreter.tools.lsp import workspace
 
 
@@ -56,3 +58,24 @@ def test_a_file_below_a_base_is_not_built_on_it(tmp_path):
     (tmp_path / "base.rules").write_text("")
     (tmp_path / "sub" / "below.rules").write_text('extends "../base.rules"\n')  # refused by fracas: outside its tree
     assert workspace.built_on([(tmp_path / "base.rules").resolve()], workspace.read_text) == {}
+
+
+def test_a_file_on_disk_read_for_its_outline_is_parsed_once_for_every_run_after(tmp_path, monkeypatch, cache_folder):
+    # A workspace symbol search read every rules file through the parser at each start of a server (a second a
+    # few files), and each took the place of an open file's reparser.
+    from fracas.dsl import syntax
+    from fracas.interpreter.tools.lsp import analysis
+
+    path = tmp_path / "far.rules"
+    path.write_text("outcome hits: int = 0\naction go() { hits = 1 }\n")
+    parsed: list[str] = []
+    real = syntax.parse
+    monkeypatch.setattr(syntax, "parse", lambda text, where, limits: parsed.append(where) or real(text, where, limits))
+    for _ in range(2):
+        # A new process each time: no reparser, no tree kept in memory.
+        monkeypatch.setattr(analysis, "_reparsers", {})
+        monkeypatch.setattr(cached_parse, "_recent", {})
+        outline = analysis.outlined(path.read_text(), str(path), Limits())
+        assert outline is not None and [d.name for d in outline.module.decls] == ["hits", "go"]
+        assert analysis._reparsers == {}
+    assert parsed == [str(path)]

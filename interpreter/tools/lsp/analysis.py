@@ -20,6 +20,7 @@ from fracas.dsl.check import Checker, Scope
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
 from fracas.dsl.extend import OpenTexts, load_module
 from fracas.dsl.limits import Limits
+from fracas.dsl.parse import parse
 from fracas.dsl.records import field, record
 from fracas.dsl.reparse import Reparser
 from fracas.dsl.statements import blocks, children
@@ -118,9 +119,20 @@ def parse_again(text: str, path: str, limits: Limits) -> n.Module:
     return reparser.parse(text)
 
 
+def parse_kept(text: str, path: str, limits: Limits) -> n.Module:
+    """The tree of a file on disk that the editor has not opened: kept between runs, as `fracas check` keeps it
+    (a second server finds it there), and not among the reparsers of the files being edited."""
+    return parse(text, path, limits, cache=True)
+
+
+Parsing = Callable[[str, str, Limits], n.Module]
+
+
 def analyze(text: str, path: str, limits: Limits, version: int | None = None,
-            open_texts: OpenTexts | None = None, previous: Analysis | None = None) -> Analysis:
-    """Check a text as `fracas check` would, and index its names; never raises for what a user can write."""
+            open_texts: OpenTexts | None = None, previous: Analysis | None = None,
+            parsing: Parsing = parse_again) -> Analysis:
+    """Check a text as `fracas check` would, and index its names; never raises for what a user can write.
+    `parsing`: how its text is parsed (a file on disk the editor has not opened: parse_kept)."""
     analysis = Analysis(path, text, version)
     if len(text.encode("utf-8", "surrogatepass")) > limits.file_bytes:
         analysis.diagnostics = [Diagnostic(path, 1, 1, f"the file is over the limit of {limits.file_bytes} bytes",
@@ -128,7 +140,7 @@ def analyze(text: str, path: str, limits: Limits, version: int | None = None,
         analysis.readable = False
         return _keep_places(analysis, previous)
     try:
-        analysis.module = parse_again(text, path, limits)
+        analysis.module = parsing(text, path, limits)
     except RulesError as error:
         analysis.diagnostics = list(error.diagnostics)
         analysis.readable = False
@@ -169,7 +181,7 @@ def outlined(text: str, path: str, limits: Limits) -> Analysis | None:
         return None
     analysis = Analysis(path, text, None)
     try:
-        analysis.module = parse_again(text, path, limits)
+        analysis.module = parse_kept(text, path, limits)
     except RulesError:
         return None
     analysis.sources = {path: SourceFile(path, text)}

@@ -38,7 +38,7 @@ from fracas.dsl import syntax
 from fracas.dsl.format import Reformatter, load_parser
 from fracas.dsl.limits import Limits
 from fracas.dsl.parse import keep_in_memory
-from fracas.interpreter.tools.lsp.analysis import Analysis, Place, analyze, carry_over, outlined
+from fracas.interpreter.tools.lsp.analysis import Analysis, Place, analyze, carry_over, outlined, parse_kept
 from fracas.interpreter.tools.lsp.completion import call_at, complete
 from fracas.interpreter.tools.lsp.features import (RenameTarget, call_signature, definition, highlights, hover, lenses,
                                                    lines_of, matches, named_in, parameter_hints, quick_fix, reading,
@@ -350,7 +350,8 @@ class FracasServer(LanguageServer):
         for path, bases in built_on(known, read_text).items():
             text = read_text(path) if path not in texts else None  # an open file is analysed already
             if text is not None:
-                analysis = analyze(text, str(path), self.limits, None, lambda p: texts.get(p.resolve()))
+                analysis = analyze(text, str(path), self.limits, None, lambda p: texts.get(p.resolve()),
+                                   parsing=parse_kept)
                 if not analysis.readable:
                     analysis.depends = {str(base) for base in bases}
                 found.append(analysis)
