@@ -88,6 +88,38 @@ def test_thousands_of_starts_that_meet_in_a_pass_keep_each_start_apart():
     assert odds(body) == {0: Fraction(1, 4), 2: Fraction(1, 4), 3: Fraction(1, 2)}
 
 
+@pytest.fixture
+def solved(monkeypatch) -> list[int]:
+    """The loops solved as Markov chains: the number of states of each."""
+    found: list[int] = []
+    real = loops.solve
+
+    def counting(states, *args, **kwargs):
+        found.append(len(states))
+        return real(states, *args, **kwargs)
+
+    monkeypatch.setattr(loops, "solve", counting)
+    return found
+
+
+def test_a_loop_that_only_goes_forward_runs_its_passes_forward_without_a_chain_to_solve(solved):
+    # A duel to the end or for a few rounds: each pass counts one more, so none comes round to a state met before.
+    body = "y = 3\nwhile y > 0 and x < 2 {\n  x += 1\n  y -= roll(1, 2)\n}"
+    assert odds(body, "y") == {-1: Fraction(1, 4), 0: Fraction(1, 2), 1: Fraction(1, 4)}
+    assert solved == []
+
+
+def test_a_state_reached_again_by_a_longer_way_runs_again_with_what_that_way_brings(solved):
+    # 3 comes to 1 in one pass or in two (by 2): the way through 2 arrives a round later, and is added.
+    assert odds("x = 3\nwhile x > 1 { x -= roll(1, 2) }") == {0: Fraction(1, 4), 1: Fraction(3, 4)}
+    assert solved == []
+
+
+def test_a_loop_that_may_come_round_is_solved_as_a_chain(solved):
+    assert odds("x = 1\nwhile x == 1 { x = roll(1, 3) }") == {2: Fraction(1, 2), 3: Fraction(1, 2)}
+    assert solved
+
+
 def test_a_sum_of_loop_starts_takes_later_additions_in_place_and_leaves_its_terms_alone():
     # Merging thousands of starts one at a time copied every part before them each time: quadratic.
     first, second, third = (loops.ByStart({start: Fraction(1, start + 1)}) for start in range(3))

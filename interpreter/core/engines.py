@@ -515,6 +515,56 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
               projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
     """Every state leaving a while loop, with its probability, from the states at its start.
 
+    Most loops only go forward: no pass comes round to a state it began in (a count of passes, health that
+    only goes down). Their states run pass after pass with their own probabilities, as the blocks before the
+    loop ran them, merging where they meet, and those that leave go on; a state reached again by a longer way
+    runs again with what that way brings. Where passes may come round (more rounds after the first than states
+    come round to, which only a way round can make), or the states come round to more than once cost more than
+    those met once, the states waiting are solved as a Markov chain instead (_loop_solved), which also finds a
+    loop that may run for ever: their passes are run from each state apart, which costs far more.
+    """
+    region = routine.loops[head]
+    met: set[Key] = set(group)
+    again: set[Key] = set()  # the states passes came round to
+    rounds = runs = 0
+    while group:
+        if rounds:
+            met.update(group)
+            again.update(group)
+            runs += len(group)
+            if rounds > len(again) or runs > 2 * len(again):
+                yield from _loop_solved(routine, head, group, engine, R, projection, rounds)
+                return
+        rounds += 1
+        _check_loop_limits(routine, head, engine, R, rounds, len(met))
+        waiting, group = group, {}
+        for following, states in _flow(routine, {head: waiting}, engine, R, projection, region, head).items():
+            if following == head:
+                group = states
+                continue
+            for key, p in states.items():
+                yield key, p, following
+
+
+def _check_loop_limits(routine: Routine, head: int, engine: ExactEngine, R: Run, rounds: int, met: int) -> None:
+    """The limits on a loop's passes run (rounds of them) and on the states met at its start."""
+    limits = R.program.rules.limits
+    if rounds - 1 > limits.loop_items:  # the passes of the rounds before this one's: its own may all leave
+        raise RunError(_block_pos(routine, head),
+                       f"this loop keeps meeting new states for more than {limits.loop_items} passes",
+                       "a value it changes may wander without bound (a count of passes, a random walk): "
+                       "bound it, or estimate by sampling (fracas odds --samples N); " + limits.hint("loop_items"))
+    if met > engine.max_states:
+        raise RunError(_block_pos(routine, head),
+                       f"the exact engine meets more than {engine.max_states} states at the start of this loop",
+                       ESTIMATE_HINT)
+
+
+def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
+                 projection: liveness.Projection, rounds: int = 0) -> Iterator[tuple[Key, Any, int]]:
+    """Every state leaving a while loop from the states at its start, as a Markov chain (after `rounds` rounds of
+    passes run forward, for its limit).
+
     A pass of the loop from each state met at its start is run once (and kept for the resolution),
     which gives a Markov chain over those states; where they come round again, the chain is solved
     exactly (loops.solve), so a loop that may run for ever but ends with probability 1 has exact odds.
@@ -523,19 +573,14 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
     group = {key: p.fraction() if type(p) is Scaled else p for key, p in group.items()}  # the chain is solved in Fractions
     passes = R.solved.setdefault((id(routine), head, id(projection)), {})
     pos = _block_pos(routine, head)
-    limits = R.program.rules.limits
     met = list(group)
     seen = set(met)
     frontier = list(met)
-    rounds = 0
     while frontier:
         fresh = [key for key in frontier if key not in passes]
         if fresh:  # their passes, all at once
             rounds += 1
-            if rounds - 1 > limits.loop_items:  # the passes of the rounds before this one's: its own may all leave
-                raise RunError(pos, f"this loop keeps meeting new states for more than {limits.loop_items} passes",
-                               "a value it changes may wander without bound (a count of passes, a random walk): "
-                               "bound it, or estimate by sampling (fracas odds --samples N); " + limits.hint("loop_items"))
+            _check_loop_limits(routine, head, engine, R, rounds, 0)
             for key in fresh:
                 passes[key] = {}
             starts = {key: loops.ByStart({key: Fraction(1)}) for key in fresh}
@@ -551,9 +596,7 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
                     met.append(again)
                     following_frontier.append(again)
         frontier = following_frontier
-        if len(met) > engine.max_states:
-            raise RunError(pos, f"the exact engine meets more than {engine.max_states} states at the start of this "
-                                "loop", ESTIMATE_HINT)
+        _check_loop_limits(routine, head, engine, R, rounds, len(met))
     times, endless = loops.solve(met, {key: passes[key].get(head, {}) for key in met}, group,
                                  {key: any(f != head for f in passes[key]) for key in met},
                                  lambda steps: rt.spend(R, steps, pos))
