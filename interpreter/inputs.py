@@ -244,6 +244,18 @@ class _Structurer:
             return tuple(self.structure(item, type_.item, f"{where}[{i}]", world) for i, item in enumerate(expr.items))
         return self.program.constant(expr)
 
+    def _things(self, value: Any, where: str, world: dict[str, Record]) -> Any:
+        """A value that a default of the rules made, each record in it made a thing of the world, as a record the
+        scenario gives is, so that the rules may change it; rows stay rows, and other values stay as they are."""
+        if type(value) is tuple:
+            return tuple(self._things(item, f"{where}[{i}]", world) for i, item in enumerate(value))
+        if type(value) is not Record:
+            return value
+        record = Record(value.shape, tuple(self._things(item, _join(where, name), world) for name, item in value.items()))
+        world[where] = record
+        self._check_record(record, {}, where, world)
+        return Ref(where)
+
     def _row(self, name: str, kind: str, where: str) -> RowRef:
         ref = self.program.row_ref(name)
         if ref is None or ref.kind != kind:
@@ -266,8 +278,11 @@ class _Structurer:
                 frame[info.name] = self.program.constant(data[info.name])
             elif info.name in data:
                 frame[info.name] = self.structure(data[info.name], info.type, _join(where, info.name), world)
-            elif info.default is not None:
+            elif info.default is not None and constant:
                 frame[info.name] = self.program.constant(info.default, frame, world)
+            elif info.default is not None:  # a thing's record by default is a thing too, as one given would be
+                frame[info.name] = self._things(self.program.constant(info.default, frame, world),
+                                                _join(where, info.name), world)
             elif info.type.optional:
                 frame[info.name] = None
             else:

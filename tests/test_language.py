@@ -478,6 +478,21 @@ def test_absorb_fills_layers_in_order_and_drops_what_none_can_take():
     assert odds("result = sum(absorb(2, [0, 5]))") == {2: 1}
 
 
+SECTIONS = ("kind section { armor: int  structure: int }\n"
+            "kind machine { parts: list of section = [{armor: 1, structure: 1}]\n"
+            "               core: section = {armor: 5, structure: 4} }\n"
+            "outcome left: int = 0\n"
+            "action hit(m: machine) {\n    m.core.armor -= 2\n    for part in m.parts { part.structure -= 1 }\n"
+            "    left = m.core.armor * 10 + m.parts[0].structure\n}\n")
+
+
+def test_a_record_an_input_takes_by_default_is_a_thing_the_rules_may_change():
+    rules = dsl.loads(SECTIONS, "t.rules")
+    assert exact(rules, Scenario("hit", {"m": {}})).marginal("left") == {30: 1}
+    given = {"m": {"core": {"armor": 5, "structure": 4}, "parts": [{"armor": 1, "structure": 1}]}}
+    assert exact(rules, Scenario("hit", given)).marginal("left") == {30: 1}
+
+
 def test_changing_a_field_of_a_record_written_in_the_rules_says_it_is_a_value_not_a_thing():
     rules = dsl.loads("kind piece { hp: int = 2 }\noutcome n: int = 0\nstep hurt(p: piece) { p.hp -= 1  n = p.hp }\n"
                       "action go() { hurt({hp: 5}) }\n", "t.rules")
