@@ -216,8 +216,9 @@ def check_after(program: Program, action: n.StepDecl, finals: Sequence[Final], e
         chance = f", with probability {show(weight / total)}"
     outcomes = ", ".join(f"{k} = {show(v)}" for k, v in first_state.outcomes.items())
     hint = f"a rule of {action.name} left this {first.kind} so"
-    if len(first.found) > 1:
-        hint += f" ({described(list(first.found))})"
+    shown = described(list(first.found)) if len(first.found) > 1 else ""
+    if shown:  # nothing where it reads only whole things
+        hint += f" ({shown})"
     if outcomes:
         hint += f"; in the final state where {outcomes}"
     raise RunError(first.constraint.pos, f"after {action.name}, {subject}{shown_value}: it {breach(first.constraint)}{chance}",
