@@ -119,7 +119,19 @@ def test_a_sampled_share_shows_its_wilson_interval_lopsided_near_0_and_never_bel
 def test_a_sampled_table_shows_each_share_with_its_interval(tmp_path, capsys):
     out = out_of(capsys, "odds", *files(tmp_path, "outcome hit: bool = false\naction go() { hit = chance(1/50) }\n"),
                  "--samples", "200", "--seed", "3")
-    assert "   true    1.50% [0.51, 4.32]" in out  # 3 runs of 200: not 1.50% give or take 1.68
+    assert "   true    1.50%  [0.51, 4.32]  " in out  # 3 runs of 200: not 1.50% give or take 1.68
+
+
+def test_a_sampled_table_heads_its_intervals_and_keeps_its_columns_under_their_headings(tmp_path, capsys):
+    out = out_of(capsys, "odds", *files(tmp_path, "outcome n: int = 0\naction go() { n = roll(1, 3) }\n"),
+                 "--samples", "300", "--seed", "3")
+    lines = out.splitlines()
+    heading = next(line for line in lines if "95% interval" in line)
+    rows = [line for line in lines if line.strip()[:1] in "123" and "%" in line]
+    assert len(rows) == 3
+    for row in rows:  # each column ends where its heading does
+        assert row.index("]") + 1 <= heading.index("at least") - 2
+        assert row.index("%", row.index("]")) == heading.index("at least") + len("at least") - 1
 
 
 def test_a_sampled_table_bounds_the_values_no_sample_gave(tmp_path, capsys):

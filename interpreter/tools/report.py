@@ -16,6 +16,7 @@ from fracas.interpreter.api import (Distribution, Pool, Run, ScenarioError, Voll
 from fracas.interpreter.tools.words import counted
 
 BAR_WIDTH = 30
+INTERVAL = "95% interval"  # the heading of sampled odds' intervals
 STOPPED = "stopped"  # why a resolution stopped early: a name every distribution may have
 
 
@@ -62,16 +63,18 @@ def odds_table(dist: Distribution, fractions: bool = False) -> str:
                 header += f"    sd {approx(variance, root=True)}"
         lines.append(header)
         width = max([len("value")] + [len(show_plain(v)) for v in marginal])
-        lines.append(f"  {'value':>{width}}  {'p':>7}  {'at least' if at_least else '':>8}")
+        # Sampled odds: each with its 95% interval, in a column of its own under its own heading.
+        intervals = {value: "[{:.2f}, {:.2f}]".format(*(bound * 100 for bound in wilson_interval(p, dist.samples)))
+                     for value, p in marginal.items()} if dist.mode == "estimate" else {}
+        spread = max([len(INTERVAL), *map(len, intervals.values())]) if intervals else 0
+        heading = f"  {INTERVAL:<{spread}}" if intervals else ""
+        lines.append(f"  {'value':>{width}}  {'p':>7}{heading}  {'at least' if at_least else '':>8}")
         top = max(marginal.values())
         for value, p in marginal.items():
             bar = "█" * max(1 if p else 0, round(float(p / top) * BAR_WIDTH))
             exact = f"  {exact_text(p)}" if fractions else ""
             ge = percent(at_least[value]) if at_least else ""
-            error = ""
-            if dist.mode == "estimate":
-                low, high = wilson_interval(p, dist.samples)
-                error = f" [{low * 100:.2f}, {high * 100:.2f}]"
+            error = f"  {intervals[value]:<{spread}}" if intervals else ""
             lines.append(f"  {show_plain(value):>{width}}  {percent(p)}{error}  {ge:>8}  {bar}{exact}")
     varying = [name for name in dist.outcome_names if len(dist.marginal(name)) > 1]
     if len(varying) == 2:
