@@ -149,6 +149,8 @@ class Checker:
         self._in_aggregate = ""  # the distribution function whose argument is being checked, if any
         self._comprehended: list[str] = []  # the names of the comprehensions around what is checked
         self._requires: list[n.Require] = []  # at the top of the file: over the parameters
+        # Declarations refused for their names (a builtin's, the examples' own): a use of one is not told again.
+        self._misnamed: set[str] = set()
         self.learnt = Learnt()  # dice literals that describe a roll rather than make one, the kinds of records
         self._taken_away: set[n.Pos] = set()  # `1d6 - 1d4` where a dice value is wanted, reported once
         self._loops = 0  # loops around the statement being checked, in its step: where `break` may stand
@@ -248,9 +250,11 @@ class Checker:
             if decl.name in SIGNATURES:
                 self.error(decl.pos, f"'{decl.name}' is the name of a builtin function",
                            "choose another name")
+                self._misnamed.add(decl.name)
                 continue
             if decl.name in EXAMPLE_NAMES:
                 self.error(decl.pos, _KEPT_NAME.format(name=decl.name), "choose another name")
+                self._misnamed.add(decl.name)
                 continue
             seen[decl.name] = decl
             if isinstance(decl, n.RowDecl):
@@ -872,8 +876,9 @@ class Checker:
             return
         action = self.rules.actions.get(example.run.func)
         if action is None:
-            self.error(example.run.pos, f"unknown action '{example.run.func}'",
-                       did_you_mean(example.run.func, self.rules.actions))
+            if example.run.func not in self._misnamed:  # its declaration's name is refused already
+                self.error(example.run.pos, f"unknown action '{example.run.func}'",
+                           did_you_mean(example.run.func, self.rules.actions))
             return
         for index, (name, value) in enumerate(example.sets):
             param = self.rules.params.get(name) or self.rules.choices.get(name)

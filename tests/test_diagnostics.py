@@ -39,6 +39,12 @@ def test_unknown_field_in_a_row_suggests_the_right_one():
     assert d.hint == "did you mean 'hitpoints'?"
 
 
+def test_an_action_named_as_a_builtin_is_refused_once_not_again_at_each_example_that_runs_it():
+    d = only(BASE + 'action volley() { lost = 1 }\nexample "V-01" { run volley() expect lost == 1 }\n'
+             'example "V-02" { run volley() expect lost == 1 }\n')
+    assert (d.line, d.message) == (10, "'volley' is the name of a builtin function")
+
+
 def test_a_row_missing_a_required_field_names_it():
     d = only(BASE + "unit_type gunner { figures 3 }\n")
     assert (d.line, d.column) == (10, 11)
