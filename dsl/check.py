@@ -940,7 +940,9 @@ class Checker:
             if expected.item.name == "any":  # the items' own type, where they have one: pick([1, 2]) is an int
                 return list_of(self.item_type(expr.items, items, report=one_type))
             return expected
-        actual = self.infer(expr, scope)
+        records = (isinstance(expr, n.Comprehension) and expected.name == "list" and expected.item is not None
+                   and expected.item.is_kind)  # [{armor: i} for i in range(2)]: records of the kind wanted
+        actual = self.infer(expr, scope, expected.item if records else None)
         fitting = fits(actual, expected)
         if fitting and expected.name == "dice" and self.describe_dice(expr):
             actual = DICE.maybe() if actual.optional else DICE
@@ -1069,10 +1071,12 @@ class Checker:
             return unify(a, b)
         return None
 
-    def infer(self, expr: n.Expr, scope: Scope) -> Type:
+    def infer(self, expr: n.Expr, scope: Scope, item: Type | None = None) -> Type:
+        """The type of an expression. item: the kind of the records a comprehension makes, where a list of them
+        is wanted (a record written alone knows no kind)."""
         method = getattr(self, "infer_" + type(expr).__name__)
         reported = len(self.diagnostics)
-        found = method(expr, scope)
+        found = method(expr, scope) if item is None else method(expr, scope, item)
         # An expression with an error in it (an unknown function, say) has an unknown type,
         # which fits anywhere: one mistake, one message, not a cascade of type errors after it.
         return UNKNOWN if len(self.diagnostics) > reported else found
@@ -1248,7 +1252,7 @@ class Checker:
                 item = merged
         return item
 
-    def infer_Comprehension(self, expr: n.Comprehension, scope: Scope) -> Type:
+    def infer_Comprehension(self, expr: n.Comprehension, scope: Scope, item: Type | None = None) -> Type:
         source = self.not_none(expr.source, self.infer(expr.source, scope))
         inner = scope.child()
         if source.name == "list":
@@ -1262,7 +1266,7 @@ class Checker:
             if expr.condition is not None:
                 self.expect(expr.condition, BOOL, inner)
                 inner = inner.narrowed(proven(expr.condition, True))  # [x for x in xs if x != none]
-            return list_of(self.infer(expr.item, inner))
+            return list_of(self.infer(expr.item, inner) if item is None else self.expect(expr.item, item, inner))
         finally:
             self._comprehended.pop()
 

@@ -493,6 +493,16 @@ def test_a_record_an_input_takes_by_default_is_a_thing_the_rules_may_change():
     assert exact(rules, Scenario("hit", given)).marginal("left") == {30: 1}
 
 
+def test_a_comprehension_makes_records_of_the_kind_its_list_is_wanted_of():
+    rules = dsl.loads("kind section { armor: int }\n"
+                      "kind machine { parts: list of section = [{armor: i + 1} for i in range(3)] }\n"
+                      "outcome left: int = 0\n"
+                      "action hit(m: machine) {\n    for part in m.parts { part.armor -= 1 }\n"
+                      "    let spare: list of section = [{armor: 10 * i} for i in range(3) if i > 0]\n"
+                      "    left = sum([p.armor for p in m.parts]) * 100 + sum([s.armor for s in spare])\n}\n", "t.rules")
+    assert exact(rules, Scenario("hit", {"m": {}})).marginal("left") == {330: 1}
+
+
 def test_changing_a_field_of_a_record_written_in_the_rules_says_it_is_a_value_not_a_thing():
     rules = dsl.loads("kind piece { hp: int = 2 }\noutcome n: int = 0\nstep hurt(p: piece) { p.hp -= 1  n = p.hp }\n"
                       "action go() { hurt({hp: 5}) }\n", "t.rules")
