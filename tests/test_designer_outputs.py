@@ -43,6 +43,22 @@ def test_plot_writes_a_png_of_sensible_size(tmp_path, capsys):
     assert [p.name for p in tmp_path.iterdir()] == ["odds.png"]
 
 
+def test_a_plot_of_many_outcomes_draws_its_title_clear_of_the_first_plot(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    drawn = []
+    monkeypatch.setattr(plots, "_save", lambda figure, path: drawn.append(figure))
+    rules, scenario = tmp_path / "six.rules", tmp_path / "six.toml"
+    rules.write_text("".join(f"outcome {o}: int = 0\n" for o in "abcdef")
+                     + "action shoot() { " + "  ".join(f"{o} = 1d2" for o in "abcdef") + " }\n")
+    scenario.write_text('action = "shoot"\n')
+    assert main(["odds", str(rules), str(scenario), "--plot", str(tmp_path / "six.png")]) == 0
+    [figure] = drawn
+    figure.canvas.draw()  # laid out as when saved
+    title = figure._suptitle.get_window_extent()
+    first = figure.axes[0].title.get_window_extent()
+    assert title.y0 >= first.y1  # above the first plot's own title, not over it
+
+
 def test_plot_of_every_option_of_a_choice(tmp_path, capsys):
     picture = tmp_path / "choice.png"
     scenario = str(ROOT / "rules" / "scenarios" / "gilgamesh-broadside.toml")

@@ -50,7 +50,8 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
     # Every distribution's outcomes (the rules compared may declare others), each as a comparison shows it.
     every = list(dict.fromkeys(name for d in dists for name in d.outcome_names))
     names = [name for name in every if any(len(marginal_of(d, name)) > 1 for d in dists)] or every[:1]
-    figure, axes = plt.subplots(len(names), 1, figsize=(8, 2.8 * len(names)), squeeze=False)
+    # Laid out by constraint, which leaves room for the figure's title: tight_layout drew it over the first plot's.
+    figure, axes = plt.subplots(len(names), 1, figsize=(8, 2.8 * len(names)), squeeze=False, layout="constrained")
     for axis, name in zip(axes[:, 0], names):
         # Each value by its order key, which keeps true apart from 1 (equal in Python, not the same result), as the
         # comparison's text keeps them.
@@ -72,7 +73,6 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
         axis.set_title(name)
         axis.legend(fontsize="small")
     figure.suptitle(title)
-    figure.tight_layout()
     _save(figure, path)
     plt.close(figure)
 
