@@ -257,7 +257,23 @@ class Distribution:
                                             for values, p in self.joint()]}
         if self.mode == "estimate":
             result["samples"] = self.samples
+            for name, entry in outcomes.items():  # each share's 95% interval, as the table shows it
+                entry["interval95"] = {show_plain(v): [round(bound, 6) for bound in wilson_interval(p, self.samples)]
+                                       for v, p in self.marginal(name).items()}
         return result
+
+
+def wilson_interval(p: Fraction, samples: int) -> tuple[float, float]:
+    """A 95% Wilson interval for a share p of `samples` runs: honest near 0 and 1, where it is lopsided (2 runs
+    in 200 give 0.78% to 5.02%, not 2% give or take 2.12), and never below 0 or above 1."""
+    if samples == 0:
+        return 0.0, 1.0
+    z = 1.96
+    q = float(p)
+    denom = 1 + z * z / samples
+    centre = (q + z * z / (2 * samples)) / denom
+    spread = z * ((q * (1 - q) / samples + z * z / (4 * samples * samples)) ** 0.5) / denom
+    return max(0.0, centre - spread), min(1.0, centre + spread)
 
 
 def beyond_exact(error: ScenarioError) -> bool:

@@ -109,7 +109,7 @@ def test_an_event_shows_a_changed_text_on_one_line(tmp_path, capsys):
 
 
 def test_a_sampled_share_shows_its_wilson_interval_lopsided_near_0_and_never_below_it():
-    from fracas.interpreter.tools.report import wilson_interval
+    from fracas.interpreter.api import wilson_interval
 
     low, high = wilson_interval(Fraction(2, 100), 200)  # 4 runs of 200
     assert (round(low * 100, 2), round(high * 100, 2)) == (0.78, 5.03) and low > 0
@@ -120,6 +120,14 @@ def test_a_sampled_table_shows_each_share_with_its_interval(tmp_path, capsys):
     out = out_of(capsys, "odds", *files(tmp_path, "outcome hit: bool = false\naction go() { hit = chance(1/50) }\n"),
                  "--samples", "200", "--seed", "3")
     assert "   true    1.50%  [0.51, 4.32]  " in out  # 3 runs of 200: not 1.50% give or take 1.68
+
+
+def test_sampled_odds_as_json_give_each_share_its_interval(tmp_path, capsys):
+    out = out_of(capsys, "odds", *files(tmp_path, "outcome hit: bool = false\naction go() { hit = chance(1/50) }\n"),
+                 "--samples", "200", "--seed", "3", "--json")
+    hit = json.loads(out)["outcomes"]["hit"]
+    assert hit["distribution"]["true"] == "3/200"
+    assert hit["interval95"]["true"] == [0.005114, 0.043166]  # 0.51% to 4.32%, as the table shows it
 
 
 def test_a_sampled_table_heads_its_intervals_and_keeps_its_columns_under_their_headings(tmp_path, capsys):

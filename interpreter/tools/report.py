@@ -12,7 +12,7 @@ from fracas.dsl.records import record
 from fracas.dsl.types import NUMERIC
 
 from fracas.interpreter.api import (Distribution, Pool, Run, ScenarioError, Volley, approx, exact_text, show_plain,
-                                   stable_key)
+                                   stable_key, wilson_interval)
 from fracas.interpreter.tools.words import counted
 
 BAR_WIDTH = 30
@@ -114,19 +114,6 @@ def joint_grid(dist: Distribution, down: str, across: str) -> str:
             shown.append(f"{percent(p).strip():>{width}}" if p else f"{'.':>{width}}")
         out.append(f"  {show_plain(row):>{label}}" + "".join(shown))
     return "\n".join(out)
-
-
-def wilson_interval(p: Fraction, samples: int) -> tuple[float, float]:
-    """A 95% Wilson interval for a share p of `samples` runs: honest near 0 and 1, where it is lopsided (2 runs
-    in 200 give 0.78% to 5.02%, not 2% give or take 2.12), and never below 0 or above 1."""
-    if samples == 0:
-        return 0.0, 1.0
-    z = 1.96
-    q = float(p)
-    denom = 1 + z * z / samples
-    centre = (q + z * z / (2 * samples)) / denom
-    spread = z * ((q * (1 - q) / samples + z * z / (4 * samples * samples)) ** 0.5) / denom
-    return max(0.0, centre - spread), min(1.0, centre + spread)
 
 
 def side_by_side(dists: list[Distribution], names: list[str], title: str) -> str:
