@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import missing
@@ -334,17 +336,26 @@ class Checker:
         value_type = self.resolve_type(decl.type)
         self.rules.table_types[decl.name] = value_type
         for kind, written in ((decl.row_kind, decl.row_kind_pos), (decl.column_kind, decl.column_kind_pos)):
-            if kind not in self.rules.kinds:  # at the kind as written: a quick fix replaces what is underlined
+            if kind != "int" and kind not in self.rules.kinds:  # at the kind as written: a quick fix replaces it
                 self.error(written if written.line else decl.pos, f"unknown kind '{kind}' for table '{decl.name}'",
-                           did_you_mean(kind, self.rules.kinds))
+                           did_you_mean(kind, [*self.rules.kinds, "int"])
+                           or "a table is keyed by the rows of a kind, or by whole numbers (int)")
                 return
 
-        def check_key(name: str, kind: str, pos: n.Pos) -> None:
-            row = self.rules.rows.get(name)
+        def check_key(key: str | int | Fraction, kind: str, pos: n.Pos) -> None:
+            if kind == "int":
+                if type(key) is not int:
+                    written = key if not isinstance(key, Fraction) else Decimal(key.numerator) / key.denominator
+                    self.error(pos, f"'{written}' is not a whole number, which table '{decl.name}' is keyed by here",
+                               "write a column as a number, [2 4 6], and a row as its number and a colon, `2: ...`")
+                return
+            row = self.rules.rows.get(key) if isinstance(key, str) else None
             if row is None or row.kind != kind:
                 names = [r for r, d in self.rules.rows.items() if d.kind == kind]
-                self.error(pos, f"'{name}' is not {with_article(kind)}", did_you_mean(name, names)
-                           or listed(f"the {kind} rows", names, f"there is no {kind} row"))
+                numbered = "" if isinstance(key, str) else "; a table keyed by numbers names int for them, as in " \
+                    f"table {decl.name}(int, ...)"
+                self.error(pos, f"'{key}' is not {with_article(kind)}", (did_you_mean(key, names) if isinstance(key, str)
+                           else None) or listed(f"the {kind} rows", names, f"there is no {kind} row") + numbered)
 
         for name, pos in zip(decl.columns, decl.column_pos):
             check_key(name, decl.column_kind, pos)
@@ -827,6 +838,19 @@ class Checker:
                 self.maybe_none(".".join(place), stmt.pos)
             target = self.field_type(target.required(), name, stmt.pos)
             place += (name,)
+        if stmt.index is not None:
+            target = self.item_assigned(stmt, target, place, scope)
+            if target is None:
+                return
+            if stmt.op != "=" and target.optional:  # nothing tells which items are known not to be none
+                self.error(stmt.pos, f"an item of '{'.'.join(place)}' may be none here, so '{stmt.op}' may not work "
+                                     "on it", f"take the item first and check it: let v = {'.'.join(place)}[...], "
+                                              "then if v != none { ... } and set the item with '='")
+                return
+        if stmt.op == "=" and stmt.index is not None:
+            self.expect(stmt.value, target, scope)
+            scope.forget(Changes(frozenset({stmt.target})))  # what was known of the list's items is not, now
+            return
         if stmt.op == "=":
             value = self.expect(stmt.value, target, scope)
             scope.forget(Changes(frozenset({stmt.target})))
@@ -856,6 +880,21 @@ class Checker:
         elif stmt.op != "=" and target.name == "int" and value.name == "number":
             self.error(stmt.pos, "an int field cannot take a fraction",
                        "round it explicitly with floor, ceil or round")
+
+    def item_assigned(self, stmt: n.Assign, target: Type, place: Path, scope: Scope) -> Type | None:
+        """The type of the item `place[index]` that an assignment sets (None, said, where there is none)."""
+        assert stmt.index is not None
+        self.expect(stmt.index, INT, scope)
+        if target.optional and not scope.known(place):
+            self.maybe_none(".".join(place), stmt.pos)
+            return None
+        if target.name == "list":
+            return target.item or ANY
+        if target.name != "any":
+            self.error(stmt.pos, f"only an item of a list can be set by its index, and '{'.'.join(place)}' is "
+                                 f"{with_article(target)}")
+            return None
+        return ANY
 
     def parameter_assigned(self, stmt: n.Assign, body: Body) -> None:
         """A parameter is the caller's value: a new one would change nothing the caller sees."""

@@ -589,7 +589,12 @@ def _grid(lines: list[Line]) -> dict[Line, str]:
     for line in lines:
         tokens = line.tokens
         if tokens[0].rule == "table_columns":
-            header, header_line = [t.text for t in tokens[1:-1]], line
+            header, header_line = [], line
+            for tok in tokens[1:-1]:
+                if tok.rule == "negative_key" and not tok.first:
+                    header[-1] += tok.text
+                else:
+                    header.append(tok.text)
             continue
         cells: list[str] = []
         for tok in tokens[1:]:
@@ -605,7 +610,7 @@ def _grid(lines: list[Line]) -> dict[Line, str]:
     name_width = max((len(name) for _, name, _ in rows), default=0)
     laid: dict[Line, str] = {}
     for line, name, cells in rows:
-        text = name.ljust(name_width)
+        text = name.rjust(name_width) if name.endswith(":") else name.ljust(name_width)  # numbers to the right
         for j, cell in enumerate(cells):
             text += (" " * 3 if j == 0 else " " * 2) + cell.rjust(widths[j])
         laid[line] = text

@@ -189,6 +189,7 @@ class Let(Stmt):
 @_node
 class Assign(Stmt):
     target: tuple[str, ...] = ()  # a name, then field names
+    index: Expr | None = None  # `target[index] op value`: an item of the list at target set in place
     op: str = "="
     value: Expr = None  # type: ignore[assignment]
     target_pos: tuple[Pos, ...] = field(default=(), compare=False, repr=False)  # where each name of target is
@@ -303,7 +304,7 @@ class RowDecl(Decl):
 
 @_node
 class TableRow(Node):
-    name: str = ""
+    name: str | int = ""  # a row's name, or its number in a table keyed by int
     cells: tuple[Number, ...] = ()
 
 
@@ -313,7 +314,7 @@ class TableDecl(Decl):
     column_kind: str = ""
     type: TypeExpr = None  # type: ignore[assignment]
     default: Number | None = None
-    columns: tuple[str, ...] = ()
+    columns: tuple[str | int | Fraction, ...] = ()  # rows' names, or numbers (whole ones, where keyed by int)
     column_pos: tuple[Pos, ...] = field(default=(), compare=False, repr=False)
     rows: tuple[TableRow, ...] = ()
     row_kind_pos: Pos = field(default=NOWHERE, compare=False, repr=False)

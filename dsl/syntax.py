@@ -113,7 +113,7 @@ def _check_tree(tree: lark.Tree, source: SourceFile, limits: Limits) -> None:
         for child in reversed(node.children):  # popped in the order written: the first place too deep is told
             if isinstance(child, lark.Tree):
                 stack.append((child, depth + 1))
-            elif isinstance(child, Token) and child.type in ("NUMBER", "DICE", "PERCENT"):
+            elif isinstance(child, Token) and child.type in ("NUMBER", "DICE", "PERCENT", "ROW_NUMBER"):
                 _check_digits(child, source, limits)
             elif isinstance(child, Token) and child.type == "STRING":
                 _check_escapes(child, source)
@@ -133,7 +133,7 @@ def _check_escapes(token: Token, source: SourceFile) -> None:
 
 
 def _check_digits(token: Token, source: SourceFile, limits: Limits) -> None:
-    longest = max(len(part) for part in token.rstrip("%").replace(".", "d").split("d"))
+    longest = max(len(part) for part in token.rstrip("%: \t").lstrip("-").replace(".", "d").split("d"))
     if longest > limits.digits:
         pos = n.Pos(token.line, token.column, token.end_line, token.end_column, source.path)
         raise RulesError([source.at(pos, f"a number of {longest} digits is over the limit of {limits.digits}",
@@ -148,6 +148,7 @@ _PUNCTUATION_NAMES = {
     "STRING": "a quoted text",
     "DICE": "dice such as 2d6",
     "PERCENT": "a percentage such as 60%",
+    "ROW_NUMBER": "a row's whole number and a colon, such as 7:",
     "COMPARE": "a comparison",
     "ASSIGN_OP": "'=', '+=', '-=' or '*='",
     "OPTIONAL": "'?'",
@@ -493,10 +494,29 @@ class ToNodes(Transformer):
                            row_kind_pos=self._tpos(row_kind), column_kind_pos=self._tpos(column_kind))
 
     def table_columns(self, meta, items):
-        return [(str(t), self._tpos(t)) for t in items]
+        return [item if isinstance(item, tuple) else (self._key(item), self._tpos(item)) for item in items]
+
+    def negative_key(self, meta, items):
+        return -self._key(items[0]), self._pos(meta)
+
+    def _key(self, token: Token) -> str | int | Fraction:
+        """A table's key as written: a row's name, or a number (a whole one, if the table is keyed by int)."""
+        if token.type == "NAME":
+            return str(token)
+        text = str(token)
+        value = Fraction(text) if "." in text else int(text)
+        return int(value) if value.denominator == 1 else value  # 2.0 is the number 2, as anywhere
 
     def table_row(self, meta, items):
-        return n.TableRow(self._tpos(items[0]), name=str(items[0]), cells=tuple(items[1:]))
+        first = items[0]
+        if first.type == "ROW_NUMBER":  # `7:`: the number alone is the key, and where it is written
+            digits = str(first).rstrip(": \t")
+            pos = self._tpos(first)
+            key: str | int = int(digits)
+            pos = n.Pos(pos.line, pos.column, pos.line, pos.column + len(digits), self.path)
+        else:
+            key, pos = str(first), self._tpos(first)
+        return n.TableRow(pos, name=key, cells=tuple(items[1:]))
 
     def cell(self, meta, items):
         return self.number(meta, items)
@@ -613,12 +633,13 @@ class ToNodes(Transformer):
         return n.Let(self._pos(meta), name=str(name), value=value, type=type_, name_pos=self._tpos(name))
 
     def assign_stmt(self, meta, items):
-        target, op, value = items
+        (target, index), op, value = items
         return n.Assign(self._pos(meta), target=tuple(str(t) for t in target), op=str(op), value=value,
-                        target_pos=tuple(self._tpos(t) for t in target))
+                        target_pos=tuple(self._tpos(t) for t in target), index=index)
 
     def lvalue(self, meta, items):
-        return tuple(items)  # the names' tokens: assign_stmt keeps their places
+        *names, index = items
+        return tuple(names), index  # the names' tokens, which assign_stmt keeps the places of, and an item's index
 
     def if_stmt(self, meta, items):
         test, then, otherwise = items

@@ -46,6 +46,7 @@ from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.statements import map_children, statements, step_value
 from fracas.interpreter.core.analysis import ChanceAnalysis
+from fracas.interpreter.core.rt import ITEM_SET
 from fracas.interpreter.core.builtins import IMPLEMENTATIONS, POSITIONAL, dice_problem
 from fracas.interpreter.core import counted
 from fracas.interpreter.core import dist as D
@@ -454,6 +455,14 @@ class Generator:
             call = self._call_function(node, rules.modifiers[node.func].params, self.modifier(node.func), scope)
             return call[:-1] + f", call={self.const(node)})"
         return self._builtin(node, scope)
+
+    def assigned(self, stmt: n.Assign, scope: Scope) -> tuple[str, str]:
+        """How an assignment changes its target, and by what: its own operator and value, or, for an item set by
+        its index, `rt.AT` and the item's change (a list is a value: the whole list is made anew, from itself)."""
+        if stmt.index is None:
+            return stmt.op, self.expr(stmt.value, scope)
+        index, value = self.expr(stmt.index, scope), self.expr(stmt.value, scope)  # in the order written
+        return ITEM_SET, f"rt.ItemSet({index}, {stmt.op!r}, {value}, {self.const(stmt.index.pos)})"
 
     def local_update(self, target: str, op: str, value: str, pos: n.Pos) -> str:
         """The line that changes a local (held in `target`) by `=`, `+=`, `-=` or `*=`."""
@@ -1049,6 +1058,8 @@ class RoutineBuilder:
         def draw_if(expr: Any) -> Any:
             return self.draw(expr, scope) if isinstance(expr, n.Expr) and may_draw(expr) else expr
 
+        if isinstance(stmt, n.Assign) and stmt.index is not None:  # written before the value: drawn before it
+            stmt = records.replace(stmt, index=draw_if(stmt.index))
         value_call = step_value(stmt)
         if value_call is not None and self.gives_value(value_call.func):
             # The step runs before the statement, its value in a slot the statement reads.
@@ -1275,20 +1286,21 @@ class RoutineBuilder:
     def s_Assign(self, stmt: n.Assign, scope: Scope) -> None:
         gen, pos = self.gen, stmt.pos
         head, *path = stmt.target
-        drawn = self.drawn_alone(stmt.value, scope) if not path and stmt.op == "=" and head in scope else None
+        drawn = (self.drawn_alone(stmt.value, scope) if not path and stmt.op == "=" and stmt.index is None
+                 and head in scope else None)
         if drawn is not None and scope[head].startswith("F["):
             self.consumed.remove(drawn)
             self.draw_into(drawn, _slot_of(scope[head]))
             return
-        value = gen.expr(stmt.value, scope)
+        op, value = gen.assigned(stmt, scope)
         K = gen.const(stmt)
         if not path:
             if head in scope:
-                self.emit(gen.local_update(scope[head], stmt.op, value, pos), pos)
+                self.emit(gen.local_update(scope[head], op, value, pos), pos)
             elif head in gen.rules.outcomes:
-                (gen.facts.outcome_kills if stmt.op == "=" else gen.facts.outcome_reads).add(head)
+                (gen.facts.outcome_kills if op == "=" else gen.facts.outcome_reads).add(head)
                 gen.facts.outcome_sets.add(head)
-                self.emit(f"rt.set_outcome(S, R, {head!r}, {stmt.op!r}, {value}, {K})", pos)
+                self.emit(f"rt.set_outcome(S, R, {head!r}, {op!r}, {value}, {K})", pos)
             else:
                 self.emit(f"rt.fail({gen.const(pos)}, {f'unknown name {head!r}'!r})", pos)
             return
@@ -1300,11 +1312,11 @@ class RoutineBuilder:
             slot = ANY
         gen.facts.field_writes.add(path[-1])
         gen.facts.field_sets.add((slot, path[-1]))
-        if stmt.op == "=" and slot is not ANY:
+        if op == "=" and slot is not ANY:
             gen.facts.field_kills.add((slot, path[-1]))
-        elif stmt.op != "=":
+        elif op != "=":
             gen.facts.field_reads.add((slot, path[-1]))
-        self.emit(f"rt.set_field(S, R, {owner}, {tuple(path[:-1])!r}, {path[-1]!r}, {stmt.op!r}, {value}, {K})", pos)
+        self.emit(f"rt.set_field(S, R, {owner}, {tuple(path[:-1])!r}, {path[-1]!r}, {op!r}, {value}, {K})", pos)
 
     def s_Event(self, stmt: n.Event, scope: Scope) -> None:
         # The arguments are evaluated even with no log to write: a die among them must

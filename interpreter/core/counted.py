@@ -50,7 +50,7 @@ def _draws_outside_loops(body: tuple[n.Stmt, ...], rules: Ruleset,
             continue
         if isinstance(stmt, n.Let):
             name = stmt.name
-        elif isinstance(stmt, n.Assign) and stmt.op == "=" and len(stmt.target) == 1:
+        elif isinstance(stmt, n.Assign) and stmt.op == "=" and len(stmt.target) == 1 and stmt.index is None:
             name = stmt.target[0]
         else:
             continue  # a loop's draws among the rest: its next pass reads the name before drawing again
@@ -82,7 +82,8 @@ def _read_only_by_counting(node: n.Node, name: str, params: _CountingParams) -> 
     as the same: it errs toward keeping a pool whole)."""
     if isinstance(node, n.Name):
         return node.name != name
-    if isinstance(node, n.Assign) and node.target[0] == name and (node.op != "=" or len(node.target) > 1):
+    if isinstance(node, n.Assign) and node.target[0] == name and (node.op != "=" or len(node.target) > 1
+                                                                  or node.index is not None):
         return False  # changed in place, or a field of it set: read whole
     if isinstance(node, n.Call):
         return all(_counted_at(node, param, value, name, params) or _read_only_by_counting(value, name, params)

@@ -97,8 +97,8 @@ class FnBody:
             scope[stmt.name] = target = self.local()
             return [f"{indent}{target} = {value}"]
         if isinstance(stmt, n.Assign):  # the checker allows only the fn's own locals here
-            value = gen.expr(stmt.value, scope)
-            return [indent + gen.local_update(scope[stmt.target[0]], stmt.op, value, stmt.pos)]
+            op, value = gen.assigned(stmt, scope)
+            return [indent + gen.local_update(scope[stmt.target[0]], op, value, stmt.pos)]
         if isinstance(stmt, n.If):
             lines = [f"{indent}if {gen.test(stmt.test, scope)}:", *self.block(stmt.then, scope, level + 1, helper)]
             if stmt.otherwise:

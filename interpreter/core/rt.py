@@ -174,7 +174,26 @@ def combine(op: str, old: Any, value: Any, R: Any, pos: n.Pos) -> Any:
         return old + value if op == "+=" else old - value  # grows by a digit at most: no check
     if op == "+=" and kind in _JOINED and type(value) is kind:
         return old + value  # no number: nothing to normalise or hold to the digits limit
+    if op == ITEM_SET:
+        return value.put(old, R, pos)
     return within(COMBINE[op](old, value), R, pos)
+
+
+ITEM_SET = "[]="  # the operator of an assignment to an item of a list: its value is an ItemSet
+
+
+class ItemSet:
+    """What `xs[i] op= v` does to the list xs: a list is a value, so a new one is made with the item changed."""
+
+    __slots__ = ("index", "op", "value", "index_pos")
+
+    def __init__(self, index: Any, op: str, value: Any, index_pos: n.Pos):
+        self.index, self.op, self.value, self.index_pos = index, op, value, index_pos
+
+    def put(self, items: Any, R: Any, pos: n.Pos) -> tuple[Any, ...]:
+        old = item(items, self.index, pos, self.index_pos)
+        at = self.index
+        return items[:at] + (combine(self.op, old, self.value, R, pos),) + items[at + 1:]
 
 
 # ---- records, rows, tables, lists ------------------------------------------------------------
@@ -217,16 +236,25 @@ def item(items: Any, index: Any, pos: n.Pos, index_pos: n.Pos) -> Any:
 
 
 def cell(R: Any, name: str, row: Any, column: Any, pos: n.Pos) -> Any:
-    if not isinstance(row, RowRef) or not isinstance(column, RowRef):
-        raise RunError(pos, f"table '{name}' is looked up by two rows, not {show(row)} and {show(column)}")
+    keys = (_table_key(row), _table_key(column))
+    if None in keys:
+        raise RunError(pos, f"table '{name}' is looked up by two rows or whole numbers, not {show(row)} and "
+                            f"{show(column)}")
     program = R.program
-    found = program.tables[name].get((row.name, column.name))
+    found = program.tables[name].get(keys)
     if found is not None:
         return found
     if name in program.table_defaults:
         return program.table_defaults[name]
-    raise RunError(pos, f"table '{name}' has no value for {row.name} and {column.name}",
+    raise RunError(pos, f"table '{name}' has no value for {keys[0]} and {keys[1]}",
                    "add the row or column to the table, or give the table a default")
+
+
+def _table_key(value: Any) -> str | int | None:
+    """A value as a table's key: a row by its name, a whole number as itself (None for anything else)."""
+    if isinstance(value, RowRef):
+        return value.name
+    return value if type(value) is int else None
 
 
 def record(R: Any, kind: str, values: tuple[Any, ...]) -> Record:

@@ -441,12 +441,12 @@ class _Indexer:
         elif isinstance(decl, n.TableDecl):
             self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
             for kind, pos in ((decl.row_kind, decl.row_kind_pos), (decl.column_kind, decl.column_kind_pos)):
-                self.at_pos(pos, kind, ("kind", kind))
+                if kind != "int":
+                    self.at_pos(pos, kind, ("kind", kind))
             self.type(decl.type)
-            for name, pos in zip(decl.columns, decl.column_pos):
-                self.at_pos(pos, name, ("value", name))
-            for row in decl.rows:
-                self.at_pos(row.pos, row.name, ("value", row.name))
+            for key, pos in [*zip(decl.columns, decl.column_pos), *((row.name, row.pos) for row in decl.rows)]:
+                if isinstance(key, str):  # a row's name; a number names nothing
+                    self.at_pos(pos, key, ("value", key))
         elif isinstance(decl, (n.ParamDecl, n.ChoiceDecl, n.OutcomeDecl)):
             self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
             if decl.type is not None:
@@ -570,6 +570,8 @@ class _Indexer:
         for name, pos, (kind, _) in zip(path, path_pos, kinds):
             if kind:
                 self.at_pos(pos, name, ("field", kind, name))
+        if stmt.index is not None:
+            self.expr(stmt.index, scope)
         self.expr(stmt.value, scope)
 
     # ---- expressions
