@@ -123,6 +123,8 @@ SIGNATURES: dict[str, Signature] = {
                   "how many marked boxes a track passes when filled from box `before` to box `after`"),
         Signature("absorb", (("amount", INT), ("room", list_of(INT))), 2, list_of(INT),
                   "layered absorption: what each layer takes of an amount, filling them in order"),
+        Signature("join", (("items", list_of(TEXT)), ("separator", TEXT)), 1, TEXT,
+                  "the texts of a list one after another, the separator (none unless given) between each two"),
         Signature("any", (("items", list_of(BOOL)),), 1, BOOL, "whether any item is true"),
         Signature("all", (("items", list_of(BOOL)),), 1, BOOL, "whether every item is true"),
         Signature("volley", (("count", INT), ("damage", INT), ("source", ANY)), 1, VOLLEY,

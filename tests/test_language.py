@@ -536,3 +536,14 @@ def test_dice_values_compare_as_written_in_order():
     same = exact(rules, Scenario("go", {}, params={"a": "1d6 + 1d6", "b": "2d6"})).marginal("flag")
     swapped = exact(rules, Scenario("go", {}, params={"a": "1d4 + 1d6", "b": "1d6 + 1d4"})).marginal("flag")
     assert (same, swapped) == ({True: 1}, {False: 1})
+
+
+def test_join_puts_texts_one_after_another_with_no_separator_unless_given():
+    assert odds('note = join(["a", "b"]) + "|" + join(["a", "b"], separator: ", ") + "|" + join([], "-")',
+                outcome="note") == {"ab|a, b|": 1}
+
+
+def test_join_takes_texts_only():
+    with pytest.raises(RulesError) as caught:
+        odds("note = join([1, 2])", outcome="note")
+    assert caught.value.diagnostics[0].message == "expected text, found int"

@@ -30,3 +30,18 @@ def test_reference_block_loads_and_its_examples_pass(index):
     assert results, "each block proves itself with an example"
     failed = [r.line for r in results if not r.passed]
     assert not failed, failed
+
+
+def test_the_reference_lists_every_builtin_with_its_parameters_in_order():
+    from fracas.dsl.builtins import SIGNATURES
+
+    listed = dict(re.findall(r"^\| `([a-z_]+)\(([^)]*)\)` \|", REFERENCE.read_text(), flags=re.M))
+    for name, signature in SIGNATURES.items():
+        assert name in listed, f"the reference's Builtins section does not list '{name}'"
+        if signature.variadic:
+            continue
+        written = [param.strip().rstrip(":") for param in listed[name].split(",")]
+        assert written == [param for param, _ in signature.params], name
+        optional = [param.strip().endswith(":") for param in listed[name].split(",")]
+        assert optional == [index >= signature.required for index in range(len(signature.params))], name
+    assert set(listed) == set(SIGNATURES), "the reference lists a builtin that fracas does not have"

@@ -287,6 +287,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "range": lambda a, env, pos: tuple(range(_count(a, "count", pos, env))),
     "crossed": lambda a, env, pos: sum(1 for box in a["marks"] if a["before"] < box <= a["after"]),
     "absorb": _absorb,
+    "join": lambda a, env, pos: a.get("separator", "").join(a["items"]),
     "any": lambda a, env, pos: any(a["items"]),
     "all": lambda a, env, pos: all(a["items"]),
     "fire": _fire,
