@@ -26,7 +26,7 @@ from fracas.interpreter.core.carry import Carried
 from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import ESTIMATE_HINT, SAMPLE_INSTEAD, RunError, too_many_states
 from fracas.interpreter.core.interned import Interned
-from fracas.interpreter.runtime.chance import Chance, DiceValue, Fire, ForcedRollError
+from fracas.interpreter.runtime.chance import Chance, Dice, DiceValue, Fire, ForcedRollError
 from fracas.interpreter.runtime.getters import tuple_getter
 from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, Allowance, LimitError, WorkLimitError, long_products
 from fracas.interpreter.core.state import Frozen
@@ -73,11 +73,16 @@ class SampleEngine:
         self.trace = trace
 
     def draw(self, primitive: Any, pos: Pos) -> Any:
-        if self.trace is not None and isinstance(primitive, Fire):
+        trace = self.trace
+        if trace is None:
+            return primitive.sample(self.rng)
+        if isinstance(primitive, Fire):
             result, hits = primitive.sample_trace(self.rng)
-            log_hits(self.trace, hits, pos)
+            log_hits(trace, hits, pos)
             return result
-        return primitive.sample(self.rng)
+        if type(primitive) is Dice:
+            return log_roll(trace, primitive, pos, primitive.sample_faces(self.rng))
+        return log_roll(trace, primitive, pos, value=primitive.sample(self.rng))
 
 
 class ForcedEngine:
@@ -94,13 +99,18 @@ class ForcedEngine:
         return list(self.script)
 
     def draw(self, primitive: Any, pos: Pos) -> Any:
+        trace = self.trace
         try:
             if isinstance(primitive, Fire):
                 result, hits = primitive.forced_trace(self.script)
-                if self.trace is not None:
-                    log_hits(self.trace, hits, pos)
+                if trace is not None:
+                    log_hits(trace, hits, pos)
                 return result
-            return primitive.forced(self.script)
+            if trace is None:
+                return primitive.forced(self.script)
+            if type(primitive) is Dice:
+                return log_roll(trace, primitive, pos, primitive.forced_faces(self.script))
+            return log_roll(trace, primitive, pos, value=primitive.forced(self.script))
         except ForcedRollError as error:
             raise RunError(pos, f"forced rolls: {error}", "give more numbers after 'rolls'") from None
 
@@ -992,6 +1002,16 @@ def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run
         back: Key = (projection.keep(following, caller), interned.id(world), interned.id(outcomes), stopped,
                      stack[:-1], depth - 1)
         yield back, p, following
+
+
+def log_roll(trace: Trace, primitive: Any, pos: Pos, faces: list[int] | None = None, value: Any = None) -> Any:
+    """A roll's entry in the log, what was rolled and what it gave (each face of a sum of dice): the value."""
+    if faces is not None:
+        value = sum(faces)
+    rolled, shown = primitive.describe(), show(value)
+    text = f"{rolled}: {shown}" + (f" ({' + '.join(map(str, faces))})" if faces is not None and len(faces) > 1 else "")
+    trace.add("roll", pos, text, rolled=rolled, value=shown, **({"faces": faces} if faces is not None else {}))
+    return value
 
 
 def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:

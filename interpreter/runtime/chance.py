@@ -114,11 +114,18 @@ class Dice(Chance):
     def sample(self, rng: random.Random) -> int:
         return sum(rng.randrange(self.sides) + 1 for _ in range(self.count))
 
+    def sample_faces(self, rng: random.Random) -> list[int]:
+        """Each die's face, from the random numbers `sample` sums: a logged run rolls as an unlogged one."""
+        return [rng.randrange(self.sides) + 1 for _ in range(self.count)]
+
     def _weights(self, budget: Budget) -> Weights:
         return Weights.dense(self.count, uniform_dice(self.count, self.sides, budget, self.describe()))
 
     def forced(self, script: Iterator[int]) -> int:
-        return sum(scripted(script, f"a d{self.sides}", 1, self.sides) for _ in range(self.count))
+        return sum(self.forced_faces(script))
+
+    def forced_faces(self, script: Iterator[int]) -> list[int]:
+        return [scripted(script, f"a d{self.sides}", 1, self.sides) for _ in range(self.count)]
 
     def describe(self) -> str:
         return f"{self.count}d{self.sides}"

@@ -1,0 +1,55 @@
+"""A logged run says what each roll was and what it gave: a sum of dice with each face, a count of successes."""
+
+from __future__ import annotations
+
+from fracas import dsl
+from fracas.interpreter import Scenario, forced, sample
+
+RULES = dsl.loads("""
+outcome total: int = 0
+outcome hits: int = 0
+outcome lucky: bool = false
+action go() {
+    total = roll(3, 6)
+    hits = successes(4, 10, at_least: 7)
+    lucky = chance(1/2)
+    total += roll(1, 20)
+}
+""", "log.rules")
+
+
+def rolls(run) -> list[dict]:
+    return [event for event in run.events if event["kind"] == "roll"]
+
+
+def test_a_sampled_run_logs_each_roll_before_the_change_it_makes():
+    run = sample(RULES, Scenario("go", {}), seed=4)
+    assert [(event["kind"], event["line"]) for event in run.events][:2] == [("roll", 6), ("change", 6)]
+    assert [event["line"] for event in rolls(run)] == [6, 7, 8, 9]
+
+
+def test_a_sum_of_dice_shows_each_face_and_the_faces_add_up_to_the_value():
+    first = rolls(sample(RULES, Scenario("go", {}), seed=4))[0]
+    assert first["rolled"] == "3d6" and len(first["faces"]) == 3
+    assert int(first["value"]) == sum(first["faces"])
+    assert first["text"] == f"3d6: {first['value']} ({' + '.join(map(str, first['faces']))})"
+
+
+def test_a_single_die_and_other_chance_show_their_value_alone():
+    logged = rolls(sample(RULES, Scenario("go", {}), seed=4))
+    assert logged[1]["text"] == f"4d10 counting 7+: {logged[1]['value']}"
+    assert logged[2]["text"] in ("chance 1/2: true", "chance 1/2: false")
+    assert logged[3]["text"] == f"1d20: {logged[3]['value']}"
+
+
+def test_a_logged_run_rolls_what_the_same_seed_rolls_unlogged():
+    for seed in range(20):
+        logged = sample(RULES, Scenario("go", {}), seed=seed)
+        bare = sample(RULES, Scenario("go", {}), seed=seed, events=False)
+        assert logged.state.outcomes == bare.state.outcomes, seed
+
+
+def test_a_forced_run_logs_the_faces_it_was_given():
+    run = forced(RULES, Scenario("go", {}), [6, 1, 3, 7, 7, 2, 10, 1, 20])
+    assert [event["text"] for event in rolls(run)] == [
+        "3d6: 10 (6 + 1 + 3)", "4d10 counting 7+: 3", "chance 1/2: true", "1d20: 20"]
