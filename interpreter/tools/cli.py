@@ -135,6 +135,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="worker processes for --samples (default: every core; the result is the same for any N)")
     odds.add_argument("--each-choice", metavar="NAME",
                       help="the odds for every option of a choice, side by side")
+    odds.add_argument("--joint", metavar="DOWN,ACROSS",
+                      help="end the table with the joint distribution of these two outcomes, as a grid (without it, "
+                           "of the two that vary, when only two do; --json always holds the whole joint)")
     printed.add_argument("--csv", action="store_true", help="print the distributions as CSV, for spreadsheets")
     odds.add_argument("--plot", metavar="FILE.png",
                       help="draw the distributions and 'at least' curves, as .png, .svg or .pdf by the suffix "
@@ -475,9 +478,15 @@ def cmd_odds(args: argparse.Namespace) -> int:
     _scenarios_among_rules(args)
     if len(args.rules) > 2:
         raise UsageError("odds compares at most two rules files")
+    if args.joint is not None and (args.each_choice or len(args.rules) > 1 or args.json or args.csv):
+        other = ("--each-choice" if args.each_choice else "two rules files" if len(args.rules) > 1
+                 else "--json" if args.json else "--csv")
+        raise UsageError(f"--joint ends one odds table with a grid, so it does not go with {other}"
+                         + (" (whose output holds the whole joint distribution already)" if args.json else ""))
     if args.each_choice:
         return _odds_each_choice(args)
     loaded = [_load(args, path) for path in args.rules]
+    joint = _joint_outcomes(args.joint, loaded[0][0]) if args.joint is not None else None
     target = _output("--plot", args.plot, args, [rules for rules, _ in loaded])
     results = [_odds_of(args, rules, scenario) for rules, scenario in loaded]
     labels = _labels(args.rules)
@@ -502,8 +511,24 @@ def cmd_odds(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(dist.as_json(), indent=2))
     else:
-        _show(report.odds_table(dist, fractions=args.fractions))
+        _show(report.odds_table(dist, fractions=args.fractions, joint=joint))
     return EXIT_OK
+
+
+def _joint_outcomes(written: str, rules: dsl.Ruleset) -> tuple[str, str]:
+    """The two outcomes `--joint DOWN,ACROSS` names, known to the rules and not the same."""
+    names = [name.strip() for name in written.split(",")]
+    outcomes = list(rules.outcomes)
+    if len(names) != 2 or not all(names):
+        example = ",".join(outcomes[:2]) if len(outcomes) >= 2 else "down,across"
+        raise UsageError(f"--joint takes two outcomes with a comma between them, as in --joint {example}")
+    for name in names:
+        if name not in rules.outcomes:
+            raise UsageError(f"--joint: unknown outcome '{name}'; "
+                             + (did_you_mean(name, outcomes) or listed("the outcomes", outcomes, "there are none")))
+    if names[0] == names[1]:
+        raise UsageError(f"--joint names {names[0]} twice: give two outcomes to see together")
+    return names[0], names[1]
 
 
 def _odds_each_choice(args: argparse.Namespace) -> int:

@@ -43,7 +43,9 @@ def number(value: Fraction | None, fractions: bool) -> str:
     return shown
 
 
-def odds_table(dist: Distribution, fractions: bool = False) -> str:
+def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, str] | None = None) -> str:
+    """The odds of each outcome; joint: two outcomes whose joint distribution ends the table (by default, the two
+    that vary, where only two do)."""
     prepared = dist.prepared
     mode = "exact" if dist.mode == "exact" else f"estimated from {dist.samples} samples"
     lines = [f"{prepared.action.name} ({mode}, {len(dist.states)} final states)"]
@@ -77,8 +79,14 @@ def odds_table(dist: Distribution, fractions: bool = False) -> str:
             error = f"  {intervals[value]:<{spread}}" if intervals else ""
             lines.append(f"  {show_plain(value):>{width}}  {percent(p)}{error}  {ge:>8}  {bar}{exact}")
     varying = [name for name in dist.outcome_names if len(dist.marginal(name)) > 1]
-    if len(varying) == 2:
+    if joint is not None:
+        lines.append(joint_grid(dist, *joint))
+    elif len(varying) == 2:
         lines.append(joint_grid(dist, *varying))
+    elif len(varying) > 2:
+        shown = sorted(varying, key=lambda name: dist.mean(name) is None)[:2]  # outcomes of numbers first
+        lines.append(f"\n{len(varying)} outcomes vary: --joint {','.join(shown)} ends the table with those two "
+                     "together, as a grid")
     if certain:
         # Samples can only show a value every one of them gave, not that it is certain.
         label = "certain" if dist.mode == "exact" else f"in all {dist.samples} samples"

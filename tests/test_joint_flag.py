@@ -1,0 +1,56 @@
+"""fracas odds --joint DOWN,ACROSS: two outcomes' joint distribution as a grid, where more than two vary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fracas.interpreter.tools.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXALTED = str(ROOT / "rules" / "exalted-war.rules")
+ATTACK = str(ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml")
+WEEWAR = str(ROOT / "rules" / "weewar.rules")
+TROOPERS = str(ROOT / "rules" / "scenarios" / "weewar-troopers-on-plains.toml")
+
+
+def odds(capsys, *flags: str) -> tuple[int, str, str]:
+    code = main(["odds", EXALTED, ATTACK, *flags])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_where_more_than_two_outcomes_vary_the_table_says_how_to_see_two_together(capsys):
+    code, out, _ = odds(capsys)
+    assert code == 0 and "joint:" not in out
+    assert out.rstrip().endswith("5 outcomes vary: --joint health_levels,counter_health_levels ends the table with "
+                                 "those two together, as a grid")
+
+
+def test_joint_ends_the_table_with_the_two_outcomes_named(capsys):
+    code, out, _ = odds(capsys, "--joint", "health_levels,counter_health_levels")
+    assert code == 0
+    grid = out[out.index("joint: health_levels (down) by counter_health_levels (across)"):].splitlines()
+    assert grid[1].split() == [str(n) for n in range(11)]  # each count of health levels the counterattack dealt
+    assert grid[2].split()[0] == "0" and grid[2].split()[2:] == ["."] * 10  # no damage dealt: no counterattack
+
+
+def test_joint_may_pick_another_pair_than_the_default_one(capsys):
+    main(["odds", WEEWAR, TROOPERS, "--joint", "attacker_loss,defender_loss"])
+    out = capsys.readouterr().out
+    assert "joint: attacker_loss (down) by defender_loss (across)" in out
+    assert "joint: defender_loss (down)" not in out
+
+
+def test_joint_names_an_unknown_outcome_with_a_suggestion(capsys):
+    code, _, err = odds(capsys, "--joint", "health_level,ended")
+    assert code == 2 and "--joint: unknown outcome 'health_level'; did you mean 'health_levels'?" in err
+
+
+def test_joint_takes_two_different_outcomes(capsys):
+    assert "--joint takes two outcomes with a comma between them" in odds(capsys, "--joint", "ended")[2]
+    assert "--joint names ended twice" in odds(capsys, "--joint", "ended,ended")[2]
+
+
+def test_joint_does_not_go_with_json_whose_output_has_the_whole_joint(capsys):
+    code, out, _ = odds(capsys, "--joint", "ended,trail", "--json")  # a JSON error, for the machine that asked
+    assert code == 2 and "does not go with --json" in out
