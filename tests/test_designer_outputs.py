@@ -209,6 +209,14 @@ def test_explain_why_without_a_value_asks_for_one_before_any_work(capsys, monkey
     assert "as in --why tile_destroyed=true" in capsys.readouterr().err
 
 
+def test_explain_why_of_a_text_without_a_value_names_the_values_the_run_gives(capsys):
+    exalted = str(ROOT / "rules" / "exalted-war.rules")
+    attack = str(ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml")
+    assert main(["explain", exalted, attack, "--why", "ended="]) == 2
+    assert ('--why ended=: give the value of ended after \'=\', as in --why "ended=the attack misses"; its values '
+            'are: "", the attack misses') in capsys.readouterr().err
+
+
 def test_explain_why_of_an_unknown_outcome_is_refused_before_any_work(capsys, monkeypatch):
     monkeypatch.setattr(api, "exact", lambda *args, **kwargs: pytest.fail("the exact engine ran"))
     assert main(["explain", EPI, CITY, "--why", "figure_lost=2"]) == 2

@@ -425,9 +425,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if not written:
             outcome = rules.outcomes.get(name)
             example = reasons[0] if outcome is None else {"bool": "true", "int": "3", "number": "3"}.get(
-                outcome.type.name, "...")
-            raise UsageError(f"--why {name}=: give the value of {name} after '=', as in "
-                             + (f'--why "{name}={example}"' if " " in example else f"--why {name}={example}"))
+                outcome.type.name)
+            values = ""
+            if example is None:  # a text or a row: only the run knows its values, so it runs to name them
+                shown = [show_plain(value) for value in api.exact(rules, scenario).marginal(name)]
+                example = next((text for text in shown if not text.startswith('"')), shown[0])  # one bare
+                values = "; its values are: " + ", ".join(shown[:_VALUES_LISTED]) + (
+                    f" and {len(shown) - _VALUES_LISTED} more" if len(shown) > _VALUES_LISTED else "")
+            written_as = (f"'{name}={example}'" if '"' in example else f'"{name}={example}"' if " " in example
+                          else f"{name}={example}")  # for a shell
+            raise UsageError(f"--why {name}=: give the value of {name} after '=', as in --why {written_as}{values}")
         dist = api.exact(rules, scenario)
         if name not in dist.outcome_names:
             raise UsageError("--why stopped: no resolution of this scenario stops early; the outcomes are: "
@@ -449,6 +456,9 @@ def _stop_reasons(rules: dsl.Ruleset) -> list[str]:
     """The reasons the rules' `stop`s give, in the order written: the values `stopped` takes but ""."""
     decls = [*rules.steps.values(), *rules.actions.values()]
     return list(dict.fromkeys(node.reason for node in descendants(tuple(decls)) if isinstance(node, n.Stop)))
+
+
+_VALUES_LISTED = 8  # values of an outcome a message lists at most
 
 
 def _value_written(written: str, values: list[Any]) -> Any:
