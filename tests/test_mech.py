@@ -48,13 +48,18 @@ def land(armor: tuple[int, ...], structure: tuple[int, ...], at: int | None, amo
     return tuple(armor_left), tuple(structure_left), dealt
 
 
+def add(into: dict[tuple, Fraction], key: tuple, p: Fraction) -> None:
+    into[key] = into.get(key, 0) + p
+
+
 def volley(racks: list[int], armor: tuple[int, ...], structure: tuple[int, ...]) -> dict[tuple, Fraction]:
+    """(armor, structure, missiles, dealt, criticals) after each rack, then the outcomes' joint distribution."""
     states = {(armor, structure, 0, 0, 0): Fraction(1)}
     for size in racks:
         after: dict[tuple, Fraction] = {}
         for (arm, st, missiles, dealt, crits), p in states.items():
-            if fallen(st):
-                after[arm, st, missiles, dealt, crits] = after.get((arm, st, missiles, dealt, crits), 0) + p
+            if fallen(st):  # the rest of the volley is lost
+                add(after, (arm, st, missiles, dealt, crits), p)
                 continue
             for roll, q in TWO_D6.items():
                 hits = CLUSTER[size][roll - 2]
@@ -64,24 +69,22 @@ def volley(racks: list[int], armor: tuple[int, ...], structure: tuple[int, ...])
                     following: dict[tuple, Fraction] = {}
                     for (a, s, m, d, c), r in inner.items():
                         if fallen(s):
-                            following[a, s, m, d, c] = following.get((a, s, m, d, c), 0) + r
+                            add(following, (a, s, m, d, c), r)
                             continue
                         for where, w in TWO_D6.items():
                             a2, s2, more = land(a, s, LOCATION[where], amount)
                             critical = sum(TWO_D6[t] for t in TWO_D6 if t >= CRITICAL_ON) if where == 2 else 0
                             for c2, share in ((c + 1, critical), (c, 1 - critical)):
                                 if share:
-                                    key = (a2, s2, m, d + more, c2)
-                                    following[key] = following.get(key, 0) + r * w * share
+                                    add(following, (a2, s2, m, d + more, c2), r * w * share)
                     inner = following
                 for key, r in inner.items():
-                    after[key] = after.get(key, 0) + r
+                    add(after, key, r)
         states = after
     joint: dict[tuple, Fraction] = {}
     for (_, st, missiles, dealt, crits), p in states.items():
         gone = [NAMES[i] for i in range(8) if st[i] == 0]
-        key = (missiles, dealt, crits, fallen(st), len(gone), " ".join(gone))
-        joint[key] = joint.get(key, 0) + p
+        add(joint, (missiles, dealt, crits, fallen(st), len(gone), " ".join(gone)), p)
     return joint
 
 
@@ -89,8 +92,7 @@ def fracas_joint(racks: list[str], target: dict) -> dict[tuple, Fraction]:
     odds = exact(MECH, Scenario("missile_volley", {"racks": racks, "target": target}), outcomes_only=True)
     found: dict[tuple, Fraction] = {}
     for values, p in odds.joint():
-        key = tuple(values[name] for name in OUTCOMES)
-        found[key] = found.get(key, 0) + p
+        add(found, tuple(values[name] for name in OUTCOMES), p)
     return found
 
 
