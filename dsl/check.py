@@ -352,10 +352,12 @@ class Checker:
             row = self.rules.rows.get(key) if isinstance(key, str) else None
             if row is None or row.kind != kind:
                 names = [r for r, d in self.rules.rows.items() if d.kind == kind]
-                numbered = "" if isinstance(key, str) else "; a table keyed by numbers names int for them, as in " \
-                    f"table {decl.name}(int, ...)"
-                self.error(pos, f"'{key}' is not {with_article(kind)}", (did_you_mean(key, names) if isinstance(key, str)
-                           else None) or listed(f"the {kind} rows", names, f"there is no {kind} row") + numbered)
+                if isinstance(key, str):
+                    hint = did_you_mean(key, names) or listed(f"the {kind} rows", names, f"there is no {kind} row")
+                else:  # a number where a row belongs
+                    hint = (listed(f"the {kind} rows", names, f"there is no {kind} row")
+                            + f"; a table keyed by numbers names int for them, as in table {decl.name}(int, ...)")
+                self.error(pos, f"'{key}' is not {with_article(kind)}", hint)
 
         for name, pos in zip(decl.columns, decl.column_pos):
             check_key(name, decl.column_kind, pos)

@@ -46,7 +46,6 @@ from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.statements import map_children, statements, step_value
 from fracas.interpreter.core.analysis import ChanceAnalysis
-from fracas.interpreter.core.rt import ITEM_SET
 from fracas.interpreter.core.builtins import IMPLEMENTATIONS, POSITIONAL, dice_problem
 from fracas.interpreter.core import counted
 from fracas.interpreter.core import dist as D
@@ -458,11 +457,11 @@ class Generator:
 
     def assigned(self, stmt: n.Assign, scope: Scope) -> tuple[str, str]:
         """How an assignment changes its target, and by what: its own operator and value, or, for an item set by
-        its index, `rt.AT` and the item's change (a list is a value: the whole list is made anew, from itself)."""
+        its index, rt.ITEM_SET and the item's change (a list is a value: the whole list is made anew, from itself)."""
         if stmt.index is None:
             return stmt.op, self.expr(stmt.value, scope)
         index, value = self.expr(stmt.index, scope), self.expr(stmt.value, scope)  # in the order written
-        return ITEM_SET, f"rt.ItemSet({index}, {stmt.op!r}, {value}, {self.const(stmt.index.pos)})"
+        return rt.ITEM_SET, f"rt.ItemSet({index}, {stmt.op!r}, {value}, {self.const(stmt.index.pos)})"
 
     def local_update(self, target: str, op: str, value: str, pos: n.Pos) -> str:
         """The line that changes a local (held in `target`) by `=`, `+=`, `-=` or `*=`."""
