@@ -563,7 +563,8 @@ async def test_completion_offers_the_fields_of_a_new_local_used_nowhere_yet(clie
 
 
 @pytest.mark.parametrize("tail", ["param p: ", "kind k { f: int  g: ", "fn f(x: int, y: ", "fn f(x: int): ",
-                                  "param q: list of ", "action go() { let x: ", "fn power(a: piece, t: "])
+                                  "param q: list of ", "action go() { let x: ", "fn power(a: piece, t: ",
+                                  "table t(int, piece): "])
 async def test_completion_offers_types_where_a_type_is_written(client: LanguageClient, tmp_path, tail):
     uri = await open_document(client, tmp_path / "locals.rules", LOCALS)
     await diagnostics_of(client, uri)
@@ -571,6 +572,17 @@ async def test_completion_offers_types_where_a_type_is_written(client: LanguageC
     change(client, uri, 2, typing)
     assert await complete_at_end(client, uri, typing) == [
         "int", "number", "bool", "text", "dice", "pool", "volley", "piece", "list of"]
+    close(client, uri)
+
+
+@pytest.mark.parametrize("tail", ["table t(", "table t(int, "])
+async def test_completion_offers_int_and_the_kinds_where_a_table_s_key_is_written(client: LanguageClient, tmp_path,
+                                                                                  tail):
+    uri = await open_document(client, tmp_path / "locals.rules", LOCALS)
+    await diagnostics_of(client, uri)
+    typing = LOCALS + tail
+    change(client, uri, 2, typing)
+    assert await complete_at_end(client, uri, typing) == ["int", "piece"]
     close(client, uri)
 
 

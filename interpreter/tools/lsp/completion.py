@@ -80,6 +80,8 @@ def complete(analysis: Analysis, text: str, line: int, column: int) -> list[Item
     frames = _frames(rules, analysis, tokens)
     if _at_type(tokens, frames):
         return _types(rules)
+    if _at_table_key(tokens):
+        return [Item("int", "keyword", "keyed by whole numbers"), *(Item(kind, "kind", "kind") for kind in rules.kinds)]
     if len(tokens) >= 2 and tokens[-1] == ".":
         return _fields_after_dot(analysis, rules, tokens[:-1], first, line)
     if tokens and tokens[-1] == "set":
@@ -177,12 +179,17 @@ def _at_type(tokens: list[str], frames: list[_Frame]) -> bool:
     if len(tokens) < 2 or tokens[-1] != ":":
         return False
     if not frames:
-        return (len(tokens) >= 3 and tokens[-3] in _TYPED) or (tokens[-2] == ")" and tokens[0] in _DECLARING)
+        return (len(tokens) >= 3 and tokens[-3] in _TYPED) or (tokens[-2] == ")" and tokens[0] in (*_DECLARING, "table"))
     frame = frames[-1]
     if frame.declaring:
         current = _since_separator(frame) if frame.bracket == "(" else frame.tokens
         return len(current) >= 2 and re.fullmatch(r"[A-Za-z_]\w*", current[-2]) is not None
     return len(tokens) >= 3 and tokens[-3] == "let"
+
+
+def _at_table_key(tokens: list[str]) -> bool:
+    """Whether a table's key kind is written at the cursor: `table NAME(` or `table NAME(KIND,`."""
+    return tokens[:1] == ["table"] and tokens[2:3] == ["("] and len(tokens) in (3, 5) and tokens[-1] in ("(", ",")
 
 
 def _types(rules: Ruleset) -> list[Item]:
