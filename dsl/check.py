@@ -798,6 +798,9 @@ class Checker:
 
     def check_call_stmt(self, call: n.Call, scope: Scope) -> None:
         step = self.rules.steps.get(call.func) or self.rules.actions.get(call.func)
+        if step is None and call.func in self._misnamed:  # refused for its name already
+            self.arguments_alone(call, scope)
+            return
         if step is None:
             if call.func in self.rules.fns or call.func in self.rules.modifiers or call.func in SIGNATURES:
                 self.error(call.pos, f"the value of '{call.func}(...)' is not used",
@@ -1327,6 +1330,9 @@ class Checker:
             types = self.rules.param_types(decl)
             self.check_arguments(call, types, decl.params, scope)
             return types[decl.params[0].name] if decl.params else ANY
+        if name in self._misnamed:  # a declaration refused for its name: its calls are not the builtin's
+            self.arguments_alone(call, scope)
+            return ANY
         if name in SIGNATURES:
             return self.check_builtin(call, SIGNATURES[name], scope)
         step = self.rules.steps.get(name) or self.rules.actions.get(name)
@@ -1336,6 +1342,11 @@ class Checker:
             s.name for s in SIGNATURES.values() if self._in_example or not s.aggregate}
         self.error(call.pos, f"unknown function '{name}'", missing.FUNCTIONS.get(name) or did_you_mean(name, known))
         return ANY
+
+    def arguments_alone(self, call: n.Call, scope: Scope) -> None:
+        """The arguments of a call to nothing known, each checked on its own."""
+        for arg in (*call.args, *(keyword.value for keyword in call.keywords)):
+            self.infer(arg, scope)
 
     def step_value_type(self, call: n.Call, step: n.StepDecl, scope: Scope) -> Type:
         """The value of a step, taken as the whole value of a let, an assignment or a return."""

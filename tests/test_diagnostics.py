@@ -45,6 +45,18 @@ def test_an_action_named_as_a_builtin_is_refused_once_not_again_at_each_example_
     assert (d.line, d.message) == (10, "'volley' is the name of a builtin function")
 
 
+def test_a_step_named_as_a_builtin_is_refused_once_not_again_at_each_call():
+    found = problems(BASE + "step pick(): int { return 1 }\nstep join(n: int) { lost += n }\n"
+                     "action go() {\n let at = pick()\n join(at)\n lost = pick()\n}\n")
+    assert [(d.line, d.message) for d in found] == [(10, "'pick' is the name of a builtin function"),
+                                                    (11, "'join' is the name of a builtin function")]
+
+
+def test_the_arguments_of_a_call_to_a_refused_step_are_still_checked():
+    found = problems(BASE + "step join(n: int) { lost += n }\naction go() { join(nothing) }\n")
+    assert [d.message for d in found] == ["'join' is the name of a builtin function", "unknown name 'nothing'"]
+
+
 def test_a_row_missing_a_required_field_names_it():
     d = only(BASE + "unit_type gunner { figures 3 }\n")
     assert (d.line, d.column) == (10, 11)
