@@ -11,11 +11,15 @@ demo: $(STAMP)
 	$(FRACAS) odds rules/epicinium.rules rules/scenarios/epicinium-riflemen-vs-city.toml
 
 # The venv, with fracas installed editable and its dependencies at the major
-# versions the suite is tested with; redone when either file changes.
+# versions the suite is tested with; redone when either file changes. fracas's
+# own modules are compiled to bytecode, as pip compiles a package it installs:
+# where PYTHONDONTWRITEBYTECODE is set, every command would compile them anew
+# (a third of a second), since an editable install leaves them as source.
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit("fracas needs Python 3.11 or newer, not " + sys.version.split()[0] + " (set PYTHON=...)" if sys.version_info < (3, 11) else 0)'
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[test]'
+	$(PY) -m compileall -q dsl interpreter
 	touch $(STAMP)
 
 test: $(STAMP)
