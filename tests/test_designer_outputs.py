@@ -277,3 +277,26 @@ def test_a_picture_named_with_a_newline_is_told_on_one_line(tmp_path, capsys):
     picture = tmp_path / "a\nb.png"
     assert main(["odds", EPI, CITY, "--plot", str(picture)]) == 0
     assert capsys.readouterr().err == f"wrote {tmp_path}/a\\x0ab.png\n"
+
+
+def test_a_run_s_state_has_no_line_ending_in_blanks(capsys):
+    assert main(["run", EPI, CITY, "--seed", "1"]) == 0
+    assert [line for line in capsys.readouterr().out.splitlines() if line != line.rstrip()] == []
+
+
+def test_one_final_state_and_one_event_are_counted_in_the_singular(capsys, tmp_path):
+    rules, scenario = tmp_path / "one.rules", tmp_path / "one.toml"
+    rules.write_text('rules "one"\noutcome x: int = 0\naction go() { x = 1 }\n')
+    scenario.write_text('action = "go"\n')
+    assert main(["odds", str(rules), str(scenario)]) == 0
+    assert capsys.readouterr().out.startswith("go (exact, 1 final state)\n")
+    assert main(["explain", str(rules), str(scenario)]) == 0
+    assert capsys.readouterr().out.startswith("go (seed 0): 1 event\n")
+
+
+def test_explain_says_stop_once_before_its_reason(capsys, tmp_path):
+    rules, scenario = tmp_path / "stop.rules", tmp_path / "stop.toml"
+    rules.write_text('rules "s"\noutcome x: int = 0\naction go() {\n    stop "not allowed: the odds are too low"\n}\n')
+    scenario.write_text('action = "go"\n')
+    assert main(["explain", str(rules), str(scenario)]) == 0
+    assert "stop     not allowed: the odds are too low\n" in capsys.readouterr().out

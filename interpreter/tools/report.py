@@ -48,7 +48,7 @@ def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, st
     that vary, where only two do)."""
     prepared = dist.prepared
     mode = "exact" if dist.mode == "exact" else f"estimated from {dist.samples} samples"
-    lines = [f"{prepared.action.name} ({mode}, {len(dist.states)} final states)"]
+    lines = [f"{prepared.action.name} ({mode}, {counted(len(dist.states), 'final state')})"]
     certain = []
     for name in dist.outcome_names:
         marginal = dist.marginal(name)
@@ -370,7 +370,7 @@ def why_text(dist: Distribution, name: str, value: Any, most: int = 5) -> str:
 def explain_text(run: Run) -> str:
     """The resolution as a readable trace: every step, body, modifier, shot, exit and change, with its rule."""
     rules = run.prepared.rules
-    lines = [f"{run.prepared.action.name} (seed {run.seed}): {len(run.events)} events"]
+    lines = [f"{run.prepared.action.name} (seed {run.seed}): {counted(len(run.events), 'event')}"]
     depth = 0
     overflow: list[int] = []
 
@@ -392,7 +392,8 @@ def explain_text(run: Run) -> str:
             depth = 1
             lines.append(f"\n{event['text']}    ({place})")
             continue
-        lines.append(f"{'  ' * depth}{event['kind']:<8} {event['text']}")
+        text = event["text"].removeprefix(f"{event['kind']}: ")  # `stop: reason` under the kind `stop`: once
+        lines.append(f"{'  ' * depth}{event['kind']:<8} {text}")
         if rule and event["kind"] not in ("shot",):
             lines.append(f"{'  ' * depth}{'':<8}   <- {place}: {rule}")
     flush()
@@ -420,6 +421,6 @@ def run_text(run: Run, state_toml: str | ScenarioError) -> str:
         lines.append("  (not writable as a state file; --write-state says why)")
         lines.extend(f"  {d.message}" for d in state_toml.diagnostics)
     else:
-        lines.extend("  " + line for line in state_toml.rstrip().splitlines())
+        lines.extend(("  " + line).rstrip() for line in state_toml.rstrip().splitlines())  # no blanks at an end
     return "\n".join(lines)
 
