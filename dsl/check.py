@@ -335,6 +335,11 @@ class Checker:
     def check_table(self, decl: n.TableDecl) -> None:
         value_type = self.resolve_type(decl.type)
         self.rules.table_types[decl.name] = value_type
+        if value_type.name not in ("int", "number", "any"):  # its cells are written as numbers, and only so
+            self.error(decl.type.pos if decl.type.pos.line else decl.pos,
+                       f"a table holds numbers, so its type is int or number, not {value_type}",
+                       f"for values of another type, a fn can pick one from a list: fn {decl.name}(row: int, "
+                       f"column: int): {value_type} = [[...], [...]][row][column]")
         for kind, written in ((decl.row_kind, decl.row_kind_pos), (decl.column_kind, decl.column_kind_pos)):
             if kind != "int" and kind not in self.rules.kinds:  # at the kind as written: a quick fix replaces it
                 self.error(written if written.line else decl.pos, f"unknown kind '{kind}' for table '{decl.name}'",

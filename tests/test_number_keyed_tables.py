@@ -111,3 +111,11 @@ def test_the_formatter_aligns_numbered_rows_to_the_right_and_keeps_negative_colu
                                                 "     2:   1   0\n"
                                                 "    12:   5   0\n"
                                                 "}\n")
+
+
+def test_a_table_of_anything_but_numbers_is_refused_with_the_way_to_write_it():
+    with pytest.raises(dsl.RulesError) as caught:
+        rules_with("", "table crt(int, int): rack {\n [1]\n}\n")
+    found = caught.value.diagnostics[0]
+    assert found.message == "a table holds numbers, so its type is int or number, not rack"
+    assert "fn crt(row: int, column: int): rack = [[...], [...]][row][column]" in found.hint
