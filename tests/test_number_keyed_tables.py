@@ -32,6 +32,13 @@ def rules_with(action: str, more: str = "") -> dsl.Ruleset:
     return dsl.loads(CHART + more + action, "chart.rules")
 
 
+def refusal(action: str, more: str = ""):
+    """The first diagnostic of rules that do not load."""
+    with pytest.raises(dsl.RulesError) as caught:
+        rules_with(action, more)
+    return caught.value.diagnostics[0]
+
+
 def test_a_table_keyed_by_numbers_is_looked_up_by_numbers():
     rules = rules_with("action go() { hits = cluster[7, 5] * 10 + cluster[12, 2] }\n")
     assert exact(rules, Scenario("go", {})).marginal("hits") == {32: 1}
@@ -67,29 +74,21 @@ def test_a_pair_the_table_lacks_without_a_default_is_a_located_error():
 
 
 def test_a_name_where_a_number_key_belongs_is_an_error():
-    with pytest.raises(dsl.RulesError) as caught:
-        rules_with("", "table bad(int, rack): int {\n [small]\n archer 1\n}\n")
-    assert caught.value.diagnostics[0].message == "'archer' is not a whole number, which table 'bad' is keyed by here"
+    assert refusal("", "table bad(int, rack): int {\n [small]\n archer 1\n}\n").message == "'archer' is not a whole number, which table 'bad' is keyed by here"
 
 
 def test_a_fraction_is_no_key():
-    with pytest.raises(dsl.RulesError) as caught:
-        rules_with("", "table bad(int, int): int {\n [1.5]\n}\n")
-    assert caught.value.diagnostics[0].message == "'1.5' is not a whole number, which table 'bad' is keyed by here"
+    assert refusal("", "table bad(int, int): int {\n [1.5]\n}\n").message == "'1.5' is not a whole number, which table 'bad' is keyed by here"
 
 
 def test_a_number_where_a_row_belongs_says_how_to_key_by_numbers():
-    with pytest.raises(dsl.RulesError) as caught:
-        rules_with("", "table bad(rack, rack): int {\n [small 4]\n}\n")
-    found = caught.value.diagnostics[0]
+    found = refusal("", "table bad(rack, rack): int {\n [small 4]\n}\n")
     assert found.message == "'4' is not a rack"
     assert "table bad(int, ...)" in found.hint
 
 
 def test_a_row_s_number_needs_its_colon():
-    with pytest.raises(dsl.RulesError) as caught:
-        rules_with("", "table bad(int, int): int {\n [1 2]\n 3 4 5\n}\n")
-    assert "a row's whole number and a colon, such as 7:" in caught.value.diagnostics[0].hint
+    assert "a row's whole number and a colon, such as 7:" in refusal("", "table bad(int, int): int {\n [1 2]\n 3 4 5\n}\n").hint
 
 
 def test_a_row_key_of_the_wrong_type_in_a_lookup_is_an_error():
@@ -99,9 +98,7 @@ def test_a_row_key_of_the_wrong_type_in_a_lookup_is_an_error():
 
 
 def test_int_is_suggested_for_a_misspelt_key_kind():
-    with pytest.raises(dsl.RulesError) as caught:
-        rules_with("", "table bad(in, rack): int {\n [small]\n}\n")
-    assert caught.value.diagnostics[0].hint == "did you mean 'int'?"
+    assert refusal("", "table bad(in, rack): int {\n [small]\n}\n").hint == "did you mean 'int'?"
 
 
 def test_the_formatter_aligns_numbered_rows_to_the_right_and_keeps_negative_columns_whole():
@@ -114,8 +111,6 @@ def test_the_formatter_aligns_numbered_rows_to_the_right_and_keeps_negative_colu
 
 
 def test_a_table_of_anything_but_numbers_is_refused_with_the_way_to_write_it():
-    with pytest.raises(dsl.RulesError) as caught:
-        rules_with("", "table crt(int, int): rack {\n [1]\n}\n")
-    found = caught.value.diagnostics[0]
+    found = refusal("", "table crt(int, int): rack {\n [1]\n}\n")
     assert found.message == "a table holds numbers, so its type is int or number, not rack"
     assert "fn crt(row: int, column: int): rack = [[...], [...]][row][column]" in found.hint
