@@ -236,11 +236,21 @@ def test_explain_why_stopped_where_the_rules_never_stop_says_so_before_any_work(
     assert "--why stopped: these rules never stop a resolution early (they have no 'stop')" in capsys.readouterr().err
 
 
-def test_explain_why_stopped_without_a_value_offers_a_reason_the_rules_stop_for(capsys, monkeypatch):
-    monkeypatch.setattr(api, "exact", lambda *args, **kwargs: pytest.fail("the exact engine ran"))
+def test_explain_why_stopped_without_a_value_offers_a_reason_the_scenario_stops_for(capsys):
     exalted = [str(ROOT / "rules" / "exalted-war.rules"), str(ROOT / "rules" / "scenarios" / "exalted-commander-attack.toml")]
     assert main(["explain", *exalted, "--why", "stopped="]) == 2
-    assert 'as in --why "stopped=the attack\'s cycle of War Events has ended"' in capsys.readouterr().err
+    assert ('as in --why "stopped=the attack\'s cycle of War Events has ended"; its values are: "", the attack\'s '
+            'cycle of War Events has ended') in capsys.readouterr().err
+
+
+def test_explain_why_stopped_without_a_value_says_so_where_the_scenario_never_stops(capsys, tmp_path):
+    # The rules may stop, this scenario never does: no reason to offer, which --why would then refuse.
+    rules, scenario = tmp_path / "stop.rules", tmp_path / "stop.toml"
+    rules.write_text('rules "s"\nparam low = 0\noutcome x: int = 0\naction go() {\n    x = roll(1, 6)\n'
+                     '    if x <= low { stop "not allowed" }\n}\n')
+    scenario.write_text('action = "go"\n')
+    assert main(["explain", str(rules), str(scenario), "--why", "stopped="]) == 2
+    assert "--why stopped: no resolution of this scenario stops early; the outcomes are: x" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("written", ["3e0", "1e999999999", "0.3e1"])

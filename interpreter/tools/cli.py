@@ -424,11 +424,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
                              "the outcomes are: " + ", ".join(rules.outcomes))
         if not written:
             outcome = rules.outcomes.get(name)
-            example = reasons[0] if outcome is None else {"bool": "true", "int": "3", "number": "3"}.get(
-                outcome.type.name)
+            example = None if outcome is None else {"bool": "true", "int": "3", "number": "3"}.get(outcome.type.name)
             values = ""
-            if example is None:  # a text or a row: only the run knows its values, so it runs to name them
-                shown = [show_plain(value) for value in api.exact(rules, scenario).marginal(name)]
+            if example is None:  # a text, a row or a stop's reason: only the run knows which, so it runs to name them
+                dist = api.exact(rules, scenario)
+                if name not in dist.outcome_names:
+                    raise UsageError(_NEVER_STOPS + ", ".join(dist.outcome_names))
+                shown = [show_plain(value) for value in dist.marginal(name)]
                 example = next((text for text in shown if not text.startswith('"')), shown[0])  # one bare
                 values = "; its values are: " + ", ".join(shown[:_VALUES_LISTED]) + (
                     f" and {len(shown) - _VALUES_LISTED} more" if len(shown) > _VALUES_LISTED else "")
@@ -437,8 +439,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             raise UsageError(f"--why {name}=: give the value of {name} after '=', as in --why {written_as}{values}")
         dist = api.exact(rules, scenario)
         if name not in dist.outcome_names:
-            raise UsageError("--why stopped: no resolution of this scenario stops early; the outcomes are: "
-                             + ", ".join(dist.outcome_names))
+            raise UsageError(_NEVER_STOPS + ", ".join(dist.outcome_names))
         found = _value_written(written, list(dist.marginal(name)))
         if found is _NOT_FOUND:
             values = ", ".join(show_plain(v) for v in dist.marginal(name))
@@ -459,6 +460,7 @@ def _stop_reasons(rules: dsl.Ruleset) -> list[str]:
 
 
 _VALUES_LISTED = 8  # values of an outcome a message lists at most
+_NEVER_STOPS = "--why stopped: no resolution of this scenario stops early; the outcomes are: "
 
 
 def _value_written(written: str, values: list[Any]) -> Any:
