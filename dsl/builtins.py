@@ -119,6 +119,7 @@ SIGNATURES: dict[str, Signature] = {
                   "how many items a list, bodies a pool, shots a volley or characters a text has"),
         Signature("sum", (("items", list_of(NUMBER)),), 1, _numeric_result, "the total of a list"),
         Signature("range", (("count", INT),), 1, list_of(INT), "the list 0, 1, ..., count - 1"),
+        Signature("sort", (("items", list_of(NUMBER)),), 1, _first, "the numbers of a list from the smallest up"),
         Signature("crossed", (("marks", list_of(INT)), ("before", INT), ("after", INT)), 3, INT,
                   "how many marked boxes a track passes when filled from box `before` to box `after`"),
         Signature("absorb", (("amount", INT), ("room", list_of(INT))), 2, list_of(INT),

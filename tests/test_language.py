@@ -547,3 +547,14 @@ def test_join_takes_texts_only():
     with pytest.raises(RulesError) as caught:
         odds("note = join([1, 2])", outcome="note")
     assert caught.value.diagnostics[0].message == "expected text, found int"
+
+
+def test_sort_gives_the_numbers_of_a_list_from_the_smallest_up():
+    assert odds("result = sort([3, 1, 2])[0] * 100 + sort([3, 1, 2])[2] + floor(sort([2/3, 1/2])[0] * 4)") == {
+        100 + 3 + 2: 1}
+
+
+def test_sort_takes_numbers_only():
+    with pytest.raises(RulesError) as caught:
+        odds('result = len(sort(["b", "a"]))')
+    assert caught.value.diagnostics[0].message == "expected number, found text"

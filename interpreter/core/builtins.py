@@ -285,6 +285,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "len": _len,
     "sum": lambda a, env, pos: normalize(sum(a["items"], 0)),
     "range": lambda a, env, pos: tuple(range(_count(a, "count", pos, env))),
+    "sort": lambda a, env, pos: tuple(sorted(a["items"])),
     "crossed": lambda a, env, pos: sum(1 for box in a["marks"] if a["before"] < box <= a["after"]),
     "absorb": _absorb,
     "join": lambda a, env, pos: a.get("separator", "").join(a["items"]),
