@@ -266,6 +266,10 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
         line = [t for t in tokens[:wrong] if t.line == tokens[wrong].line and t.type not in ("LBRACE", "RBRACE")]
         if line and line[0].type in ("IF", "ELSE", "FOR"):
             return at(tokens[wrong], missing.COLON_BLOCK)
+    if wrong is not None and wrong >= 2 and tokens[wrong].type == "LPAR" and tokens[wrong - 1].type == "NAME" \
+            and tokens[wrong - 2].type == "DOT":  # another language's method: `xs.index(2)`
+        name = tokens[wrong - 1]
+        return at(name, missing.Missing(missing.METHOD.message.format(name=name), missing.METHOD.hint))
     # The word the parser could not go on from is the one it failed at, or one of the two before.
     for index in range(last, max(-1, last - 3), -1):
         token, word = tokens[index], str(tokens[index])

@@ -87,3 +87,9 @@ def test_no_hint_names_a_construct_the_grammar_has():
     code = "\n".join(line.split("//")[0] for line in GRAMMAR.read_text().splitlines())
     keywords = set(re.findall(r'"([a-z]+)"', code))
     assert not keywords & set(missing.WORDS)
+
+
+def test_a_method_call_is_told_there_are_no_methods_and_what_to_call():
+    line, column, message, hint = problem(in_a_step("    let xs = [3, 1]", "    r = xs.index(1)"))
+    assert (line, column, message) == (4, 12, "fracas has no methods: '.index(...)' calls nothing")
+    assert "sort(xs)" in hint and "language.md lists the builtins" in hint
