@@ -1280,6 +1280,7 @@ class RoutineBuilder:
         value = self.gen.expr(stmt.value, scope)
         index = self.slot()
         self.emit(f"F[{index}] = {value}", stmt.pos)
+        self.emit(f"R.trace is None or rt.log_let(R, {self.gen.const(stmt)}, F[{index}])", stmt.pos)
         scope[stmt.name] = f"F[{index}]"
 
     def s_Assign(self, stmt: n.Assign, scope: Scope) -> None:
@@ -1295,7 +1296,13 @@ class RoutineBuilder:
         K = gen.const(stmt)
         if not path:
             if head in scope:
-                self.emit(gen.local_update(scope[head], op, value, pos), pos)
+                target = scope[head]
+                if not target.startswith("F["):  # not a slot of the frame (a fn's own name): nothing logged
+                    self.emit(gen.local_update(target, op, value, pos), pos)
+                    return
+                self.emit(f"_before = rt.local_before(R, S, {_slot_of(target)})", pos)
+                self.emit(gen.local_update(target, op, value, pos), pos)
+                self.emit(f"R.trace is None or rt.log_local(R, {K}, _before, {target})", pos)
             elif head in gen.rules.outcomes:
                 (gen.facts.outcome_kills if op == "=" else gen.facts.outcome_reads).add(head)
                 gen.facts.outcome_sets.add(head)

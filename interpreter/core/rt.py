@@ -307,6 +307,22 @@ def log_change(trace: Any, stmt: n.Assign, what: str, old: Any, new: Any) -> Non
         trace.add("change", stmt.pos, f"{what}: {before} -> {after}", target=what, before=before, after=after)
 
 
+def log_let(R: Any, stmt: n.Let, value: Any) -> None:
+    """A local named, in a logged run: what a later line that reads it (a chance, a count of dice) was given."""
+    shown = show(value)
+    R.trace.add("let", stmt.pos, f"{stmt.name} = {shown}", name=stmt.name, value=shown)
+
+
+def local_before(R: Any, S: Working, slot: int) -> Any:
+    """A local's value before a statement changes it, in a logged run (none otherwise). Read through the slot's
+    number, not written as a read of the slot in the generated line, which would keep the value alive there."""
+    return None if R.trace is None else S.F[slot]
+
+
+def log_local(R: Any, stmt: n.Assign, before: Any, after: Any) -> None:
+    log_change(R.trace, stmt, stmt.target[0], before, after)
+
+
 def event(R: Any, stmt: n.Event, values: list[Any], named: list[tuple[str, Any]]) -> None:
     trace = R.trace
     if trace is None:
