@@ -27,7 +27,8 @@ from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError, ScenarioErr
 from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import Frozen, OutcomeStates, State
 from fracas.interpreter.core.values import approx, as_float, exact_text, show
-from fracas.interpreter.inputs import InputProblem, action_inputs, build_program, number_written
+from fracas.interpreter.inputs import (InputProblem, action_inputs, build_program, each_problem, number_written,
+                                      told_together)
 from fracas.interpreter.plain import Unwritable, plain
 from fracas.interpreter.runtime.bodies import Pool, Volley
 from fracas.interpreter.runtime.getters import tuple_getter
@@ -91,15 +92,14 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
     """Check a scenario against the rules and build the starting state."""
     params = {**scenario.params, **(overrides or {})}
     try:
-        for name in params:
-            if name not in rules.params:
-                raise InputProblem(f"params.{name}", f"unknown parameter '{name}'", did_you_mean(name, rules.params)
-                                   or ("the parameters are: " + ", ".join(rules.params) if rules.params else "these rules have no parameters"))
-        for name in scenario.choices:
-            if name not in rules.choices:
-                raise InputProblem(f"choices.{name}", f"unknown choice '{name}'", did_you_mean(name, rules.choices)
-                                   or ("the choices are: " + ", ".join(rules.choices) if rules.choices
-                                       else "these rules declare no choices"))
+        told_together([InputProblem(f"params.{name}", f"unknown parameter '{name}'", did_you_mean(name, rules.params)
+                                    or ("the parameters are: " + ", ".join(rules.params) if rules.params
+                                        else "these rules have no parameters"))
+                       for name in params if name not in rules.params]
+                      + [InputProblem(f"choices.{name}", f"unknown choice '{name}'", did_you_mean(name, rules.choices)
+                                      or ("the choices are: " + ", ".join(rules.choices) if rules.choices
+                                          else "these rules declare no choices"))
+                         for name in scenario.choices if name not in rules.choices])
         action_name = scenario.action_in(rules)
         if action_name is None:
             raise InputProblem("action", "these rules declare no action to resolve")
@@ -111,7 +111,9 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
         program = build_program(rules, params, scenario.choices)
         start = action_inputs(program, action, scenario.inputs)
     except InputProblem as problem:
-        raise ScenarioError([scenario_diagnostic(rules, scenario, problem)]) from None
+        told = [scenario_diagnostic(rules, scenario, each) for each in each_problem(problem)]
+        # In the order of the files' lines (a record's unknown keys are found before its fields are read).
+        raise ScenarioError(sorted(told, key=lambda d: (d.path, d.line, d.column))) from None
     except RunError as error:
         raise ScenarioError([run_diagnostic(rules, error)]) from None
     return Prepared(program, action, start, scenario)
@@ -122,7 +124,7 @@ def program_problems(rules: Ruleset) -> list[Diagnostic]:
     try:
         build_program(rules)
     except InputProblem as problem:
-        return [scenario_diagnostic(rules, Scenario(None, {}, path=rules.path), problem)]
+        return [scenario_diagnostic(rules, Scenario(None, {}, path=rules.path), each) for each in each_problem(problem)]
     except RunError as error:
         return [run_diagnostic(rules, error)]
     return []

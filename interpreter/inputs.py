@@ -45,6 +45,31 @@ class InputProblem(Exception):
         self.hint = hint
 
 
+class InputProblems(InputProblem):
+    """Several inputs that do not fit, in the order they are read: a scenario's problems told at once, not one
+    a run. Told as the first where one problem is expected."""
+
+    def __init__(self, problems: list[InputProblem]):
+        first = problems[0]
+        super().__init__(first.where, first.message, first.hint)
+        self.problems = problems
+
+
+def each_problem(problem: InputProblem) -> list[InputProblem]:
+    return problem.problems if isinstance(problem, InputProblems) else [problem]
+
+
+def told_together(problems: list[InputProblem]) -> None:
+    """Raise the problems found, if any: one alone as itself."""
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise InputProblems(problems)
+
+
+_UNMADE = object()  # a value that did not fit: its problem is among those gathered
+
+
 def build_program(rules: Ruleset, overrides: dict[str, Any] | None = None,
                   choices: dict[str, Any] | None = None) -> Program:
     """The program of `rules` with these parameter and choice values, every constant checked."""
@@ -198,7 +223,11 @@ class _Structurer:
             if not isinstance(value, list):
                 raise InputProblem(where, f"expected a list of {type_.item}, found {_toml_kind(value)}")
             assert type_.item is not None
-            return tuple(self.structure(v, type_.item, f"{where}[{i}]", world) for i, v in enumerate(value))
+            problems: list[InputProblem] = []
+            items = tuple(self._gathered(problems, self.structure, v, type_.item, f"{where}[{i}]", world)
+                          for i, v in enumerate(value))
+            told_together(problems)
+            return items
         if name == "bool":
             if isinstance(value, bool):
                 return value
@@ -224,6 +253,16 @@ class _Structurer:
             if number is not None:
                 raise InputProblem(where, f"expected a whole number, found {show(number)}")
         raise InputProblem(where, f"expected {type_}, found {_toml_kind(value)}")
+
+    @staticmethod
+    def _gathered(problems: list[InputProblem], make: Callable[..., Any], *args: Any) -> Any:
+        """What make(*args) gives, or _UNMADE with its problems added to `problems`: the inputs after it are still
+        read, so that a scenario's every problem is told at once."""
+        try:
+            return make(*args)
+        except InputProblem as problem:
+            problems.extend(each_problem(problem))
+            return _UNMADE
 
     def _within_digits(self, number: int | Fraction, where: str) -> int | Fraction:
         """A number given, if it is written within the digits limit (a fraction: both its parts), as the rules'
@@ -267,17 +306,21 @@ class _Structurer:
     def record(self, kind_name: str, data: dict[str, Any], where: str, world: dict[str, Record],
                 constant: bool = False, at: n.Pos | None = None) -> Any:
         kind = self.rules.kinds[kind_name]
+        problems: list[InputProblem] = []
         for key in data:
             if kind.field(key) is None:
                 hint = did_you_mean(key, kind.field_names) or listed(f"the fields of {kind_name}", kind.field_names,
                                                                   f"{kind_name} has no fields")
-                raise InputProblem(_join(where, key), f"unknown field '{key}' of {kind_name}", hint)
+                problems.append(InputProblem(_join(where, key), f"unknown field '{key}' of {kind_name}", hint))
         frame: dict[str, Any] = {}
         for info in kind.fields:
             if info.name in data and constant:  # a row: a record written inside it is a constant too, not an entity
                 frame[info.name] = self.program.constant(data[info.name])
             elif info.name in data:
-                frame[info.name] = self.structure(data[info.name], info.type, _join(where, info.name), world)
+                frame[info.name] = self._gathered(problems, self.structure, data[info.name], info.type,
+                                                  _join(where, info.name), world)
+            elif info.default is not None and problems:
+                continue  # a default may read the fields before it, one of which did not fit: the record is not made
             elif info.default is not None and constant:
                 frame[info.name] = self.program.constant(info.default, frame, world)
             elif info.default is not None:  # a thing's record by default is a thing too, as one given would be
@@ -286,7 +329,8 @@ class _Structurer:
             elif info.type.optional:
                 frame[info.name] = None
             else:
-                raise InputProblem(where, f"a {kind_name} needs '{info.name}' ({info.type})")
+                problems.append(InputProblem(where, f"a {kind_name} needs '{info.name}' ({info.type})"))
+        told_together(problems)
         record = Record(self.program.shapes[kind_name], tuple(frame[f.name] for f in kind.fields))
         if constant:
             return record
@@ -297,22 +341,25 @@ class _Structurer:
     def inputs(self, action: n.StepDecl, given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Record]]:
         """The action's arguments and the world of entities they create."""
         names = [p.name for p in action.params]
+        problems: list[InputProblem] = []
         for key in given:
             if key not in names:
-                raise InputProblem(key, f"action '{action.name}' has no input '{key}'",
-                                   did_you_mean(key, names) or listed("its inputs", names, "it takes none"))
+                problems.append(InputProblem(key, f"action '{action.name}' has no input '{key}'",
+                                             did_you_mean(key, names) or listed("its inputs", names, "it takes none")))
         world: dict[str, Record] = {}
         args: dict[str, Any] = {}
         for param in action.params:
             type_ = type_from(param.type, self.rules.kinds)
             if param.name in given:
-                args[param.name] = self.structure(given[param.name], type_, param.name, world)
+                args[param.name] = self._gathered(problems, self.structure, given[param.name], type_, param.name, world)
             elif param.default is not None:
-                args[param.name] = self._structure_expr(param.default, type_, param.name, world)
+                args[param.name] = self._gathered(problems, self._structure_expr, param.default, type_, param.name,
+                                                  world)
             elif type_.optional:
                 args[param.name] = None
             else:
-                raise InputProblem(param.name, f"action '{action.name}' needs input '{param.name}' ({type_})")
+                problems.append(InputProblem(param.name, f"action '{action.name}' needs input '{param.name}' ({type_})"))
+        told_together(problems)
         constraints = self.rules.action_constraints.get(action.name, ())
         broken = first_broken(self.program, constraints, args, _world_state(world))
         if broken is not None:

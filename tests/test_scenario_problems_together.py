@@ -1,0 +1,94 @@
+"""A scenario's every problem is told at once, each at its key and in the file's order, not one a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fracas import dsl
+from fracas.interpreter import Scenario, ScenarioError, exact
+from fracas.interpreter.tools.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RULES = dsl.loads("""
+param bonus = 1
+choice careful: bool = false "whether to be careful"
+kind fighter {
+    strength: int
+    reach: int = strength + 1
+    require strength >= 0
+}
+outcome total: int = 0
+action duel(a: fighter, b: fighter, rounds: int = 1)
+    require a.strength > b.strength "the stronger strikes first" {
+    total = a.reach + b.reach + rounds
+}
+""", "duel.rules")
+
+
+def problems(inputs: dict, **given) -> list[str]:
+    with pytest.raises(ScenarioError) as found:
+        exact(RULES, Scenario("duel", inputs, **given))
+    return [d.message for d in found.value.diagnostics]
+
+
+def test_every_input_that_does_not_fit_is_told():
+    told = problems({"a": {"strength": "x"}, "b": {"strength": 1.5}, "rounds": "two"})
+    assert told == ["a.strength: expected int, found the text \"x\"", "b.strength: expected a whole number, found 3/2",
+                    "rounds: expected int, found the text \"two\""]
+
+
+def test_unknown_inputs_and_fields_are_told_with_the_rest():
+    told = problems({"a": {"strength": 2, "speed": 3}, "b": {}, "c": 1})
+    assert "c: action 'duel' has no input 'c'" in told
+    assert "a.speed: unknown field 'speed' of fighter" in told
+    assert "b: a fighter needs 'strength' (int)" in told
+    assert len(told) == 3
+
+
+def test_a_default_that_reads_a_field_that_did_not_fit_adds_no_problem_of_its_own():
+    assert problems({"a": {"strength": "x"}, "b": {"strength": 1}}) == ["a.strength: expected int, found the text \"x\""]
+
+
+def test_constraints_are_not_tested_on_inputs_that_did_not_fit():
+    # The action's requirement reads a, which was never made: not tested; b was, and its own bound is.
+    assert problems({"a": {"strength": "x"}, "b": {"strength": 5}}) == ["a.strength: expected int, found the text \"x\""]
+    told = problems({"a": {"strength": "x"}, "b": {"strength": -1}})
+    assert len(told) == 2 and told[1].startswith("b.strength: -1 breaks")
+
+
+def test_each_item_of_a_list_that_does_not_fit_is_told():
+    lists = dsl.loads("""
+outcome total: int = 0
+action add(xs: list of int) {
+    total = sum(xs)
+}
+""", "lists.rules")
+    with pytest.raises(ScenarioError) as found:
+        exact(lists, Scenario("add", {"xs": [1, "a", 2, "b"]}))
+    assert [d.message for d in found.value.diagnostics] == ['xs[1]: expected int, found the text "a"',
+                                                            'xs[3]: expected int, found the text "b"']
+
+
+def test_unknown_parameters_and_choices_are_told_together():
+    told = problems({"a": {"strength": 2}, "b": {"strength": 1}}, params={"bonu": 2, "malus": 1},
+                    choices={"carefull": True})
+    assert [message.split(":")[0] for message in told] == ["params.bonu", "params.malus", "choices.carefull"]
+
+
+def test_inputs_that_all_fit_are_then_tested_against_the_actions_requirements():
+    [told] = problems({"a": {"strength": 1}, "b": {"strength": 2}})
+    assert "the stronger strikes first" in told
+
+
+def test_the_command_line_tells_each_problem_at_its_line_in_the_files_order(capsys, tmp_path):
+    scenario = tmp_path / "bad.toml"
+    scenario.write_text('action = "exchange"\n[attacker]\ntype = "troopr"\nhealth = "ten"\ncolour = "red"\n'
+                        '[defender]\ntype = "trooper"\nhealth = 1.5\n')
+    assert main(["odds", str(ROOT / "rules" / "weewar.rules"), str(scenario)]) == 2
+    err = capsys.readouterr().err
+    lines = [int(line.split(":")[1]) for line in err.splitlines() if ": error: " in line]
+    assert lines == sorted(lines) and set(lines) >= {3, 4, 5, 8}
+    assert "did you mean 'trooper'?" in err and "unknown field 'colour' of unit" in err
