@@ -335,9 +335,11 @@ class Checker:
     def check_table(self, decl: n.TableDecl) -> None:
         value_type = self.resolve_type(decl.type)
         self.rules.table_types[decl.name] = value_type
-        if value_type.name not in ("int", "number", "any"):  # its cells are written as numbers, and only so
+        # Its cells are written as numbers or as rows' names, and only so.
+        if value_type.name not in ("int", "number", "any") and not (value_type.is_kind and not value_type.optional):
             self.error(decl.type.pos if decl.type.pos.line else decl.pos,
-                       f"a table holds numbers, so its type is int or number, not {value_type}",
+                       f"a table holds numbers or the rows of a kind, so its type is int, number or a kind, "
+                       f"not {value_type}",
                        f"for values of another type, a fn can pick one from a list: fn {decl.name}(row: int, "
                        f"column: int): {value_type} = [[...], [...]][row][column]")
         for kind, written in ((decl.row_kind, decl.row_kind_pos), (decl.column_kind, decl.column_kind_pos)):
@@ -377,7 +379,12 @@ class Checker:
                 self.error(row.pos, f"row '{row.name}' appears twice in table '{decl.name}'")
             seen.add(row.name)
             if len(row.cells) != len(decl.columns):
-                self.error(row.pos, f"row '{row.name}' has {len(row.cells)} values for {len(decl.columns)} columns")
+                keys = [cell.name for cell in row.cells if isinstance(cell, n.Name) and cell.name in self.rules.rows
+                        and self.rules.rows[cell.name].kind == decl.row_kind]
+                self.error(row.pos, f"row '{row.name}' has {len(row.cells)} values for {len(decl.columns)} columns",
+                           f"'{keys[0]}' reads as one more cell: a row whose cells are names ends its key with a "
+                           f"colon ({keys[0]}: ...)" if keys and len(row.cells) > len(decl.columns) else "")
+                continue  # its cells are not where they were meant to be: their types would only mislead
             for cell in row.cells:
                 self.expect(cell, value_type, Scope(), constant=True)
 

@@ -610,7 +610,8 @@ def _grid(lines: list[Line]) -> dict[Line, str]:
     name_width = max((len(name) for _, name, _ in rows), default=0)
     laid: dict[Line, str] = {}
     for line, name, cells in rows:
-        text = name.rjust(name_width) if name.endswith(":") else name.ljust(name_width)  # numbers to the right
+        numbered = name.endswith(":") and (name[0].isdigit() or name[0] == "-")
+        text = name.rjust(name_width) if numbered else name.ljust(name_width)  # numbers to the right
         for j, cell in enumerate(cells):
             text += (" " * 3 if j == 0 else " " * 2) + cell.rjust(widths[j])
         laid[line] = text

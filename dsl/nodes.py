@@ -305,7 +305,7 @@ class RowDecl(Decl):
 @_node
 class TableRow(Node):
     name: str | int = ""  # a row's name, or its number in a table keyed by int
-    cells: tuple[Number, ...] = ()
+    cells: tuple[Number | Name, ...] = ()  # numbers, or the names of rows (of an enum)
 
 
 @_node
@@ -313,7 +313,7 @@ class TableDecl(Decl):
     row_kind: str = ""
     column_kind: str = ""
     type: TypeExpr = None  # type: ignore[assignment]
-    default: Number | None = None
+    default: Number | Name | None = None
     columns: tuple[str | int | Fraction, ...] = ()  # rows' names, or numbers (whole ones, where keyed by int)
     column_pos: tuple[Pos, ...] = field(default=(), compare=False, repr=False)
     rows: tuple[TableRow, ...] = ()

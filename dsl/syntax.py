@@ -149,6 +149,7 @@ _PUNCTUATION_NAMES = {
     "DICE": "dice such as 2d6",
     "PERCENT": "a percentage such as 60%",
     "ROW_NUMBER": "a row's whole number and a colon, such as 7:",
+    "ROW_NAME": "a row's name and a colon, such as archer:",
     "COMPARE": "a comparison",
     "ASSIGN_OP": "'=', '+=', '-=' or '*='",
     "OPTIONAL": "'?'",
@@ -198,10 +199,23 @@ def _tokens_before(text: str, end: int) -> list[Token]:
         for token in parser().lex(text):
             if token.start_pos >= end:
                 break
+            if token.type == "ROW_NAME":  # read as one only inside a table: elsewhere `if a:` is a name and a ':'
+                found.extend(_name_and_colon(token))
+                continue
             found.append(token)
     except UnexpectedInput:
         pass
     return found
+
+
+def _name_and_colon(token: Token) -> list[Token]:
+    """A table row's name and its colon, as two tokens where the lexer read them as one."""
+    name = str(token).rstrip(": \t")
+    at = str(token).index(":")
+    colon = Token("COLON", ":", token.start_pos + at, token.line, token.column + at, token.line, token.column + at + 1,
+                  token.start_pos + at + 1)
+    return [Token("NAME", name, token.start_pos, token.line, token.column, token.line, token.column + len(name),
+                  token.start_pos + len(name)), colon]
 
 
 def _in_full(written: str) -> str:
@@ -375,6 +389,11 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
                     "an expression: if c then a else b")
         elif str(token) == "=":
             hint = "'=' sets a name or a field, in a statement of its own; to compare two values, write '=='"
+        elif token.type == "NAME" and "PERCENT" in error.expected and "NAME" not in error.expected:
+            # A name among a table row's cells, where the row's key has no colon: its cells are numbers only.
+            key = before.split()[0] if before.split() else "its_name"
+            hint = (f"a row whose cells are names ends its key with a colon ({key}: {token} ...), or the next row's "
+                    f"key would read as one more cell")
         elif "NAME" in error.expected and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(token)):
             message = f"'{token}' is a reserved word of the language and cannot be a name here"
             hint = f"choose another name, such as '{token}_'"
@@ -513,17 +532,20 @@ class ToNodes(Transformer):
 
     def table_row(self, meta, items):
         first = items[0]
-        if first.type == "ROW_NUMBER":  # `7:`: the number alone is the key, and where it is written
-            digits = str(first).rstrip(": \t")
+        if first.type in ("ROW_NUMBER", "ROW_NAME"):  # `7:`, `archer:`: the key alone is the key, and where it is
+            written = str(first).rstrip(": \t")
             pos = self._tpos(first)
-            key: str | int = int(digits)
-            pos = n.Pos(pos.line, pos.column, pos.line, pos.column + len(digits), self.path)
+            key: str | int = int(written) if first.type == "ROW_NUMBER" else written
+            pos = n.Pos(pos.line, pos.column, pos.line, pos.column + len(written), self.path)
         else:
             key, pos = str(first), self._tpos(first)
         return n.TableRow(pos, name=key, cells=tuple(items[1:]))
 
     def cell(self, meta, items):
         return self.number(meta, items)
+
+    def name_cell(self, meta, items):
+        return n.Name(self._tpos(items[0]), name=str(items[0]))
 
     def negative_cell(self, meta, items):
         return n.Number(self._pos(meta), value=-self.number(meta, items).value)

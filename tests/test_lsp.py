@@ -838,3 +838,21 @@ async def test_half_typed_edits_never_crash_the_server_and_every_request_is_answ
 def line_in(path: Any, text: str) -> int:
     """The first line of a file that holds `text`: the tests need not change when the rules move."""
     return next(number for number, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+CHART = """enum result { hit miss }
+table chart(int, int): result default miss {
+        [1    2]
+    1:  hit  miss
+    2:  miss hit
+}
+outcome got: result = hit
+action go() { got = chart[roll(1, 2), 1] }
+"""
+
+
+async def test_references_of_an_enum_value_include_the_table_cells_that_name_it(client: LanguageClient, tmp_path):
+    uri = await open_document(client, tmp_path / "chart.rules", CHART)
+    found = await references_at(client, uri, where(CHART, "result { hit", "hit"))
+    assert found == spans(uri, CHART, "hit", "result { hit", "1:  hit", "2:  miss hit", "result = hit")
+    close(client, uri)

@@ -110,7 +110,7 @@ def test_the_formatter_aligns_numbered_rows_to_the_right_and_keeps_negative_colu
                                                 "}\n")
 
 
-def test_a_table_of_anything_but_numbers_is_refused_with_the_way_to_write_it():
-    found = refusal("", "table crt(int, int): rack {\n [1]\n}\n")
-    assert found.message == "a table holds numbers, so its type is int or number, not rack"
-    assert "fn crt(row: int, column: int): rack = [[...], [...]][row][column]" in found.hint
+def test_a_table_of_anything_but_numbers_or_rows_is_refused_with_the_way_to_write_it():
+    found = refusal("", "table crt(int, int): text {\n [1]\n}\n")
+    assert found.message == "a table holds numbers or the rows of a kind, so its type is int, number or a kind, not text"
+    assert "fn crt(row: int, column: int): text = [[...], [...]][row][column]" in found.hint

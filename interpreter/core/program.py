@@ -32,10 +32,11 @@ class Program:
         self.tables: dict[str, dict[tuple[str, str], Any]] = {}
         self.table_defaults: dict[str, Any] = {}
         for name, table in rules.tables.items():
-            self.tables[name] = {(row.name, column): cell.value
+            kind = rules.table_types[name].name
+            self.tables[name] = {(row.name, column): _cell(cell, kind)
                                  for row in table.rows for column, cell in zip(table.columns, row.cells)}
             if table.default is not None:
-                self.table_defaults[name] = table.default.value
+                self.table_defaults[name] = _cell(table.default, kind)
         # A memo, not a table: the states and records fracas.interpreter.core.constraints has checked.
         self.constraints_met: dict[Any, Any] = {}
         # A memo too: where a sampled run of an action from a start state stands at its first chance
@@ -58,3 +59,8 @@ class Program:
 
     def outcome_defaults(self) -> Frozen:
         return Frozen({name: self.constant(t.value) for name, t in self.rules.outcomes.items()})
+
+
+def _cell(cell: n.Number | n.Name, kind: str) -> Any:
+    """A table's cell as a value: a number, or a row of the table's kind named."""
+    return RowRef(kind, cell.name) if isinstance(cell, n.Name) else cell.value

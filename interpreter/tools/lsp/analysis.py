@@ -447,6 +447,9 @@ class _Indexer:
             for key, pos in [*zip(decl.columns, decl.column_pos), *((row.name, row.pos) for row in decl.rows)]:
                 if isinstance(key, str):  # a row's name; a number names nothing
                     self.at_pos(pos, key, ("value", key))
+            for cell in (decl.default, *(cell for row in decl.rows for cell in row.cells)):
+                if isinstance(cell, n.Name):  # a row named in a cell (an enum's value)
+                    self.expr(cell, {})
         elif isinstance(decl, (n.ParamDecl, n.ChoiceDecl, n.OutcomeDecl)):
             self.at_pos(decl.pos, decl.name, ("value", decl.name), True)
             if decl.type is not None:
