@@ -195,6 +195,17 @@ def test_explain_why_lists_the_ways_to_an_outcome_with_exact_probabilities(capsy
     assert "target 3/3 lethal" in out
 
 
+def test_explain_why_leaves_out_a_local_that_a_way_never_reached_and_shows_one_set_to_none(capsys, tmp_path):
+    rules = tmp_path / "stops.rules"
+    rules.write_text('outcome got: int = 0\naction go(high: bool) {\n    let maybe: int? = none\n'
+                     '    if high {\n        stop "too high"\n    }\n    let die = roll(1, 6)\n    got = die\n}\n')
+    scenario = tmp_path / "high.toml"
+    scenario.write_text('action = "go"\nhigh = true\n')
+    assert main(["explain", str(rules), str(scenario), "--why", "stopped=too high"]) == 0
+    out = capsys.readouterr().out
+    assert "maybe = none" in out and "die" not in out
+
+
 def test_explain_why_of_a_value_that_never_happens_exits_2(capsys):
     assert main(["explain", EPI, CITY, "--why", "figures_lost=9"]) == 2
     assert "figures_lost is never 9; its values are: 1, 2, 3" in capsys.readouterr().err

@@ -329,9 +329,12 @@ def _summary(dist: Distribution, state: Any) -> tuple[str, ...]:
             if before is None or before.get(field) != value:
                 parts.append(f"{entity}.{field} = {show_plain(value)}")
     params = {p.name for p in dist.prepared.action.params}
+    types = dist.prepared.rules.action_locals.get(dist.prepared.action.name, {})
     for name, value in state.frames[0].items():
         if name in params:
             continue
+        if value is None and name in types and not types[name].optional and types[name].name not in ("none", "any"):
+            continue  # a local this way never reached (a stop before its let): none is no value it can hold
         if isinstance(value, Pool):
             owners: dict[str, list[int]] = {}
             for body in value.bodies:
