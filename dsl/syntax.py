@@ -209,13 +209,21 @@ def _tokens_before(text: str, end: int) -> list[Token]:
 
 
 def _name_and_colon(token: Token) -> list[Token]:
-    """A table row's name and its colon, as two tokens where the lexer read them as one."""
+    """A table row's name and its colon, as two tokens where the lexer read them as one (a reserved word, `else`,
+    as the word it is)."""
     name = str(token).rstrip(": \t")
     at = str(token).index(":")
     colon = Token("COLON", ":", token.start_pos + at, token.line, token.column + at, token.line, token.column + at + 1,
                   token.start_pos + at + 1)
-    return [Token("NAME", name, token.start_pos, token.line, token.column, token.line, token.column + len(name),
-                  token.start_pos + len(name)), colon]
+    return [Token(_KEYWORDS().get(name, "NAME"), name, token.start_pos, token.line, token.column, token.line,
+                  token.column + len(name), token.start_pos + len(name)), colon]
+
+
+@functools.cache
+def _KEYWORDS() -> dict[str, str]:  # noqa: N802 - a constant, made when first needed
+    """The language's reserved words, by the terminal each is."""
+    return {terminal.pattern.value: terminal.name for terminal in parser().terminals
+            if type(terminal.pattern).__name__ == "PatternStr" and terminal.pattern.value.isidentifier()}
 
 
 def _in_full(written: str) -> str:
@@ -375,6 +383,8 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
         return Diagnostic(source.path, line, column, message, hint, source.line(line))
     if isinstance(error, UnexpectedToken):
         token = error.token
+        if token.type == "ROW_NAME":  # `x:` read as a table row's key, where no table is: the name is unexpected
+            token = _name_and_colon(token)[0]
         message = f"unexpected name '{token}'" if token.type == "NAME" else f"unexpected '{token}'"
         hint = _expected(error.expected)
         width = len(str(token)) or 1
@@ -390,10 +400,16 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
         elif str(token) == "=":
             hint = "'=' sets a name or a field, in a statement of its own; to compare two values, write '=='"
         elif token.type == "NAME" and "PERCENT" in error.expected and "NAME" not in error.expected:
-            # A name among a table row's cells, where the row's key has no colon: its cells are numbers only.
-            key = before.split()[0] if before.split() else "its_name"
-            hint = (f"a row whose cells are names ends its key with a colon ({key}: {token} ...), or the next row's "
-                    f"key would read as one more cell")
+            # A name among a table row's cells, where the row's key has no colon (its cells are numbers only), or
+            # after a minus.
+            key = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s+", before)
+            if before.rstrip().endswith("-"):
+                hint = "only a number may be negated in a table's cell"
+            elif key is not None:
+                hint = (f"a row whose cells are names ends its key with a colon ({key.group(1)}: {token} ...), or "
+                        f"the next row's key would read as one more cell")
+        elif token.type == "NUMBER" and "ROW_NUMBER" in error.expected:  # a row's number without its colon
+            hint = f"a table's row starts with its number and a colon: {token}: ..."
         elif "NAME" in error.expected and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(token)):
             message = f"'{token}' is a reserved word of the language and cannot be a name here"
             hint = f"choose another name, such as '{token}_'"

@@ -93,3 +93,12 @@ def test_a_method_call_is_told_there_are_no_methods_and_what_to_call():
     line, column, message, hint = problem(in_a_step("    let xs = [3, 1]", "    r = xs.index(1)"))
     assert (line, column, message) == (4, 12, "fracas has no methods: '.index(...)' calls nothing")
     assert "sort(xs)" in hint and "language.md lists the builtins" in hint
+
+
+def test_an_else_followed_by_a_colon_is_told_to_use_braces_though_a_name_and_colon_may_start_a_table_row():
+    assert problem(in_a_step("    if a {", "        r = 1", "    } else: {", "        r = 2", "    }"))[2] == (
+        "blocks are written in braces, not after ':'")
+
+
+def test_a_name_and_a_colon_out_of_place_are_told_as_the_name():
+    assert problem("param p x: int = 1\n")[:3] == (1, 9, "unexpected name 'x'")

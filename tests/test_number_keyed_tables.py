@@ -88,7 +88,7 @@ def test_a_number_where_a_row_belongs_says_how_to_key_by_numbers():
 
 
 def test_a_row_s_number_needs_its_colon():
-    assert "a row's whole number and a colon, such as 7:" in refusal("", "table bad(int, int): int {\n [1 2]\n 3 4 5\n}\n").hint
+    assert refusal("", "table bad(int, int): int {\n [1 2]\n 3 4 5\n}\n").hint == "a table's row starts with its number and a colon: 3: ..."
 
 
 def test_a_row_key_of_the_wrong_type_in_a_lookup_is_an_error():
