@@ -370,8 +370,22 @@ class Checker:
             check_key(name, decl.column_kind, pos)
         if len(set(decl.columns)) != len(decl.columns):
             self.error(decl.pos, f"table '{decl.name}' names a column twice")
+        def check_cell(cell: n.Number | n.Name) -> None:
+            # A name in a cell is a row of the table's kind, as written: not a parameter or a choice, whose value
+            # the cell would not follow.
+            if isinstance(cell, n.Name) and value_type.is_kind and (
+                    cell.name not in self.rules.rows or self.rules.rows[cell.name].kind != value_type.name):
+                if cell.name in self.rules.rows or self.global_type(cell.name) is None:
+                    self.expect(cell, value_type, Scope(), constant=True)  # unknown, or a row of another kind
+                    return
+                names = [r for r, d in self.rules.rows.items() if d.kind == value_type.name]
+                self.error(cell.pos, f"'{cell.name}' is not a value of {value_type}: a cell names one as written",
+                           listed(f"the values of {value_type}", names, f"{value_type} has no rows"))
+                return
+            self.expect(cell, value_type, Scope(), constant=True)
+
         if decl.default is not None:
-            self.expect(decl.default, value_type, Scope(), constant=True)
+            check_cell(decl.default)
         seen: set[str] = set()
         for row in decl.rows:
             check_key(row.name, decl.row_kind, row.pos)
@@ -379,14 +393,20 @@ class Checker:
                 self.error(row.pos, f"row '{row.name}' appears twice in table '{decl.name}'")
             seen.add(row.name)
             if len(row.cells) != len(decl.columns):
-                keys = [cell.name for cell in row.cells if isinstance(cell, n.Name) and cell.name in self.rules.rows
-                        and self.rules.rows[cell.name].kind == decl.row_kind]
-                self.error(row.pos, f"row '{row.name}' has {len(row.cells)} values for {len(decl.columns)} columns",
+                # The next row's key, read as a cell for want of its colon: a row of the row kind's, or, in a table
+                # of names keyed by number, a number.
+                keys = [cell.name if isinstance(cell, n.Name) else str(cell.value) for cell in row.cells
+                        if isinstance(cell, n.Name) and cell.name in self.rules.rows
+                        and self.rules.rows[cell.name].kind == decl.row_kind
+                        or isinstance(cell, n.Number) and decl.row_kind == "int" and value_type.is_kind]
+                values, columns = len(row.cells), len(decl.columns)
+                self.error(row.pos, f"row '{row.name}' has {values} value{'s' * (values != 1)} for {columns} "
+                                    f"column{'s' * (columns != 1)}",
                            f"'{keys[0]}' reads as one more cell: a row whose cells are names ends its key with a "
                            f"colon ({keys[0]}: ...)" if keys and len(row.cells) > len(decl.columns) else "")
                 continue  # its cells are not where they were meant to be: their types would only mislead
             for cell in row.cells:
-                self.expect(cell, value_type, Scope(), constant=True)
+                check_cell(cell)
 
     def check_param(self, typed: Typed) -> None:
         before = len(self.diagnostics)

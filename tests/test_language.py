@@ -355,7 +355,7 @@ def test_a_table_with_a_row_of_the_wrong_kind_is_an_error():
 def test_a_table_row_with_too_few_values_is_an_error():
     with pytest.raises(dsl.RulesError) as caught:
         dsl.loads(TABLES + "table bad(piece_type, ground): int {\n [open rough]\n archer 1\n}\n", "t.rules")
-    assert caught.value.diagnostics[0].message == "row 'archer' has 1 values for 2 columns"
+    assert caught.value.diagnostics[0].message == "row 'archer' has 1 value for 2 columns"
 
 
 def test_a_table_lookup_with_keys_of_the_wrong_kind_is_an_error():

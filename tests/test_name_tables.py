@@ -72,11 +72,19 @@ def test_a_value_looked_up_compares_with_the_enums_values():
 
 
 def test_a_row_of_names_without_its_colon_is_told_to_end_its_key_with_one():
-    found = refusal("enum r { hit miss }\ntable t(int, int): r {\n    [1 2]\n    1 hit miss\n}\n")
-    assert found.message == "unexpected '1'" or found.message == "unexpected name 'hit'"
     bad = refusal("enum r { hit miss }\nenum s { a b }\ntable t(s, int): r {\n    [1 2]\n    a hit miss\n}\n")
     assert bad.message == "unexpected name 'hit'"
     assert "ends its key with a colon (a: hit ...)" in bad.hint
+
+
+def test_a_numbered_row_without_its_colon_is_told_to_write_one():
+    found = refusal("enum r { hit miss }\ntable t(int, int): r {\n    [1 2]\n    1 hit miss\n}\n")
+    assert (found.message, found.hint) == ("unexpected '1'", "a table's row starts with its number and a colon: 1: ...")
+
+
+def test_a_name_negated_in_a_cell_is_told_only_numbers_are():
+    found = refusal("enum r { hit miss }\ntable t(int, int): r { [1 2] 1: -hit miss }\n")
+    assert (found.message, found.hint) == ("unexpected name 'hit'", "only a number may be negated in a table's cell")
 
 
 def test_a_row_that_runs_into_the_next_for_want_of_a_colon_names_the_key_it_swallowed():
@@ -84,6 +92,15 @@ def test_a_row_that_runs_into_the_next_for_want_of_a_colon_names_the_key_it_swal
                     "    a: hit miss\n    b hit miss\n}\n")
     assert found.message == "row 'a' has 5 values for 2 columns"
     assert found.hint.startswith("'b' reads as one more cell")
+    numbered = refusal("enum r { hit miss }\ntable t(int, int): r {\n    [1 2]\n    1: hit miss\n    2 miss hit\n}\n")
+    assert numbered.hint.startswith("'2' reads as one more cell")
+
+
+def test_a_parameter_named_in_a_cell_is_refused_for_the_value_it_would_not_follow():
+    found = refusal("enum r { hit miss }\nparam fallback: r = hit\ntable t(int, int): r default fallback {\n"
+                    "    [1]\n    1: hit\n}\n")
+    assert found.message == "'fallback' is not a value of r: a cell names one as written"
+    assert found.hint == "the values of r are: hit, miss"
 
 
 def test_a_cell_that_is_not_a_value_of_the_tables_type_is_refused():
