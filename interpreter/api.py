@@ -27,8 +27,8 @@ from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError, ScenarioErr
 from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import Frozen, OutcomeStates, State
 from fracas.interpreter.core.values import approx, as_float, exact_text, show
-from fracas.interpreter.inputs import (InputProblem, action_inputs, build_program, each_problem, number_written,
-                                      told_together)
+from fracas.interpreter.inputs import (InputProblem, action_inputs, build_program, each_problem,
+                                      input_shape_problems, number_written, told_together)
 from fracas.interpreter.plain import Unwritable, plain
 from fracas.interpreter.runtime.bodies import Pool, Volley
 from fracas.interpreter.runtime.getters import tuple_getter
@@ -92,14 +92,14 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
     """Check a scenario against the rules and build the starting state."""
     params = {**scenario.params, **(overrides or {})}
     try:
-        told_together([InputProblem(f"params.{name}", f"unknown parameter '{name}'", did_you_mean(name, rules.params)
-                                    or ("the parameters are: " + ", ".join(rules.params) if rules.params
-                                        else "these rules have no parameters"))
-                       for name in params if name not in rules.params]
-                      + [InputProblem(f"choices.{name}", f"unknown choice '{name}'", did_you_mean(name, rules.choices)
-                                      or ("the choices are: " + ", ".join(rules.choices) if rules.choices
-                                          else "these rules declare no choices"))
-                         for name in scenario.choices if name not in rules.choices])
+        problems = ([InputProblem(f"params.{name}", f"unknown parameter '{name}'", did_you_mean(name, rules.params)
+                                  or ("the parameters are: " + ", ".join(rules.params) if rules.params
+                                      else "these rules have no parameters"))
+                     for name in params if name not in rules.params]
+                    + [InputProblem(f"choices.{name}", f"unknown choice '{name}'", did_you_mean(name, rules.choices)
+                                    or ("the choices are: " + ", ".join(rules.choices) if rules.choices
+                                        else "these rules declare no choices"))
+                       for name in scenario.choices if name not in rules.choices])
         action_name = scenario.action_in(rules)
         if action_name is None:
             raise InputProblem("action", "these rules declare no action to resolve")
@@ -108,15 +108,37 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
             raise InputProblem("action", f"unknown action '{action_name}'",
                                did_you_mean(action_name, rules.actions) or listed("the actions", rules.actions,
                                                                                 "these rules declare no action"))
-        program = build_program(rules, params, scenario.choices)
+        try:
+            program = build_program(rules, {k: v for k, v in params.items() if k in rules.params},
+                                    {k: v for k, v in scenario.choices.items() if k in rules.choices})
+        except InputProblem as problem:
+            problems += each_problem(problem)
+        if problems:  # told with what does not fit in the inputs, whatever the parameters
+            told_together(problems + _input_shape_problems(rules, action, scenario.inputs))
         start = action_inputs(program, action, scenario.inputs)
     except InputProblem as problem:
-        told = [scenario_diagnostic(rules, scenario, each) for each in each_problem(problem)]
-        # In the order of the files' lines (a record's unknown keys are found before its fields are read).
-        raise ScenarioError(sorted(told, key=lambda d: (d.path, d.line, d.column))) from None
+        raise ScenarioError(_in_order([scenario_diagnostic(rules, scenario, each)
+                                       for each in each_problem(problem)])) from None
     except RunError as error:
         raise ScenarioError([run_diagnostic(rules, error)]) from None
     return Prepared(program, action, start, scenario)
+
+
+def _input_shape_problems(rules: Ruleset, action: n.StepDecl, given: dict[str, Any]) -> list[InputProblem]:
+    """input_shape_problems, read with the rules' own parameters; none where those do not build."""
+    try:
+        return input_shape_problems(build_program(rules), action, given)
+    except (InputProblem, RunError):
+        return []
+
+
+def _in_order(told: list[Diagnostic]) -> list[Diagnostic]:
+    """Problems in the order of each file's lines (a record's unknown keys are found before its fields are read),
+    the files and flags in the order first met."""
+    first_met: dict[str, int] = {}
+    for diagnostic in told:
+        first_met.setdefault(diagnostic.path, len(first_met))
+    return sorted(told, key=lambda d: (first_met[d.path], d.line, d.column))
 
 
 def program_problems(rules: Ruleset) -> list[Diagnostic]:

@@ -101,13 +101,18 @@ def _built_program(rules: Ruleset, overrides: dict[str, Any], choices: dict[str,
     rows: dict[str, Record] = {}
     program = Program(rules, params, rows)
     given = _Structurer(program)
+    problems: list[InputProblem] = []
     # Choices read like parameters; the scenario or --choose picks their values.
     for section, declared, values in (("params", rules.params, overrides), ("choices", rules.choices, choices)):
         for name, typed in declared.items():
             if name in values:
-                params[name] = given.structure(values[name], typed.type, f"{section}.{name}", {})
+                params[name] = given._gathered(problems, given.structure, values[name], typed.type, f"{section}.{name}",
+                                               {})
+            elif problems:  # a default may read a value set before it, which did not fit
+                continue
             else:
                 params[name] = program.constant(typed.value)
+    told_together(problems)
     for name, decl in rules.rows.items():
         rows[name] = given.record(decl.kind, {f.name: f.value for f in decl.fields}, name, {}, constant=True)
     given.check_constants(overrides, choices)
@@ -195,12 +200,25 @@ def action_inputs(program: Program, action: n.StepDecl, given: dict[str, Any]) -
     return State((Frozen(args),), Frozen(world), program.outcome_defaults())
 
 
-class _Structurer:
-    """Given data made into the runtime values of one program, checked against the constraints of their kinds."""
+def input_shape_problems(program: Program, action: n.StepDecl, given: dict[str, Any]) -> list[InputProblem]:
+    """What does not fit in an action's inputs whatever the parameters: unknown keys, values of the wrong type,
+    fields missing. Their constraints are not tested (they may read the parameters: those of `program` may not
+    be the scenario's)."""
+    try:
+        _Structurer(program, constrained=False).inputs(action, given)
+    except InputProblem as problem:
+        return each_problem(problem)
+    return []
 
-    def __init__(self, program: Program):
+
+class _Structurer:
+    """Given data made into the runtime values of one program, checked against the constraints of their kinds
+    (`constrained`)."""
+
+    def __init__(self, program: Program, constrained: bool = True):
         self.program = program
         self.rules = program.rules
+        self.constrained = constrained
 
     def structure(self, value: Any, type_: Type, where: str, world: dict[str, Record]) -> Any:
         """Turn input data (TOML values or example expressions) into a runtime value of type_."""
@@ -360,6 +378,8 @@ class _Structurer:
             else:
                 problems.append(InputProblem(param.name, f"action '{action.name}' needs input '{param.name}' ({type_})"))
         told_together(problems)
+        if not self.constrained:
+            return args, world
         constraints = self.rules.action_constraints.get(action.name, ())
         broken = first_broken(self.program, constraints, args, _world_state(world))
         if broken is not None:
@@ -391,7 +411,7 @@ class _Structurer:
     def _check_record(self, record: Record, data: dict[str, Any], where: str, world: dict[str, Record],
                       at: n.Pos | None = None) -> None:
         kind = self.rules.kinds[record.shape.kind]
-        if not kind.constraints:
+        if not kind.constraints or not self.constrained:
             return
         frame = dict(record.items())
         broken = first_broken(self.program, kind.constraints, frame, _world_state(world))

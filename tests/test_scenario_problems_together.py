@@ -92,3 +92,19 @@ def test_the_command_line_tells_each_problem_at_its_line_in_the_files_order(caps
     lines = [int(line.split(":")[1]) for line in err.splitlines() if ": error: " in line]
     assert lines == sorted(lines) and set(lines) >= {3, 4, 5, 8}
     assert "did you mean 'trooper'?" in err and "unknown field 'colour' of unit" in err
+
+
+def test_parameters_that_do_not_fit_are_told_with_the_inputs_that_do_not():
+    told = problems({"a": {"strength": "x"}, "b": {"strength": 1}}, params={"bonus": "many", "malus": 1},
+                    choices={"careful": "maybe"})
+    assert sorted(message.split(":")[0] for message in told) == ["a.strength", "choices.careful", "params.bonus",
+                                                                "params.malus"]
+
+
+def test_flags_are_told_in_the_order_given(capsys, tmp_path):
+    scenario = tmp_path / "ok.toml"
+    scenario.write_text('action = "exchange"\n[attacker]\ntype = "trooper"\nplace = { q = 0, r = 0 }\n'
+                        '[defender]\ntype = "trooper"\nplace = { q = 1, r = 0 }\n')
+    assert main(["odds", str(ROOT / "rules" / "weewar.rules"), str(scenario), "--set", "zzz=1", "--set", "aaa=2"]) == 2
+    flags = [line.split(":")[0] for line in capsys.readouterr().err.splitlines() if ": error: " in line]
+    assert flags == ["--set zzz=1", "--set aaa=2"]
