@@ -27,6 +27,8 @@ action go(base: int = 4) {
         dice -= 1
     }
     bonus_of(halved(base))
+    let rolled = roll(1, 6) + 1
+    dice = roll(1, 4)
 }
 """, "locals.rules")
 
@@ -36,36 +38,36 @@ def logged(run, kind: str) -> list[tuple[int, str]]:
 
 
 def test_a_let_is_logged_with_the_value_it_names():
-    run = forced(RULES, Scenario("go", {}), [1, 2, 3])
+    run = forced(RULES, Scenario("go", {}), [1, 2, 3, 5, 4])
     assert logged(run, "let")[:2] == [(12, "dice = 3"), (13, "odds = 1/2")]
 
 
 def test_a_let_comes_before_the_roll_that_reads_it():
-    run = forced(RULES, Scenario("go", {}), [1, 2, 3])
+    run = forced(RULES, Scenario("go", {}), [1, 2, 3, 5, 4])
     kinds = [(event["kind"], event["line"]) for event in run.events]
     assert kinds.index(("let", 12)) < kinds.index(("roll", 14))
 
 
 def test_a_local_changed_is_logged_from_its_old_value_to_its_new():
-    run = forced(RULES, Scenario("go", {}), [1, 2, 3])
-    changes = [text for line, text in logged(run, "change") if text.startswith("dice")]
+    run = forced(RULES, Scenario("go", {}), [1, 2, 3, 5, 4])
+    changes = [text for line, text in logged(run, "change") if text.startswith("dice") and line < 20]
     assert changes == ["dice: 3 -> 5", "dice: 5 -> 4", "dice: 4 -> 3"]
 
 
 def test_a_local_set_to_the_value_it_had_is_not_logged():
-    run = forced(RULES, Scenario("go", {}), [1, 2, 3])
+    run = forced(RULES, Scenario("go", {}), [1, 2, 3, 5, 4])
     assert not any(line == 16 for line, _ in logged(run, "change"))
 
 
 def test_a_steps_let_is_logged_and_a_fns_is_not():
-    run = forced(RULES, Scenario("go", {}), [1, 2, 3])
+    run = forced(RULES, Scenario("go", {}), [1, 2, 3, 5, 4])
     lets = [text for _, text in logged(run, "let")]
     assert "bonus = 3" in lets
     assert not any(text.startswith("half") for text in lets)
 
 
 def test_a_logged_change_of_a_local_carries_its_name_and_both_values():
-    run = forced(RULES, Scenario("go", {}), [1, 2, 3])
+    run = forced(RULES, Scenario("go", {}), [1, 2, 3, 5, 4])
     [first] = [event for event in run.events if event["kind"] == "change" and event["line"] == 15]
     assert (first["target"], first["before"], first["after"]) == ("dice", "3", "5")
     [let] = [event for event in run.events if event["kind"] == "let" and event["line"] == 12]
@@ -87,3 +89,22 @@ def test_the_log_keeps_no_old_value_alive_for_the_exact_engine():
     lines = [line for block in routine.blocks for line, _ in getattr(block, "lines", ())]
     befores = [line for line in lines if "local_before" in line]
     assert befores and not any("F[" in line for line in befores)
+
+
+def test_a_local_drawn_straight_from_a_roll_is_logged_after_the_roll():
+    run = forced(RULES, Scenario("go", {}), [1, 2, 3, 5, 4])
+    texts = [(event["kind"], event["text"]) for event in run.events if event["line"] in (21, 22)]
+    assert texts == [("roll", "1d6: 5"), ("let", "rolled = 6"), ("roll", "1d4: 4"), ("change", "dice = 4")]
+
+
+def test_a_pool_named_is_not_logged_again_after_its_bodies():
+    pools = dsl.loads("""
+outcome lost: int = 0
+action go() {
+    let pool = bodies(2, 1)
+    pool += bodies(1, 2)
+    lost = lethal(pool)
+}
+""", "pools.rules")
+    run = forced(pools, Scenario("go", {}), [])
+    assert [event["kind"] for event in run.events if event["line"] in (4, 5)] == ["bodies", "bodies"]

@@ -59,6 +59,10 @@ from fracas.interpreter.runtime.chance import Dice
 from fracas.interpreter.core.values import Ref, RowRef
 
 END = -1
+# The start of a line that only writes the event log: no work where nothing is logged (the exact engine), so the
+# engine's readings of a block's lines pass over it. It names a slot by its number, not as F[n], so that no
+# value is kept alive for the log alone.
+TRACED = "R.trace is None or "
 # The last line of a block: a jump, or a branch to one of two blocks (the test may hold anything, but
 # the line ends with ` else N`).
 # Patterns as text: re compiles each when first used (and keeps it), so that a run of kept code compiles none.
@@ -1030,6 +1034,14 @@ class RoutineBuilder:
         self.consumed.append(slot)
         return n.Name(expr.pos, name=name)
 
+    def traced_after_draw(self, slot: int, line: str, pos: n.Pos) -> None:
+        """A line of the log written in the block of the draw of `slot`, after the draw: where the sampler runs it
+        and the exact engine, which runs the draw's distribution instead, does not (nor the blocks after it)."""
+        block = self.routine.blocks[self.drawn_in[slot]]
+        assert isinstance(block, Block) and block.draw_slot == slot
+        block.lines.insert(1, (line, pos.line))
+        block.facts.insert(1, LineFacts())
+
     def draw_into(self, slot: int, target: int) -> None:
         """The draw of `slot` made into `target` instead (see drawn_alone)."""
         block = self.routine.blocks[self.drawn_in.pop(slot)]
@@ -1276,11 +1288,12 @@ class RoutineBuilder:
         if drawn is not None:
             self.consumed.remove(drawn)
             scope[stmt.name] = scope[stmt.value.name]  # type: ignore[attr-defined]
+            self.traced_after_draw(drawn, f"{TRACED}rt.log_let(R, {self.gen.const(stmt)}, S, {drawn})", stmt.pos)
             return
         value = self.gen.expr(stmt.value, scope)
         index = self.slot()
         self.emit(f"F[{index}] = {value}", stmt.pos)
-        self.emit(f"R.trace is None or rt.log_let(R, {self.gen.const(stmt)}, F[{index}])", stmt.pos)
+        self.emit(f"{TRACED}rt.log_let(R, {self.gen.const(stmt)}, S, {index})", stmt.pos)
         scope[stmt.name] = f"F[{index}]"
 
     def s_Assign(self, stmt: n.Assign, scope: Scope) -> None:
@@ -1290,7 +1303,9 @@ class RoutineBuilder:
                  and head in scope else None)
         if drawn is not None and scope[head].startswith("F["):
             self.consumed.remove(drawn)
-            self.draw_into(drawn, _slot_of(scope[head]))
+            target = _slot_of(scope[head])
+            self.traced_after_draw(drawn, f"{TRACED}rt.log_drawn(R, {gen.const(stmt)}, S, {target})", pos)
+            self.draw_into(drawn, target)  # its old value is gone with the draw: the new one is said
             return
         op, value = gen.assigned(stmt, scope)
         K = gen.const(stmt)
@@ -1302,7 +1317,7 @@ class RoutineBuilder:
                     return
                 self.emit(f"_before = rt.local_before(R, S, {_slot_of(target)})", pos)
                 self.emit(gen.local_update(target, op, value, pos), pos)
-                self.emit(f"R.trace is None or rt.log_local(R, {K}, _before, {target})", pos)
+                self.emit(f"{TRACED}rt.log_local(R, {K}, _before, S, {_slot_of(target)})", pos)
             elif head in gen.rules.outcomes:
                 (gen.facts.outcome_kills if op == "=" else gen.facts.outcome_reads).add(head)
                 gen.facts.outcome_sets.add(head)

@@ -23,7 +23,7 @@ from fracas.interpreter.core import dist as D
 from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core import carry, folds, liveness, loops, rt, tails
 from fracas.interpreter.core.carry import Carried
-from fracas.interpreter.core.codegen import END, Block, CallSite, Generator, Routine
+from fracas.interpreter.core.codegen import END, TRACED, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import ESTIMATE_HINT, SAMPLE_INSTEAD, RunError, too_many_states
 from fracas.interpreter.core.interned import Interned
 from fracas.interpreter.runtime.chance import Chance, Dice, DiceValue, Fire, ForcedRollError
@@ -508,7 +508,7 @@ def _pass_through(routine: Routine, projection: liveness.Projection, region: fro
         live = projection.kept[following] if following >= 0 else projection.end  # at the end: the slots observed
         if projection.kept[pc] != live:
             continue
-        if all(line.startswith("return ") or folds.forgets_only(line, live) for line, _ in block.lines):
+        if all(line.startswith(("return ", TRACED)) or folds.forgets_only(line, live) for line, _ in block.lines):
             single[pc] = following
     found = {}
     for pc in single:

@@ -19,7 +19,7 @@ from typing import Any
 from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import carry, liveness, rt
 from fracas.interpreter.core import dist as D
-from fracas.interpreter.core.codegen import Block, Generator, Routine
+from fracas.interpreter.core.codegen import TRACED, Block, Generator, Routine
 from fracas.interpreter.core.dist import Scaled
 from fracas.interpreter.core.errors import too_many_states
 from fracas.interpreter.core.state import Frozen
@@ -259,7 +259,7 @@ def fold_shape(routine: Routine, draw: int, pc: int, slot: int, projection: live
         return None
     following = block.successors[0]
     live = projection.kept[following] if following >= 0 else projection.end
-    first, *others = [line for line, _ in block.lines]
+    first, *others = [line for line, _ in block.lines if not line.startswith(TRACED)] or [""]
     match = re.fullmatch(_FOLD_LINE, first)
     # The value is forgotten there, or never read again: a name's, drawn straight into it (`let x = roll(...)`),
     # may be read after.

@@ -307,10 +307,13 @@ def log_change(trace: Any, stmt: n.Assign, what: str, old: Any, new: Any) -> Non
         trace.add("change", stmt.pos, f"{what}: {before} -> {after}", target=what, before=before, after=after)
 
 
-def log_let(R: Any, stmt: n.Let, value: Any) -> None:
-    """A local named, in a logged run: what a later line that reads it (a chance, a count of dice) was given."""
-    shown = show(value)
-    R.trace.add("let", stmt.pos, f"{stmt.name} = {shown}", name=stmt.name, value=shown)
+def log_let(R: Any, stmt: n.Let, S: Working, slot: int) -> None:
+    """A local named, in a logged run: what a later line that reads it (a chance, a count of dice) was given. (A
+    pool is not: the bodies made and the shots at them are logged as they happen.)"""
+    value = S.F[slot]
+    if type(value) is not Pool:
+        shown = show(value)
+        R.trace.add("let", stmt.pos, f"{stmt.name} = {shown}", name=stmt.name, value=shown)
 
 
 def local_before(R: Any, S: Working, slot: int) -> Any:
@@ -319,8 +322,16 @@ def local_before(R: Any, S: Working, slot: int) -> Any:
     return None if R.trace is None else S.F[slot]
 
 
-def log_local(R: Any, stmt: n.Assign, before: Any, after: Any) -> None:
-    log_change(R.trace, stmt, stmt.target[0], before, after)
+def log_local(R: Any, stmt: n.Assign, before: Any, S: Working, slot: int) -> None:
+    after = S.F[slot]
+    if type(after) is not Pool:
+        log_change(R.trace, stmt, stmt.target[0], before, after)
+
+
+def log_drawn(R: Any, stmt: n.Assign, S: Working, slot: int) -> None:
+    """A local set to a value drawn straight into it: the value it holds now (the draw took the old one's place)."""
+    name, shown = stmt.target[0], show(S.F[slot])
+    R.trace.add("change", stmt.pos, f"{name} = {shown}", target=name, after=shown)
 
 
 def event(R: Any, stmt: n.Event, values: list[Any], named: list[tuple[str, Any]]) -> None:
