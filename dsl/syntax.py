@@ -215,12 +215,12 @@ def _name_and_colon(token: Token) -> list[Token]:
     at = str(token).index(":")
     colon = Token("COLON", ":", token.start_pos + at, token.line, token.column + at, token.line, token.column + at + 1,
                   token.start_pos + at + 1)
-    return [Token(_KEYWORDS().get(name, "NAME"), name, token.start_pos, token.line, token.column, token.line,
+    return [Token(_keywords().get(name, "NAME"), name, token.start_pos, token.line, token.column, token.line,
                   token.column + len(name), token.start_pos + len(name)), colon]
 
 
 @functools.cache
-def _KEYWORDS() -> dict[str, str]:  # noqa: N802 - a constant, made when first needed
+def _keywords() -> dict[str, str]:
     """The language's reserved words, by the terminal each is."""
     return {terminal.pattern.value: terminal.name for terminal in parser().terminals
             if type(terminal.pattern).__name__ == "PatternStr" and terminal.pattern.value.isidentifier()}

@@ -1315,7 +1315,7 @@ class RoutineBuilder:
                 if not target.startswith("F["):  # not a slot of the frame (a fn's own name): nothing logged
                     self.emit(gen.local_update(target, op, value, pos), pos)
                     return
-                self.emit(f"_before = rt.local_before(R, S, {_slot_of(target)})", pos)
+                self.emit(f"_before = R.trace and rt.local_before(R, S, {_slot_of(target)})", pos)
                 self.emit(gen.local_update(target, op, value, pos), pos)
                 self.emit(f"{TRACED}rt.log_local(R, {K}, _before, S, {_slot_of(target)})", pos)
             elif head in gen.rules.outcomes:
