@@ -1479,6 +1479,7 @@ class RoutineBuilder:
         self.exits.pop()
         self.jump(done, decl.pos)
         self.start(done)
+        self.emit(f"{TRACED}rt.log_step_end(R, {gen.const(call)})", pos)
         if slots:  # the step's arguments are forgotten when it ends
             self.emit("".join(f"F[{s}] = " for s in slots) + "None", pos)
         return result
@@ -1496,6 +1497,7 @@ class RoutineBuilder:
         self.routine.blocks.append(Block())
         self.jump(site, pos)
         self.start(back)
+        self.emit(f"{TRACED}rt.log_step_end(R, {gen.const(call)})", pos)
         gen.routine(decl.name)  # made now, so a routine is complete before anything runs
 
 

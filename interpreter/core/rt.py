@@ -367,6 +367,11 @@ def log_step(R: Any, decl: n.StepDecl, call: n.Call) -> None:
         R.trace.add("step", decl.pos, f"step {call.func}", step=call.func, called_at=call.pos.line)
 
 
+def log_step_end(R: Any, call: n.Call) -> None:
+    """Where a step's events end and its caller's go on (a report nests them by these): at the call."""
+    R.trace.add("end", call.pos, f"end of step {call.func}", step=call.func)
+
+
 def log_modifier(R: Any, decl: n.ModifierDecl, call: n.Call, start: Any, value: Any, applied: list[n.Term]) -> None:
     rules = R.program.rules
     source = rules.source(decl.pos)

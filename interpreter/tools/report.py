@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -371,11 +372,13 @@ def why_text(dist: Distribution, name: str, value: Any, most: int = 5) -> str:
 
 
 def explain_text(run: Run) -> str:
-    """The resolution as a readable trace: every step, body, modifier, shot, exit and change, with its rule."""
+    """The resolution as a readable trace: every step, body, modifier, shot, exit and change, with its rule; a
+    step's events under it, indented as deep as the steps it runs within."""
     rules = run.prepared.rules
-    lines = [f"{run.prepared.action.name} (seed {run.seed}): {counted(len(run.events), 'event')}"]
-    depth = 0
+    shown = [event for event in run.events if event["kind"] != "end"]
+    lines = [f"{run.prepared.action.name} (seed {run.seed}): {counted(len(shown), 'event')}"]
     overflow: list[int] = []
+    depth = 0
 
     def flush() -> None:
         if overflow:
@@ -383,17 +386,17 @@ def explain_text(run: Run) -> str:
             lines.append(f"{'  ' * depth}{'shot':<8} {shots}: every body has taken lethal damage; they change nothing")
             overflow.clear()
 
-    for event in run.events:
+    for event, within in _nested(run.events):
         if event["kind"] == "shot" and event.get("overflow"):
             overflow.append(event["shot"])
             continue
         flush()
+        depth = within
         place = f"{event['file']}:{event['line']}" if event["line"] else ""
         source = rules.sources.get(event["file"])
         rule = source.line(event["line"]).strip() if source and event["line"] else ""
         if event["kind"] == "step":
-            depth = 1
-            lines.append(f"\n{event['text']}    ({place})")
+            lines.append(f"\n{'  ' * depth}{event['text']}    ({place})")
             continue
         text = event["text"].removeprefix(f"{event['kind']}: ")  # `stop: reason` under the kind `stop`: once
         lines.append(f"{'  ' * depth}{event['kind']:<8} {text}")
@@ -406,12 +409,26 @@ def explain_text(run: Run) -> str:
     return "\n".join(lines)
 
 
+def _nested(events: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], int]]:
+    """Each event but a step's end, with the number of steps it runs within (a step's own header: those it is
+    called within). A step that stops the resolution never ends."""
+    depth = 0
+    for event in events:
+        kind = event["kind"]
+        if kind == "end":
+            depth = max(0, depth - 1)
+            continue
+        yield event, depth
+        if kind == "step":
+            depth += 1
+
+
 def run_text(run: Run, state_toml: str | ScenarioError) -> str:
     """A sampled run: its events, its outcomes and the state it leaves (or why that cannot be written)."""
     lines = [f"{run.prepared.action.name} (seed {run.seed})" if run.seed is not None else run.prepared.action.name]
     lines.append("\nevents")
-    for event in run.events:
-        lines.append(f"  line {event['line']:>4}  {event['text']}")
+    for event, depth in _nested(run.events):
+        lines.append(f"  line {event['line']:>4}  {'  ' * depth}{event['text']}")
     if not run.events:
         lines.append("  (none)")
     lines.append("\noutcomes")
