@@ -15,7 +15,10 @@ As gofmt does, the layout keeps the writer's line breaks and decides the rest:
   (`1/2` reads as a fraction);
 - consecutive one-line rows of a kind line up their names and their fields,
   each field under the same field of the rows above when they agree up to it;
-- a table's columns and cells line up, numbers to the right;
+- a table's columns and cells line up, numbers to the right; a row written
+  over several lines is joined onto its key's line, and its key loses any
+  space before its colon (`attacker :` is `attacker:`), the one change of a
+  token's text, which the check allows;
 - every comment stays where it was, trailing comments of neighbouring lines
   at one column; runs of blank lines become one blank line.
 
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import threading
 from collections.abc import Callable
 
@@ -285,6 +289,8 @@ def _joins(tok: Tok, before: Tok) -> bool:
         return True
     if tok.text == "else" and before.brace == "close":
         return True
+    if tok.block_rule == "table_decl" and not tok.item and not tok.brace:
+        return True  # a table row's cells go on its line: the grammar lets a row run on over lines
     return tok.text == "if" and before.text == "else"
 
 
@@ -572,14 +578,24 @@ def _tables(lines: list[Line]) -> dict[Line, str]:
         first = line.tokens[0] if line.tokens else None
         if first is None or first.block_rule != "table_decl":
             continue
-        if not first.item:
-            raise CannotFormat(first, "a table row must be written on one line", "join the row's cells to its name")
+        if not first.item:  # the cells after a comment: the row's line ended at the comment
+            raise CannotFormat(first, "a comment stands inside this table row",
+                               "move the comment above the row, or after its last cell")
         if first.item_of_multi:
             found.setdefault(first.block, []).append(line)
     laid: dict[Line, str] = {}
     for table in found.values():
         laid.update(_grid(table))
     return laid
+
+
+def _row_key(text: str) -> str:
+    """A row's key as laid out: its name or number and its colon, with no space between (one token to the
+    grammar, `attacker :` as `attacker:`)."""
+    return _SPACED_COLON.sub(":", text)
+
+
+_SPACED_COLON = re.compile(r"[ \t]+:$")
 
 
 def _grid(lines: list[Line]) -> dict[Line, str]:
@@ -602,7 +618,7 @@ def _grid(lines: list[Line]) -> dict[Line, str]:
                 cells[-1] += tok.text
             else:
                 cells.append(tok.text)
-        rows.append((line, tokens[0].text, cells))
+        rows.append((line, _row_key(tokens[0].text), cells))
     names = header or []
     count = max([len(names)] + [len(cells) for _, _, cells in rows])
     widths = [max([len(names[j]) if j < len(names) else 0]
@@ -632,7 +648,7 @@ def _same_tokens(before: str, old: list[Tok], after: str, path: str, limits: Lim
                  read: Callable[[str, str, Limits], list[Tok]]) -> None:
     new = read(after, path, limits)
     for a, b in zip(old, new):
-        if a.text != b.text:
+        if a.text != b.text and _row_key(a.text) != b.text:
             raise CannotFormat(a, "fracas fmt would change this file's tokens here",
                                "the file is left as it is; this is a bug in fracas fmt, please report it")
     if len(old) != len(new) or _comments(before, old) != _comments(after, new):

@@ -157,12 +157,27 @@ def test_a_syntax_error_is_reported_where_it_is():
     assert caught.value.diagnostics[0].line == 1 and caught.value.diagnostics[0].column == 13
 
 
-def test_a_table_row_split_over_lines_is_refused_not_mangled():
+def test_a_table_row_split_over_lines_is_joined_onto_its_keys_line():
+    assert fmt("table t(a, b): int {\n[x y]\nr 1\n2\ns 3 4\n}\n") == (
+        "table t(a, b): int {\n       [x  y]\n    r   1  2\n    s   3  4\n}\n")
+
+
+def test_a_table_header_split_over_lines_is_joined():
+    assert fmt("table t(int, int): int {\n[1\n2]\n1: 1 2\n}\n") == (
+        "table t(int, int): int {\n        [1  2]\n    1:   1  2\n}\n")
+
+
+def test_a_table_row_split_by_a_comment_is_refused_not_mangled():
     with pytest.raises(RulesError) as caught:
-        fmt("table t(a, b): int {\n[x y]\nr 1\n2\n}\n")
+        fmt("table t(a, b): int {\n[x y]\nr 1  # first\n2\n}\n")
     found = caught.value.diagnostics[0]
     assert (found.line, found.column) == (4, 1)
-    assert "a table row must be written on one line" in found.message
+    assert "a comment stands inside this table row" in found.message
+
+
+def test_a_row_key_loses_the_space_before_its_colon():
+    assert fmt("enum e { A }\ntable t(int, int): e {\n[1]\n1 :  A\n}\n") == (
+        "enum e { A }\ntable t(int, int): e {\n        [1]\n    1:   A\n}\n")
 
 
 def test_braces_of_a_construct_the_formatter_does_not_know_are_refused(monkeypatch):
