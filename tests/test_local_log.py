@@ -108,3 +108,36 @@ action go() {
 """, "pools.rules")
     run = forced(pools, Scenario("go", {}), [])
     assert [event["kind"] for event in run.events if event["line"] in (4, 5)] == ["bodies", "bodies"]
+
+
+LONG = dsl.loads("""
+outcome n: int = 0
+action go() {
+    let xs: list of int = []
+    let words = ""
+    for i in range(30) {
+        xs += [i]
+        words = words + "0123456789"
+    }
+    event gathered(xs)
+    n = len(xs)
+}
+""", "long.rules")
+
+
+def test_a_long_list_is_logged_with_its_first_items_and_the_rest_counted():
+    run = sample(LONG, Scenario("go", {}), seed=1)
+    last = [text for _, text in logged(run, "change") if text.startswith("xs")][-1]
+    assert last.endswith("-> [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, ... 10 more]")
+
+
+def test_a_long_text_is_logged_cut_short_with_the_rest_counted():
+    run = sample(LONG, Scenario("go", {}), seed=1)
+    last = [text for _, text in logged(run, "change") if text.startswith("words")][-1]
+    assert last.endswith('-> "' + "0123456789" * 20 + '..." (100 more characters)')
+
+
+def test_an_events_long_list_is_shown_cut_short():
+    run = sample(LONG, Scenario("go", {}), seed=1)
+    [(_, text)] = logged(run, "event")
+    assert text.endswith("17, 18, 19, ... 10 more])")

@@ -12,7 +12,7 @@ from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError
-from fracas.interpreter.core.values import Record, Ref, RowRef, normalize, show
+from fracas.interpreter.core.values import Record, Ref, RowRef, normalize, show, show_brief
 from fracas.interpreter.runtime.bodies import Pool, Volley
 
 
@@ -69,7 +69,7 @@ def add(a: Any, b: Any, R: Any, pos: n.Pos) -> Any:
     try:
         value = normalize(a + b) if isinstance(a, (int, Fraction)) else a + b
     except TypeError:
-        raise RunError(pos, f"cannot add {show(a)} and {show(b)}") from None
+        raise RunError(pos, f"cannot add {show_brief(a)} and {show_brief(b)}") from None
     return within(value, R, pos)
 
 
@@ -145,7 +145,7 @@ def in_range(value: Any, low: Any, high: Any, negated: bool, pos: n.Pos) -> bool
 def truth(value: Any, pos: n.Pos) -> bool:
     if value is True or value is False:
         return value
-    raise RunError(pos, f"a condition must be true or false, not {show(value)}")
+    raise RunError(pos, f"a condition must be true or false, not {show_brief(value)}")
 
 
 def add_assign(old: Any, value: Any) -> Any:
@@ -210,7 +210,7 @@ def record_of(value: Any, W: dict[str, Record], R: Any, pos: n.Pos, name: str) -
     if value is None:
         raise RunError(pos, f"there is nothing here (none), so it has no field '{name}'",
                        "check it first, for example: if x != none { ... }")
-    raise RunError(pos, f"{show(value)} has no field '{name}'")
+    raise RunError(pos, f"{show_brief(value)} has no field '{name}'")
 
 
 def attr(value: Any, name: str, W: dict[str, Record], R: Any, pos: n.Pos) -> Any:
@@ -229,17 +229,17 @@ def attr(value: Any, name: str, W: dict[str, Record], R: Any, pos: n.Pos) -> Any
 
 def item(items: Any, index: Any, pos: n.Pos, index_pos: n.Pos) -> Any:
     if not isinstance(items, tuple):
-        raise RunError(pos, f"only a list can be indexed, not {show(items)}")
+        raise RunError(pos, f"only a list can be indexed, not {show_brief(items)}")
     if not isinstance(index, int) or not 0 <= index < len(items):  # counted from 0; never from the end
-        raise RunError(index_pos, f"index {show(index)} is outside a list of {len(items)}")
+        raise RunError(index_pos, f"index {show_brief(index)} is outside a list of {len(items)}")
     return items[index]
 
 
 def cell(R: Any, name: str, row: Any, column: Any, pos: n.Pos) -> Any:
     keys = (_table_key(row), _table_key(column))
     if None in keys:
-        raise RunError(pos, f"table '{name}' is looked up by two rows or whole numbers, not {show(row)} and "
-                            f"{show(column)}")
+        raise RunError(pos, f"table '{name}' is looked up by two rows or whole numbers, not {show_brief(row)} and "
+                            f"{show_brief(column)}")
     program = R.program
     found = program.tables[name].get(keys)
     if found is not None:
@@ -271,7 +271,7 @@ def set_field(S: Working, R: Any, owner: Any, path: tuple[str, ...], name: str, 
         if isinstance(owner, RowRef):
             raise RunError(pos, f"'{owner.name}' is a row: rows are constants",
                            "store changing values in the scenario's things, not in rows")
-        raise RunError(pos, f"cannot change a field of {show(owner)}: a record written in the rules is a value, "
+        raise RunError(pos, f"cannot change a field of {show_brief(owner)}: a record written in the rules is a value, "
                        "not a thing", "only the scenario's things change: an action's inputs (given by the scenario or "
                        "by their defaults) and the things they hold")
     entity: Record = S.W[owner.id]
@@ -303,7 +303,7 @@ def set_outcome(S: Working, R: Any, name: str, op: str, value: Any, stmt: n.Assi
 
 def log_change(trace: Any, stmt: n.Assign, what: str, old: Any, new: Any) -> None:
     if old != new:
-        before, after = show(old), show(new)
+        before, after = show_brief(old), show_brief(new)
         trace.add("change", stmt.pos, f"{what}: {before} -> {after}", target=what, before=before, after=after)
 
 
@@ -312,7 +312,7 @@ def log_let(R: Any, stmt: n.Let, S: Working, slot: int) -> None:
     pool is not: the bodies made and the shots at them are logged as they happen.)"""
     value = S.F[slot]
     if type(value) is not Pool:
-        shown = show(value)
+        shown = show_brief(value)
         R.trace.add("let", stmt.pos, f"{stmt.name} = {shown}", name=stmt.name, value=shown)
 
 
@@ -330,7 +330,7 @@ def log_local(R: Any, stmt: n.Assign, before: Any, S: Working, slot: int) -> Non
 
 def log_drawn(R: Any, stmt: n.Assign, S: Working, slot: int) -> None:
     """A local set to a value drawn straight into it: the value it holds now (the draw took the old one's place)."""
-    name, shown = stmt.target[0], show(S.F[slot])
+    name, shown = stmt.target[0], show_brief(S.F[slot])
     R.trace.add("change", stmt.pos, f"{name} = {shown}", target=name, after=shown)
 
 
@@ -338,8 +338,8 @@ def event(R: Any, stmt: n.Event, values: list[Any], named: list[tuple[str, Any]]
     trace = R.trace
     if trace is None:
         return
-    shown_args = [show(value) for value in values]
-    shown_keywords = {name: show(value) for name, value in named}
+    shown_args = [show_brief(value) for value in values]
+    shown_keywords = {name: show_brief(value) for name, value in named}
     shown = ", ".join(shown_args + [f"{k}: {v}" for k, v in shown_keywords.items()])
     trace.add("event", stmt.pos, f"{stmt.name}({shown})", name=stmt.name, args=shown_args, keywords=shown_keywords)
 
@@ -359,7 +359,7 @@ def log_return(R: Any, stmt: n.Return, value: Any = _NOTHING) -> None:
         R.trace.add("return", stmt.pos, "end of step" + (f": {stmt.reason}" if stmt.reason else ""),
                     reason=stmt.reason)
     else:
-        R.trace.add("return", stmt.pos, f"end of step, giving {show(value)}", gives=show(value))
+        R.trace.add("return", stmt.pos, f"end of step, giving {show_brief(value)}", gives=show_brief(value))
 
 
 def log_step(R: Any, decl: n.StepDecl, call: n.Call) -> None:
@@ -426,7 +426,7 @@ class Items:
 
 def loop_items(items: Any, R: Any, pos: n.Pos) -> Items:
     if not isinstance(items, tuple):
-        raise RunError(pos, f"a for loop runs over a list, not {show(items)}")
+        raise RunError(pos, f"a for loop runs over a list, not {show_brief(items)}")
     limits = R.program.rules.limits
     if len(items) > limits.loop_items:
         raise RunError(pos, f"a loop over {len(items)} items is over the limit of {limits.loop_items}",

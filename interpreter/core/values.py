@@ -223,6 +223,22 @@ def show(value: Any) -> str:
     return repr(value)
 
 
+BRIEF_ITEMS = 20  # a list's items shown in a log line or a message; the rest counted
+BRIEF_CHARACTERS = 200  # a text's characters shown there; the rest counted
+
+
+def show_brief(value: Any) -> str:
+    """A value as a log line or a message shows it: as show() does, but a long list or text cut short, its rest
+    counted (a list gathered in a loop is logged at each change, and would fill the log with the whole list
+    each time)."""
+    if type(value) is tuple and len(value) > BRIEF_ITEMS:
+        return ("[" + ", ".join(show(v) for v in value[:BRIEF_ITEMS])
+                + f", ... {len(value) - BRIEF_ITEMS} more]")
+    if type(value) is str and len(value) > BRIEF_CHARACTERS:
+        return show(value[:BRIEF_CHARACTERS])[:-1] + f'..." ({len(value) - BRIEF_CHARACTERS} more characters)'
+    return show(value)
+
+
 def normalize(value: Fraction | int) -> Fraction | int:
     """Whole fractions become ints, so 4/2 and 2 are the same value everywhere."""
     if isinstance(value, Fraction) and value.denominator == 1:
