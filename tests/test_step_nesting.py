@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from fracas import dsl
-from fracas.interpreter import Scenario, forced
+from fracas.interpreter import Scenario, forced, sample
 from fracas.interpreter.tools.report import explain_text, run_text
 from fracas.interpreter.tools.cli import main
 
@@ -100,3 +100,37 @@ def test_run_json_carries_the_ends_of_steps(tmp_path, capsys):
     assert main(["run", str(tmp_path / "nest.rules"), str(tmp_path / "go.toml"), "--seed", "1", "--json"]) == 0
     ends = [event["step"] for event in json.loads(capsys.readouterr().out)["events"] if event["kind"] == "end"]
     assert ends == ["inner", "outer", "countdown", "countdown"]
+
+
+SHOTS = dsl.loads("""
+outcome lost: int = 0
+step kill(p: pool): pool {
+    return fire(volley(1), p)
+}
+step volley_at(p: pool): pool {
+    return fire(volley(3), p)
+}
+action caller_shoots() {
+    let p = bodies(1, 1, owner: "a")
+    p = kill(p)
+    p = fire(volley(2), p)
+    lost = lethal(p, owner: "a")
+}
+action step_shoots_twice() {
+    let p = bodies(1, 1, owner: "a")
+    p = volley_at(p)
+    p = volley_at(p)
+    lost = lethal(p, owner: "a")
+}
+""", "shots.rules")
+
+
+def test_explain_shows_the_callers_wasted_shots_at_the_callers_depth():
+    text = explain_text(sample(SHOTS, Scenario("caller_shoots", {}), seed=1))
+    assert indent_of(text, "shots 1 to 2: every body has taken lethal damage") == 0
+
+
+def test_explain_shows_a_steps_wasted_shots_under_the_step():
+    text = explain_text(sample(SHOTS, Scenario("step_shoots_twice", {}), seed=1))
+    assert indent_of(text, "shots 2 to 3: every body has taken lethal damage") == 2  # the first call's last two
+    assert indent_of(text, "shots 1 to 3: every body has taken lethal damage") == 2  # the second call's

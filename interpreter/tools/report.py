@@ -377,21 +377,24 @@ def explain_text(run: Run) -> str:
     rules = run.prepared.rules
     shown = [event for event in run.events if event["kind"] != "end"]
     lines = [f"{run.prepared.action.name} (seed {run.seed}): {counted(len(shown), 'event')}"]
-    overflow: list[int] = []
-    depth = 0
+    overflow: list[int] = []  # shots that changed nothing, in a row: one line for them all
+    overflow_depth = 0
 
     def flush() -> None:
         if overflow:
             shots = f"shot {overflow[0]}" if len(overflow) == 1 else f"shots {overflow[0]} to {overflow[-1]}"
-            lines.append(f"{'  ' * depth}{'shot':<8} {shots}: every body has taken lethal damage; they change nothing")
+            lines.append(f"{'  ' * overflow_depth}{'shot':<8} {shots}: every body has taken lethal damage; they "
+                         "change nothing")
             overflow.clear()
 
-    for event, within in _nested(run.events):
+    for event, depth in _nested(run.events):
         if event["kind"] == "shot" and event.get("overflow"):
+            if overflow and (depth != overflow_depth or event["shot"] != overflow[-1] + 1):  # another volley's
+                flush()
             overflow.append(event["shot"])
+            overflow_depth = depth
             continue
         flush()
-        depth = within
         place = f"{event['file']}:{event['line']}" if event["line"] else ""
         source = rules.sources.get(event["file"])
         rule = source.line(event["line"]).strip() if source and event["line"] else ""
