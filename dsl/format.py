@@ -15,10 +15,11 @@ As gofmt does, the layout keeps the writer's line breaks and decides the rest:
   (`1/2` reads as a fraction);
 - consecutive one-line rows of a kind line up their names and their fields,
   each field under the same field of the rows above when they agree up to it;
-- a table's columns and cells line up, numbers to the right; a row written
-  over several lines is joined onto its key's line, and its key loses any
-  space before its colon (`attacker :` is `attacker:`), the one change of a
-  token's text, which the check allows;
+- a table's columns and cells line up, numbers to the right; a row or a
+  column header written over several lines is joined onto one line (blank
+  lines within it too), and a row's key loses any space before its colon
+  (`attacker :` is `attacker:`): the one change of a token's text, made as
+  the tokens are read, so that the check compares them so;
 - every comment stays where it was, trailing comments of neighbouring lines
   at one column; runs of blank lines become one blank line.
 
@@ -203,7 +204,10 @@ class _Walk:
                 self.tree(child, child_depth, child_block, child_rule)
 
     def _tok(self, token, rule: str, first: bool, depth: int, block: int, block_rule: str) -> Tok:
-        tok = Tok(str(token), token.start_pos, token.end_pos, token.line, token.end_line, rule, first, depth, block,
+        text = str(token)
+        if token.type in _ROW_KEYS:  # the one token whose text the layout changes (see _row_key)
+            text = _row_key(text)
+        tok = Tok(text, token.start_pos, token.end_pos, token.line, token.end_line, rule, first, depth, block,
                   block_rule)
         if self.pending_item is not None:
             tok.item, tok.item_of_multi = True, self.pending_item[0]
@@ -574,13 +578,16 @@ def _align_rows(rows: list[_Row]) -> dict[Line, str]:
 def _tables(lines: list[Line]) -> dict[Line, str]:
     """The header and rows of each table written over several lines, as a grid."""
     found: dict[int, list[Line]] = {}
+    item: Tok | None = None  # the first token of the last row or column header met
     for line in lines:
         first = line.tokens[0] if line.tokens else None
         if first is None or first.block_rule != "table_decl":
             continue
         if not first.item:  # the cells after a comment: the row's line ended at the comment
-            raise CannotFormat(first, "a comment stands inside this table row",
-                               "move the comment above the row, or after its last cell")
+            what = "column header" if item is not None and item.rule == "table_columns" else "row"
+            raise CannotFormat(first, f"a comment stands inside this table {what}",
+                               f"move the comment above the {what}, or after its last cell")
+        item = first
         if first.item_of_multi:
             found.setdefault(first.block, []).append(line)
     laid: dict[Line, str] = {}
@@ -591,11 +598,12 @@ def _tables(lines: list[Line]) -> dict[Line, str]:
 
 def _row_key(text: str) -> str:
     """A row's key as laid out: its name or number and its colon, with no space between (one token to the
-    grammar, `attacker :` as `attacker:`)."""
+    grammar, `attacker :` as `attacker:`): the tokens are read so, and the text checked against them."""
     return _SPACED_COLON.sub(":", text)
 
 
 _SPACED_COLON = re.compile(r"[ \t]+:$")
+_ROW_KEYS = frozenset({"ROW_NUMBER", "ROW_NAME"})  # the grammar's terminals of a row's key and its colon
 
 
 def _grid(lines: list[Line]) -> dict[Line, str]:
@@ -618,7 +626,7 @@ def _grid(lines: list[Line]) -> dict[Line, str]:
                 cells[-1] += tok.text
             else:
                 cells.append(tok.text)
-        rows.append((line, _row_key(tokens[0].text), cells))
+        rows.append((line, tokens[0].text, cells))
     names = header or []
     count = max([len(names)] + [len(cells) for _, _, cells in rows])
     widths = [max([len(names[j]) if j < len(names) else 0]
@@ -648,7 +656,7 @@ def _same_tokens(before: str, old: list[Tok], after: str, path: str, limits: Lim
                  read: Callable[[str, str, Limits], list[Tok]]) -> None:
     new = read(after, path, limits)
     for a, b in zip(old, new):
-        if a.text != b.text and _row_key(a.text) != b.text:
+        if a.text != b.text:
             raise CannotFormat(a, "fracas fmt would change this file's tokens here",
                                "the file is left as it is; this is a bug in fracas fmt, please report it")
     if len(old) != len(new) or _comments(before, old) != _comments(after, new):

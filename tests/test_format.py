@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import re
 from pathlib import Path
 
@@ -175,6 +173,16 @@ def test_a_table_row_split_by_a_comment_is_refused_not_mangled():
     assert "a comment stands inside this table row" in found.message
 
 
+def test_a_column_header_split_by_a_comment_is_refused_as_a_header():
+    with pytest.raises(RulesError) as caught:
+        fmt("table t(int, int): int {\n[1  # first\n2]\n1: 3 4\n}\n")
+    assert "a comment stands inside this table column header" in caught.value.diagnostics[0].message
+
+
+def test_a_row_key_of_a_table_on_one_line_loses_the_space_before_its_colon():
+    assert fmt("table t(int, int): int { [1 2] 1 : 3 4 }\n") == "table t(int, int): int { [1 2]  1: 3 4 }\n"
+
+
 def test_a_row_key_loses_the_space_before_its_colon():
     assert fmt("enum e { A }\ntable t(int, int): e {\n[1]\n1 :  A\n}\n") == (
         "enum e { A }\ntable t(int, int): e {\n        [1]\n    1:   A\n}\n")
@@ -246,13 +254,10 @@ def test_line_breaks_put_anywhere_between_tokens_are_laid_out_without_changing_t
 
     rng = random.Random(path.name)
     text = path.read_text()
-    # A newline or a few spaces after random commas, operators and brackets; not inside a table's
-    # column names, which are one row (a row over several lines is refused, as documented).
-    def opens_columns(tok: Any) -> bool:
-        return tok.text == "[" and not text[text.rfind("\n", 0, tok.end - 1) + 1:tok.end - 1].strip()
-
+    # A newline or a few spaces after random commas, operators and brackets, a table's column header's
+    # and its rows' keys too (a row over several lines is joined again).
     spots = [tok.end for tok in fracas.dsl.format._tokens(text, "t.rules", fracas.dsl.format.DEFAULT)
-             if tok.text in (",", "(", "[", "+", "*", "=", "and", "or") and not opens_columns(tok)]
+             if tok.text in (",", "(", "[", "+", "*", "=", "and", "or") or tok.text.endswith(":")]
     chosen = set(rng.sample(spots, min(40, len(spots))))
     broken = "".join(("\n" if rng.random() < 0.5 else "   ") + char if i in chosen else char
                      for i, char in enumerate(text))

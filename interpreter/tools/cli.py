@@ -108,7 +108,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--write-state", metavar="FILE", help="write the new state to FILE (TOML), atomically")
 
     explain = sub.add_parser("explain", parents=[limits], help="one sampled resolution, explained rule by rule",
-                             description="Resolve a scenario once and show every step entered, every body made "
+                             description="Resolve a scenario once and show every step entered (its events indented "
+                                         "under it), every local named, every roll, every body made "
                                          "(with the modifiers that changed it), every shot, early exit and change, "
                                          "each with the file, line and text of the rule that caused it.")
     explain.add_argument("rules", metavar="RULES", help="the rules file")
