@@ -111,33 +111,67 @@ action go() {
 
 
 LONG = dsl.loads("""
+kind holder { xs: list of int = [] }
 outcome n: int = 0
 action go() {
     let xs: list of int = []
     let words = ""
-    for i in range(30) {
+    for i in range(100) {
         xs += [i]
         words = words + "0123456789"
     }
+    xs[50] = 999
+    let nested = [xs, xs]
+    let h: holder = {xs: xs}
     event gathered(xs)
+    event held(h)
     n = len(xs)
 }
 """, "long.rules")
+FIRST_20 = "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19"
+
+
+def long_run():
+    return sample(LONG, Scenario("go", {}), seed=1)
 
 
 def test_a_long_list_is_logged_with_its_first_items_and_the_rest_counted():
-    run = sample(LONG, Scenario("go", {}), seed=1)
-    last = [text for _, text in logged(run, "change") if text.startswith("xs")][-1]
-    assert last.endswith("-> [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, ... 10 more]")
+    changes = [text for _, text in logged(long_run(), "change") if text.startswith("xs")]
+    assert changes[-2].endswith(f"-> [{FIRST_20}, ... 80 more]")
+
+
+def test_a_change_past_the_items_shown_is_shown_where_the_lists_differ():
+    last = [text for _, text in logged(long_run(), "change") if text.startswith("xs")][-1]
+    assert last == "xs: [... 48 before, 48, 49, 50, 51" + last[last.index(", 52"):]
+    assert ", 50, 51" in last.split(" -> ")[0] and ", 999, 51" in last.split(" -> ")[1]
 
 
 def test_a_long_text_is_logged_cut_short_with_the_rest_counted():
-    run = sample(LONG, Scenario("go", {}), seed=1)
-    last = [text for _, text in logged(run, "change") if text.startswith("words")][-1]
-    assert last.endswith('-> "' + "0123456789" * 20 + '..." (100 more characters)')
+    last = [text for _, text in logged(long_run(), "change") if text.startswith("words")][-1]
+    assert last.endswith('-> "' + "0123456789" * 20 + '"... (800 characters more)')
+
+
+def test_a_long_list_within_a_list_or_a_record_is_cut_short_too():
+    run = long_run()
+    [(_, nested)] = [(line, text) for line, text in logged(run, "let") if text.startswith("nested")]
+    assert nested == f"nested = [[{FIRST_20}, ... 80 more], [{FIRST_20}, ... 80 more]]"
+    [_, (_, held)] = logged(run, "event")
+    assert held == f"held(holder{{xs: [{FIRST_20}, ... 80 more]}})"
 
 
 def test_an_events_long_list_is_shown_cut_short():
-    run = sample(LONG, Scenario("go", {}), seed=1)
-    [(_, text)] = logged(run, "event")
-    assert text.endswith("17, 18, 19, ... 10 more])")
+    [(_, gathered), _] = logged(long_run(), "event")
+    assert gathered == f"gathered([{FIRST_20}, ... 80 more])"
+
+
+def test_the_logs_fields_keep_a_long_value_whole():
+    run = long_run()
+    [change] = [event for event in run.events if event["kind"] == "change" and event["text"].startswith("xs: [... 48")]
+    assert change["after"].count(",") == 99 and "999" in change["after"]
+    [gathered, _] = [event for event in run.events if event["kind"] == "event"]
+    assert gathered["args"][0].count(",") == 99
+
+
+def test_one_character_past_the_cut_is_counted_as_one():
+    from fracas.interpreter.core.values import show_brief
+    assert show_brief("a" * 201) == '"' + "a" * 200 + '"... (1 character more)'

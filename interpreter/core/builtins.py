@@ -21,7 +21,7 @@ from fracas.interpreter.runtime.bodies import ANY, Pool, Volley
 from fracas.interpreter.runtime.chance import Bernoulli, Binomial, Dice, DiceValue, Fire, SuccessPool, Tally, Uniform, dice_value
 from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
 from fracas.interpreter.runtime.weights import briefly
-from fracas.interpreter.core.values import normalize, show
+from fracas.interpreter.core.values import brief, normalize, show, show_brief
 
 Args = dict[str, Any]
 
@@ -48,7 +48,7 @@ def _whole(value: Any, name: str, pos: n.Pos, env: Env) -> int:
     if type(value) is int and 0 <= value <= env.program.rules.limits.count:
         return value  # the common case, at once
     if not isinstance(value, int) or isinstance(value, bool):
-        raise RunError(pos, f"'{name}' must be a whole number, not {show(value)}")
+        raise RunError(pos, f"'{name}' must be a whole number, not {show_brief(value)}")
     if value < 0:
         raise RunError(pos, negative(name, value))
     limits = env.program.rules.limits
@@ -91,7 +91,7 @@ def _filters(args: Args) -> dict[str, Any]:
 def _pool(args: Args, pos: n.Pos) -> Pool:
     pool = args["pool"]
     if not isinstance(pool, Pool):
-        raise RunError(pos, f"expected a pool of bodies, not {show(pool)}")
+        raise RunError(pos, f"expected a pool of bodies, not {show_brief(pool)}")
     return pool
 
 
@@ -106,8 +106,9 @@ def _bodies(count: Any, hitpoints: Any, owner: Any, tag: str, env: Env, pos: n.P
     trace = getattr(env.chooser, "trace", None)
     if trace is not None and count:
         life = "that cannot die" if hitpoints is None else f"of {hitpoints} hitpoint{'s' if hitpoints != 1 else ''}"
-        trace.add("bodies", pos, f"{count} bod{'ies' if count != 1 else 'y'} {life} for {show(owner)}"
-                  + (f" ({tag})" if tag else ""), count=count, hitpoints=hitpoints, owner=show(owner), tag=tag)
+        shown = show(owner)
+        trace.add("bodies", pos, f"{count} bod{'ies' if count != 1 else 'y'} {life} for {brief(owner, shown)}"
+                  + (f" ({tag})" if tag else ""), count=count, hitpoints=hitpoints, owner=shown, tag=tag)
     return Pool.make(count, hitpoints, owner, tag)
 
 
@@ -210,7 +211,7 @@ def _custom_dice(a: Args, env: Env, pos: n.Pos) -> Any:
         raise RunError(pos, "a die needs at least one face", "list its faces, as in custom_dice(4, [-1, 0, 1])")
     for face in faces:
         if not isinstance(face, (int, Fraction)) or isinstance(face, bool):
-            raise RunError(pos, f"a die's faces are numbers, not {show(face)}")
+            raise RunError(pos, f"a die's faces are numbers, not {show_brief(face)}")
     limits = env.program.rules.limits
     if len(faces) > limits.count:
         raise RunError(pos, f"a die of {len(faces)} faces is over the limit of {limits.count}", limits.hint("count"))
@@ -224,7 +225,7 @@ def _roll_value(value: DiceValue | int, env: Env, pos: n.Pos) -> int:
     for sides in {sides for _, sides in value.groups}:
         problem = dice_problem(value.count, sides, limits)
         if problem:
-            raise RunError(pos, f"rolling {briefly(show(value))}: {problem[0]}", problem[1])
+            raise RunError(pos, f"rolling {briefly(show_brief(value))}: {problem[0]}", problem[1])
     return _draw(env, value, pos)
 
 
@@ -259,7 +260,7 @@ def _len(a: Args, env: Env, pos: n.Pos) -> int:
         return len(items.shots)
     if isinstance(items, (tuple, str)):
         return len(items)
-    raise RunError(pos, f"len counts a list, a pool, a volley or a text, not {show(items)}")
+    raise RunError(pos, f"len counts a list, a pool, a volley or a text, not {show_brief(items)}")
 
 
 def _clamp(a: Args, env: Env, pos: n.Pos) -> Any:

@@ -24,7 +24,7 @@ from fracas.interpreter.core.resolve import evaluate
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import Frozen, State
-from fracas.interpreter.core.values import Record, Ref, RowRef, show
+from fracas.interpreter.core.values import Record, Ref, RowRef, show, show_brief
 from fracas.interpreter.runtime.keys import stable_key
 
 # A final state as the check reads it: its world, its outcomes, why it stopped, and its probability.
@@ -105,7 +105,7 @@ def _field(program: Program, value: Any, name: str, state: State) -> Any:
     record = state.world[value.id] if isinstance(value, Ref) else (
         program.rows[value.name] if isinstance(value, RowRef) else value)
     if not isinstance(record, Record) or not record.has(name):
-        raise RunError(None, f"{show(value)} has no field '{name}'")
+        raise RunError(None, f"{show_brief(value)} has no field '{name}'")
     return record.get(name)
 
 
@@ -119,7 +119,7 @@ def path_text(path: Path) -> str:
 
 def described(found: list[tuple[Path, Any]]) -> str:
     """"filled is 7 and track.size is 5": the values worth showing (not whole things of the scenario)."""
-    parts = [f"{path_text(path)} is {show(value)}" for path, value in found if plain(value)]
+    parts = [f"{path_text(path)} is {show_brief(value)}" for path, value in found if plain(value)]
     return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
@@ -206,7 +206,7 @@ def check_after(program: Program, action: n.StepDecl, finals: Sequence[Final], e
     if first.found:
         path, value = first.found[0]
         subject = f"{first.subject}.{path_text(path)}"
-        shown_value = f" is {show(value)}" if plain(value) else ""
+        shown_value = f" is {show_brief(value)}" if plain(value) else ""
     total = as_fraction(sum(final[3] for final in finals))
     if not exact:
         chance = ""
@@ -214,7 +214,7 @@ def check_after(program: Program, action: n.StepDecl, finals: Sequence[Final], e
         chance = ", in every outcome"
     else:
         chance = f", with probability {show(weight / total)}"
-    outcomes = ", ".join(f"{k} = {show(v)}" for k, v in first_state.outcomes.items())
+    outcomes = ", ".join(f"{k} = {show_brief(v)}" for k, v in first_state.outcomes.items())
     hint = f"a rule of {action.name} left this {first.kind} so"
     shown = described(list(first.found)) if len(first.found) > 1 else ""
     if shown:  # nothing where it reads only whole things

@@ -30,7 +30,7 @@ from fracas.interpreter.runtime.chance import Chance, Dice, DiceValue, Fire, For
 from fracas.interpreter.runtime.getters import tuple_getter
 from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, Allowance, LimitError, WorkLimitError, long_products
 from fracas.interpreter.core.state import Frozen
-from fracas.interpreter.core.values import show
+from fracas.interpreter.core.values import brief, show
 
 if TYPE_CHECKING:
     import random
@@ -1009,7 +1009,7 @@ def log_roll(trace: Trace, primitive: Any, pos: Pos, faces: list[int] | None = N
     if faces is not None:
         value = sum(faces)
     rolled, shown = primitive.describe(), show(value)
-    text = f"{rolled}: {shown}" + (f" ({' + '.join(map(str, faces))})" if faces is not None and len(faces) > 1 else "")
+    text = f"{rolled}: {brief(value, shown)}" + (f" ({' + '.join(map(str, faces))})" if faces is not None and len(faces) > 1 else "")
     trace.add("roll", pos, text, rolled=rolled, value=shown, **({"faces": faces} if faces is not None else {}))
     return value
 

@@ -227,16 +227,63 @@ BRIEF_ITEMS = 20  # a list's items shown in a log line or a message; the rest co
 BRIEF_CHARACTERS = 200  # a text's characters shown there; the rest counted
 
 
-def show_brief(value: Any) -> str:
+def show_brief(value: Any, start: int = 0) -> str:
     """A value as a log line or a message shows it: as show() does, but a long list or text cut short, its rest
-    counted (a list gathered in a loop is logged at each change, and would fill the log with the whole list
-    each time)."""
-    if type(value) is tuple and len(value) > BRIEF_ITEMS:
-        return ("[" + ", ".join(show(v) for v in value[:BRIEF_ITEMS])
-                + f", ... {len(value) - BRIEF_ITEMS} more]")
-    if type(value) is str and len(value) > BRIEF_CHARACTERS:
-        return show(value[:BRIEF_CHARACTERS])[:-1] + f'..." ({len(value) - BRIEF_CHARACTERS} more characters)'
+    counted, in the lists, records, pools and volleys it holds too (a list gathered in a loop is logged at each
+    change, and would fill the log with the whole list each time). start: where a list's items or a text's
+    characters begin to be shown, those before it counted."""
+    kind = type(value)
+    if kind is tuple:
+        if start == 0 and len(value) <= BRIEF_ITEMS:
+            return "[" + ", ".join(map(show_brief, value)) + "]"
+        shown = value[start:start + BRIEF_ITEMS]
+        rest = len(value) - start - len(shown)
+        return ("[" + (f"... {start} before, " if start else "") + ", ".join(map(show_brief, shown))
+                + (f", ... {rest} more" if rest else "") + "]")
+    if kind is str:
+        if start == 0 and len(value) <= BRIEF_CHARACTERS:
+            return show(value)
+        part = value[start:start + BRIEF_CHARACTERS]
+        rest = len(value) - start - len(part)
+        return ((f"({_characters(start)} before) ..." if start else "") + show(part)
+                + (f"... ({_characters(rest)} more)" if rest else ""))
+    if kind is Record:
+        return f"{value.shape.kind}{{{', '.join(f'{k}: {show_brief(v)}' for k, v in value.items())}}}"
+    shown_by = getattr(kind, "shown", None)  # a pool or a volley
+    if shown_by is not None:
+        return shown_by(value, show_brief)  # type: ignore[no-any-return]
     return show(value)
+
+
+def _characters(count: int) -> str:
+    return f"{count} character" + ("" if count == 1 else "s")
+
+
+def brief(value: Any, shown: str) -> str:
+    """A value as a log line shows it, given show(value), which the log's fields keep whole: itself where short."""
+    return shown if len(shown) <= BRIEF_CHARACTERS else show_brief(value)
+
+
+def brief_change(old: Any, new: Any, before: str, after: str) -> str:
+    """`old -> new` as a log line shows a change, given both shown whole: each cut short where long, from
+    where they first differ when cut short at the start would show no difference."""
+    if len(before) <= BRIEF_CHARACTERS and len(after) <= BRIEF_CHARACTERS:
+        return f"{before} -> {after}"
+    cut_before, cut_after = show_brief(old), show_brief(new)
+    if cut_before == cut_after:
+        differs = _first_difference(old, new)
+        cut_before, cut_after = show_brief(old, differs), show_brief(new, differs)
+        if cut_before == cut_after:  # a difference deep within: shown whole
+            cut_before, cut_after = before, after
+    return f"{cut_before} -> {cut_after}"
+
+
+def _first_difference(old: Any, new: Any) -> int:
+    """Where two lists (or two texts) begin to differ, a little before it: where a cut-short window shows it."""
+    if type(old) is not type(new) or type(old) not in (tuple, str):
+        return 0
+    at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+    return max(0, at - (2 if type(old) is tuple else 20))
 
 
 def normalize(value: Fraction | int) -> Fraction | int:
