@@ -136,19 +136,33 @@ def long_run():
 
 
 def test_a_long_list_is_logged_with_its_first_items_and_the_rest_counted():
+    [(_, nested)] = [(line, text) for line, text in logged(long_run(), "let") if text.startswith("nested")]
+    assert nested.startswith(f"nested = [[{FIRST_20}, ... 80 more], ")
+
+
+def test_a_list_of_more_than_20_items_is_cut_short_however_short_they_are():
+    from fracas.interpreter.core.values import show_brief
+    assert show_brief(tuple(range(21))) == f"[{FIRST_20}, ... 1 more]"
+    assert show_brief(tuple(range(20))) == f"[{FIRST_20}]"
+
+
+def test_a_long_list_grown_is_shown_at_its_end():
     changes = [text for _, text in logged(long_run(), "change") if text.startswith("xs")]
-    assert changes[-2].endswith(f"-> [{FIRST_20}, ... 80 more]")
+    assert changes[-2] == "xs: [... 97 before, 97, 98] -> [... 97 before, 97, 98, 99]"
 
 
 def test_a_change_past_the_items_shown_is_shown_where_the_lists_differ():
     last = [text for _, text in logged(long_run(), "change") if text.startswith("xs")][-1]
-    assert last == "xs: [... 48 before, 48, 49, 50, 51" + last[last.index(", 52"):]
-    assert ", 50, 51" in last.split(" -> ")[0] and ", 999, 51" in last.split(" -> ")[1]
+    before, after = last.removeprefix("xs: ").split(" -> ")
+    assert before.startswith("[... 48 before, 48, 49, 50, 51") and after.startswith("[... 48 before, 48, 49, 999, 51")
 
 
 def test_a_long_text_is_logged_cut_short_with_the_rest_counted():
+    [let] = [text for _, text in logged(long_run(), "let") if text.startswith("words")]
+    assert let == 'words = ""'
     last = [text for _, text in logged(long_run(), "change") if text.startswith("words")][-1]
-    assert last.endswith('-> "' + "0123456789" * 20 + '"... (800 characters more)')
+    assert last == ('words: (970 characters before) ..."' + "0123456789" * 2 + '" -> (970 characters before) ..."'
+                    + "0123456789" * 3 + '"')
 
 
 def test_a_long_list_within_a_list_or_a_record_is_cut_short_too():
@@ -164,12 +178,31 @@ def test_an_events_long_list_is_shown_cut_short():
     assert gathered == f"gathered([{FIRST_20}, ... 80 more])"
 
 
-def test_the_logs_fields_keep_a_long_value_whole():
+def test_the_logs_fields_hold_what_its_text_shows():
     run = long_run()
-    [change] = [event for event in run.events if event["kind"] == "change" and event["text"].startswith("xs: [... 48")]
-    assert change["after"].count(",") == 99 and "999" in change["after"]
+    change = [event for event in run.events if event["kind"] == "change" and event["target"] == "xs"][-1]
+    assert change["text"] == f"xs: {change['before']} -> {change['after']}"
     [gathered, _] = [event for event in run.events if event["kind"] == "event"]
-    assert gathered["args"][0].count(",") == 99
+    assert gathered["args"] == [f"[{FIRST_20}, ... 80 more]"]
+
+
+def test_a_change_within_what_is_cut_short_is_said_to_be_one():
+    rules = dsl.loads("""
+outcome n: int = 0
+action go() {
+    let xs: list of int = []
+    for i in range(30) {
+        xs += [i]
+    }
+    let nested = [xs]
+    xs[25] = 99
+    nested = [xs]
+    n = len(nested)
+}
+""", "deep.rules")
+    last = [text for _, text in logged(sample(rules, Scenario("go", {}), seed=1), "change")
+            if text.startswith("nested")][-1]
+    assert last == f"nested: [[{FIRST_20}, ... 10 more]] -> [[{FIRST_20}, ... 10 more]] (changed within what is cut short)"
 
 
 def test_one_character_past_the_cut_is_counted_as_one():

@@ -21,7 +21,7 @@ from fracas.interpreter.runtime.bodies import ANY, Pool, Volley
 from fracas.interpreter.runtime.chance import Bernoulli, Binomial, Dice, DiceValue, Fire, SuccessPool, Tally, Uniform, dice_value
 from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
 from fracas.interpreter.runtime.weights import briefly
-from fracas.interpreter.core.values import brief, normalize, show, show_brief
+from fracas.interpreter.core.values import normalize, show, show_brief
 
 Args = dict[str, Any]
 
@@ -106,8 +106,8 @@ def _bodies(count: Any, hitpoints: Any, owner: Any, tag: str, env: Env, pos: n.P
     trace = getattr(env.chooser, "trace", None)
     if trace is not None and count:
         life = "that cannot die" if hitpoints is None else f"of {hitpoints} hitpoint{'s' if hitpoints != 1 else ''}"
-        shown = show(owner)
-        trace.add("bodies", pos, f"{count} bod{'ies' if count != 1 else 'y'} {life} for {brief(owner, shown)}"
+        shown = show_brief(owner)
+        trace.add("bodies", pos, f"{count} bod{'ies' if count != 1 else 'y'} {life} for {shown}"
                   + (f" ({tag})" if tag else ""), count=count, hitpoints=hitpoints, owner=shown, tag=tag)
     return Pool.make(count, hitpoints, owner, tag)
 

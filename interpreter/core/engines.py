@@ -30,7 +30,7 @@ from fracas.interpreter.runtime.chance import Chance, Dice, DiceValue, Fire, For
 from fracas.interpreter.runtime.getters import tuple_getter
 from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, Allowance, LimitError, WorkLimitError, long_products
 from fracas.interpreter.core.state import Frozen
-from fracas.interpreter.core.values import brief, show
+from fracas.interpreter.core.values import show, show_brief
 
 if TYPE_CHECKING:
     import random
@@ -1008,8 +1008,8 @@ def log_roll(trace: Trace, primitive: Any, pos: Pos, faces: list[int] | None = N
     """A roll's entry in the log, what was rolled and what it gave (each face of a sum of dice): the value."""
     if faces is not None:
         value = sum(faces)
-    rolled, shown = primitive.describe(), show(value)
-    text = f"{rolled}: {brief(value, shown)}" + (f" ({' + '.join(map(str, faces))})" if faces is not None and len(faces) > 1 else "")
+    rolled, shown = primitive.describe(), show_brief(value)
+    text = f"{rolled}: {shown}" + (f" ({' + '.join(map(str, faces))})" if faces is not None and len(faces) > 1 else "")
     trace.add("roll", pos, text, rolled=rolled, value=shown, **({"faces": faces} if faces is not None else {}))
     return value
 
@@ -1025,7 +1025,7 @@ def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
         after, shot = hit.after, hit.shot
         if shot.source is not source:
             source = shot.source
-            source_text = show(source)
+            source_text = show_brief(source)
         number = hit.index + 1
         if after is None:
             add({"kind": "shot", "file": file, "line": line,
@@ -1040,7 +1040,7 @@ def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
             status = "cannot die"
         if after.owner is not owner:
             owner = after.owner
-            owner_text = show(owner)
+            owner_text = show_brief(owner)
         text = f"the rest of shot {number}" if hit.carried else f"shot {number} ({shot.damage} damage from {source_text})"
         add({"kind": "shot", "file": file, "line": line,
              "text": f"{'overflow: ' if hit.overflow else ''}{text} hits {owner_text}"

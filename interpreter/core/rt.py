@@ -12,7 +12,7 @@ from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError
-from fracas.interpreter.core.values import Record, Ref, RowRef, brief, brief_change, normalize, show, show_brief
+from fracas.interpreter.core.values import Record, Ref, RowRef, brief_change, normalize, show, show_brief
 from fracas.interpreter.runtime.bodies import Pool, Volley
 
 
@@ -301,11 +301,14 @@ def set_outcome(S: Working, R: Any, name: str, op: str, value: Any, stmt: n.Assi
 # ---- the event log ----------------------------------------------------------------------------
 
 
+_DEEPER = " (changed within what is cut short)"
+
+
 def log_change(trace: Any, stmt: n.Assign, what: str, old: Any, new: Any) -> None:
     if old != new:
-        before, after = show(old), show(new)  # whole in the log's fields, cut short in its text where long
-        trace.add("change", stmt.pos, f"{what}: {brief_change(old, new, before, after)}", target=what, before=before,
-                  after=after)
+        before, after, deeper = brief_change(old, new)
+        trace.add("change", stmt.pos, f"{what}: {before} -> {after}" + (_DEEPER if deeper else ""), target=what,
+                  before=before, after=after)
 
 
 def log_let(R: Any, stmt: n.Let, S: Working, slot: int) -> None:
@@ -313,8 +316,8 @@ def log_let(R: Any, stmt: n.Let, S: Working, slot: int) -> None:
     pool is not: the bodies made and the shots at them are logged as they happen.)"""
     value = S.F[slot]
     if type(value) is not Pool:
-        shown = show(value)
-        R.trace.add("let", stmt.pos, f"{stmt.name} = {brief(value, shown)}", name=stmt.name, value=shown)
+        shown = show_brief(value)
+        R.trace.add("let", stmt.pos, f"{stmt.name} = {shown}", name=stmt.name, value=shown)
 
 
 def local_before(R: Any, S: Working, slot: int) -> Any:
@@ -331,19 +334,17 @@ def log_local(R: Any, stmt: n.Assign, before: Any, S: Working, slot: int) -> Non
 
 def log_drawn(R: Any, stmt: n.Assign, S: Working, slot: int) -> None:
     """A local set to a value drawn straight into it: the value it holds now (the draw took the old one's place)."""
-    name, value = stmt.target[0], S.F[slot]
-    shown = show(value)
-    R.trace.add("change", stmt.pos, f"{name} = {brief(value, shown)}", target=name, after=shown)
+    name, shown = stmt.target[0], show_brief(S.F[slot])
+    R.trace.add("change", stmt.pos, f"{name} = {shown}", target=name, after=shown)
 
 
 def event(R: Any, stmt: n.Event, values: list[Any], named: list[tuple[str, Any]]) -> None:
     trace = R.trace
     if trace is None:
         return
-    shown_args = [show(value) for value in values]
-    shown_keywords = {name: show(value) for name, value in named}
-    shown = ", ".join([brief(value, text) for value, text in zip(values, shown_args)]
-                      + [f"{k}: {brief(value, shown_keywords[k])}" for k, value in named])
+    shown_args = [show_brief(value) for value in values]
+    shown_keywords = {name: show_brief(value) for name, value in named}
+    shown = ", ".join(shown_args + [f"{k}: {v}" for k, v in shown_keywords.items()])
     trace.add("event", stmt.pos, f"{stmt.name}({shown})", name=stmt.name, args=shown_args, keywords=shown_keywords)
 
 
@@ -362,8 +363,8 @@ def log_return(R: Any, stmt: n.Return, value: Any = _NOTHING) -> None:
         R.trace.add("return", stmt.pos, "end of step" + (f": {stmt.reason}" if stmt.reason else ""),
                     reason=stmt.reason)
     else:
-        shown = show(value)
-        R.trace.add("return", stmt.pos, f"end of step, giving {brief(value, shown)}", gives=shown)
+        shown = show_brief(value)
+        R.trace.add("return", stmt.pos, f"end of step, giving {shown}", gives=shown)
 
 
 def log_step(R: Any, decl: n.StepDecl, call: n.Call) -> None:
@@ -380,8 +381,8 @@ def log_modifier(R: Any, decl: n.ModifierDecl, call: n.Call, start: Any, value: 
     rules = R.program.rules
     source = rules.source(decl.pos)
     steps = "; ".join(f"line {t.pos.line}: {source.line(t.pos.line).strip()}" for t in applied)
-    before, after = show(start), show(value)
-    R.trace.add("modifier", call.pos, f"{decl.name}: {brief_change(start, value, before, after)} ({steps})",
+    before, after, deeper = brief_change(start, value)
+    R.trace.add("modifier", call.pos, f"{decl.name}: {before} -> {after}{_DEEPER if deeper else ''} ({steps})",
                 modifier=decl.name, start=before, result=after, terms=[t.pos.line for t in applied])
 
 

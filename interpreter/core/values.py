@@ -228,11 +228,14 @@ BRIEF_CHARACTERS = 200  # a text's characters shown there; the rest counted
 
 
 def show_brief(value: Any, start: int = 0) -> str:
-    """A value as a log line or a message shows it: as show() does, but a long list or text cut short, its rest
-    counted, in the lists, records, pools and volleys it holds too (a list gathered in a loop is logged at each
-    change, and would fill the log with the whole list each time). start: where a list's items or a text's
-    characters begin to be shown, those before it counted."""
+    """A value as a log line or a message shows it: as show() does, but a list of more than BRIEF_ITEMS items or
+    a text of more than BRIEF_CHARACTERS characters cut short, its rest counted, in the lists, records, pools
+    and volleys it holds too (a list gathered in a loop is logged at each change: whole, the log would grow
+    with the square of its length). start: where a list's items or a text's characters begin to be shown,
+    those before it counted."""
     kind = type(value)
+    if kind is int:  # most values a log shows
+        return show(value)
     if kind is tuple:
         if start == 0 and len(value) <= BRIEF_ITEMS:
             return "[" + ", ".join(map(show_brief, value)) + "]"
@@ -259,31 +262,18 @@ def _characters(count: int) -> str:
     return f"{count} character" + ("" if count == 1 else "s")
 
 
-def brief(value: Any, shown: str) -> str:
-    """A value as a log line shows it, given show(value), which the log's fields keep whole: itself where short."""
-    return shown if len(shown) <= BRIEF_CHARACTERS else show_brief(value)
-
-
-def brief_change(old: Any, new: Any, before: str, after: str) -> str:
-    """`old -> new` as a log line shows a change, given both shown whole: each cut short where long, from
-    where they first differ when cut short at the start would show no difference."""
-    if len(before) <= BRIEF_CHARACTERS and len(after) <= BRIEF_CHARACTERS:
-        return f"{before} -> {after}"
-    cut_before, cut_after = show_brief(old), show_brief(new)
-    if cut_before == cut_after:
-        differs = _first_difference(old, new)
-        cut_before, cut_after = show_brief(old, differs), show_brief(new, differs)
-        if cut_before == cut_after:  # a difference deep within: shown whole
-            cut_before, cut_after = before, after
-    return f"{cut_before} -> {cut_after}"
-
-
-def _first_difference(old: Any, new: Any) -> int:
-    """Where two lists (or two texts) begin to differ, a little before it: where a cut-short window shows it."""
-    if type(old) is not type(new) or type(old) not in (tuple, str):
-        return 0
-    at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
-    return max(0, at - (2 if type(old) is tuple else 20))
+def brief_change(old: Any, new: Any) -> tuple[str, str, bool]:
+    """A change as a log shows it: both values as show_brief() shows them, a long list or text from a little
+    before where the two first differ; and whether the difference lies deeper than either shows (within an
+    item or a field that is itself cut short)."""
+    start = 0
+    if type(old) is type(new) and type(old) in (tuple, str):
+        most = BRIEF_ITEMS if type(old) is tuple else BRIEF_CHARACTERS
+        at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+        if at >= most:  # past the first items shown: the window moved to it
+            start = at - (2 if type(old) is tuple else 20)
+    before, after = show_brief(old, start), show_brief(new, start)
+    return before, after, before == after and old != new
 
 
 def normalize(value: Fraction | int) -> Fraction | int:
