@@ -46,6 +46,11 @@ def test_joint_names_an_unknown_outcome_with_a_suggestion(capsys):
     assert code == 2 and "--joint: unknown outcome 'health_level'; did you mean 'health_levels'?" in err
 
 
+def test_joint_lists_the_outcomes_when_no_name_is_close(capsys):
+    code, _, err = odds(capsys, "--joint", "zzz,ended")
+    assert code == 2 and "--joint: unknown outcome 'zzz'; the outcomes are: " in err and "health_levels" in err
+
+
 def test_joint_takes_two_different_outcomes(capsys):
     assert "--joint takes two outcomes with a comma between them" in odds(capsys, "--joint", "ended")[2]
     assert "--joint names ended twice" in odds(capsys, "--joint", "ended,ended")[2]

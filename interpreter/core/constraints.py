@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from fractions import Fraction
 from typing import Any
 
 from fracas.dsl import nodes as n
@@ -334,10 +333,10 @@ def clear_test(program: Program) -> Callable[[Frozen, Frozen, dict[int, bool]], 
         share their unchanged ones, and keep them alive)."""
         if outcomes_structured:
             return False
-        for record in world.values():
-            found = known.get(id(record))
+        for entity_record in world.values():
+            found = known.get(id(entity_record))
             if found is None:
-                found = known[id(record)] = record_clear(record, known, world, outcomes)
+                found = known[id(entity_record)] = record_clear(entity_record, known, world, outcomes)
             if not found:
                 return False
         return True
@@ -418,15 +417,15 @@ def _first_breach(program: Program, state: State) -> _Breach | None:
     layout = _layout(program.rules)
     met = program.constraints_met
     keys = _Keys(state.world, layout, program.rules.runtime_cache.setdefault("records without entities", set()))
-    for id, record in state.world.items():
+    for id, entity_record in state.world.items():
         # What an entity breaks depends on its record and those of the entities it refers to (its key)
         # alone: the exact engine's final states share a few such keys between many worlds.
-        key = keys.of(record)
+        key = keys.of(entity_record)
         alone = ("entity", id, key)
         if key is not None and alone in met:
             found = met[alone]
         else:
-            found = _breach_among(program, state, _entity_records(id, record, layout), keys)
+            found = _breach_among(program, state, _entity_records(id, entity_record, layout), keys)
             if key is not None:
                 if len(met) >= _MEMO:
                     met.clear()
@@ -440,22 +439,22 @@ def _breach_among(program: Program, state: State, records: Iterator[tuple[str, R
                   keys: _Keys) -> _Breach | None:
     """The first of these records of a state that breaks a constraint."""
     met = program.constraints_met
-    for subject, record, entity in records:
-        constraints = _to_check(program.rules, record, entity)
+    for subject, checked, entity in records:
+        constraints = _to_check(program.rules, checked, entity)
         if not constraints:
             continue
-        key = keys.of(record)
+        key = keys.of(checked)
         if key is not None and key in met:
             broken = met[key]
         else:
-            broken = _first_broken_in(program, constraints, record, state)
+            broken = _first_broken_in(program, constraints, checked, state)
             if key is not None:
                 if len(met) >= _MEMO:
                     met.clear()
                 met[key] = broken
         if broken is not None:
-            found = tuple(readings(program, broken, dict(record.items()), state))
-            return _Breach(subject, record.shape.kind, broken, found)
+            found = tuple(readings(program, broken, dict(checked.items()), state))
+            return _Breach(subject, checked.shape.kind, broken, found)
     return None
 
 
@@ -467,16 +466,16 @@ def _every_breach(program: Program, state: State) -> list[_Breach]:
     records = [*(found for id, record in state.world.items() for found in _entity_records(id, record, layout)),
                *_outcome_records(state, layout)]
     breaches = []
-    for subject, record, entity in records:
-        frame = dict(record.items())
-        for constraint in _to_check(program.rules, record, entity):
+    for subject, checked, entity in records:
+        frame = dict(checked.items())
+        for constraint in _to_check(program.rules, checked, entity):
             try:
                 if _value(program, constraint.test, frame, state) is True:
                     continue
                 found = tuple(readings(program, constraint, frame, state))
             except RunError:
                 continue
-            breaches.append(_Breach(subject, record.shape.kind, constraint, found))
+            breaches.append(_Breach(subject, checked.shape.kind, constraint, found))
     return breaches
 
 

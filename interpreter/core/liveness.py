@@ -172,18 +172,18 @@ class Projection:
         if len(seen) >= _MOST_WORLDS:
             seen.clear()
         changed: Frozen | None = None  # a new one, filled before it is first hashed
-        for id, record in world.items():
-            key = (pc, id, record.shape)
+        for id, entity_record in world.items():
+            key = (pc, id, entity_record.shape)
             dead = self._dead_fields.get(key)
             if dead is None:
-                dead = self._dead_fields[key] = self._dead(pc, live, id, record)
-            if dead and dead[0](record.values) != dead[1]:
-                values = list(record.values)
+                dead = self._dead_fields[key] = self._dead(pc, live, id, entity_record)
+            if dead and dead[0](entity_record.values) != dead[1]:
+                values = list(entity_record.values)
                 for i in dead[2]:
                     values[i] = None
                 if changed is None:
                     changed = Frozen(world)
-                changed[id] = Record(record.shape, tuple(values))
+                changed[id] = Record(entity_record.shape, tuple(values))
         found = seen[world] = world if changed is None else changed
         return found
 

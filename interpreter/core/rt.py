@@ -12,7 +12,7 @@ from typing import Any
 
 from fracas.dsl import nodes as n
 from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError
-from fracas.interpreter.core.values import Record, Ref, RowRef, brief_change, normalize, show, show_brief
+from fracas.interpreter.core.values import Record, Ref, RowRef, brief_change, normalize, show_brief
 from fracas.interpreter.runtime.bodies import Pool, Volley
 
 

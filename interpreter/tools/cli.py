@@ -19,7 +19,7 @@ from typing import Any
 
 from fracas import dsl
 from fracas.dsl import nodes as n
-from fracas.dsl.diagnostics import Diagnostic, RulesError, did_you_mean, printable
+from fracas.dsl.diagnostics import Diagnostic, RulesError, did_you_mean, listed, printable
 from fracas.dsl.records import replace
 from fracas.dsl.resources import shipped_rules_dir
 from fracas.dsl.walk import descendants

@@ -324,9 +324,9 @@ def _summary(dist: Distribution, state: Any) -> tuple[str, ...]:
     """What a final state records beyond its outcomes: changed fields of things, and the action's locals."""
     start = dist.prepared.start
     parts = []
-    for entity, record in state.world.items():
+    for entity, fields in state.world.items():
         before = start.world.get(entity)
-        for field, value in record.items():
+        for field, value in fields.items():
             if before is None or before.get(field) != value:
                 parts.append(f"{entity}.{field} = {show_plain(value)}")
     params = {p.name for p in dist.prepared.action.params}
