@@ -67,8 +67,10 @@ def faces_problems(name: str, known: Mapping[str, Any]) -> Iterator[tuple[str, t
     of the face at fault (() for the whole argument), the message and the hint.
 
     `known` holds the arguments whose values are known: those written out as numbers where `fracas check`
-    reads the call, every one where a run makes it; a fault that needs an argument not known is not told.
+    reads the call, every one where a run makes it; a fault that needs an argument not known is not told. An
+    argument of the wrong shape (a number for a list of faces) is the type check's to tell, not looked into.
     """
+    known = {param: value for param, value in known.items() if _shaped(param, value)}
     sides = known.get("sides")
     if name == "roll" and known.get("reroll") and known.get("reroll_while"):
         yield ("reroll_while", (), "a die is rerolled once or while it shows a face, not both",
@@ -94,6 +96,23 @@ def faces_problems(name: str, known: Mapping[str, Any]) -> Iterator[tuple[str, t
             elif face in seen:
                 yield "groups", (outer, index), f"face {face} is in two groups", "a face counts for one group at most"
             seen.add(face)
+
+
+_FACE_LISTS = frozenset({"reroll", "reroll_while"})
+
+
+def _shaped(param: str, value: object) -> bool:
+    """Whether an argument has the shape faces_problems reads: a list of faces, a list of such lists (the groups),
+    or else a whole number."""
+    if param in _FACE_LISTS:
+        return _ints(value)
+    if param == "groups":
+        return isinstance(value, tuple) and all(map(_ints, value))
+    return type(value) is int
+
+
+def _ints(value: object) -> bool:
+    return isinstance(value, tuple) and all(type(item) is int for item in value)
 
 
 def negative(name: str, value: object) -> str:

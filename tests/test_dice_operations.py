@@ -331,6 +331,20 @@ def test_a_count_or_sides_written_out_of_reach_is_refused_before_running(express
     assert (found.line, found.column, found.message) == (3, column, message)
 
 
+@pytest.mark.parametrize("expression, column", [
+    ("roll(3, 6, reroll: 1)", 28),
+    ("roll(3, 6, reroll_while: 1)", 34),
+    ("successes(3, 6, at_least: 5, reroll: 1)", 46),
+    ("tally(3, 6, [1, 2])[0]", 22),  # a face where a group of them goes
+    ("roll(3, [6])", 17),
+])
+def test_a_number_written_for_a_list_of_faces_is_a_type_error(expression, column):
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(f"outcome x: number = 0\naction go() {{\n    x = {expression}\n}}\n", "dice.rules")
+    found = caught.value.diagnostics[0]
+    assert (found.line, found.column) == (3, column) and found.message.startswith("expected")
+
+
 def test_fracas_check_refuses_a_face_list_of_text(tmp_path, capsys):
     rules = tmp_path / "dice.rules"
     rules.write_text('outcome x: int = 0\naction go() {\n    x = custom_dice(2, ["a", "b"])\n}\n')
