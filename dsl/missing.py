@@ -37,6 +37,8 @@ RETURN_OUTSIDE_A_STEP = Missing("'return' belongs inside a step or an action, wh
 STATEMENT_OUTSIDE_A_STEP = Missing("statements belong inside a step or an action",
                                    "write them in braces: action name() { ... }")
 COLON_BLOCK = Missing("blocks are written in braces, not after ':'", "if CONDITION { ... } else { ... }")
+SLICE = Missing("fracas has no slices: a list is indexed by one number",
+                "take the items you need with a comprehension, as in [xs[i] for i in range(len(xs)) if i >= 1]")
 METHOD = Missing("fracas has no methods: '.{name}(...)' calls nothing",
                  "call a function with the value instead, as in len(xs) or sort(xs); language.md lists the builtins")
 

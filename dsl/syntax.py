@@ -180,7 +180,8 @@ def _expected(names: set[str]) -> str:
 
 def _syntax_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic:
     tokens = _tokens_before(source.text, _error_offset(source.text, error))
-    return (_glued_number(source, tokens) or _missing_construct(source, tokens, error)
+    return (_glued_number(source, tokens) or _no_starting_value(source, tokens, error)
+            or _missing_construct(source, tokens, error)
             or _unclosed_block(source, tokens, error) or _parser_diagnostic(source, error))
 
 
@@ -237,9 +238,52 @@ def _in_full(written: str) -> str:
     return "write the number in full, or as a fraction (1/1000)"
 
 
+# Another dice notation's suffix (4d6kh3, 3d6ro1, 2d10e) -> the builtin that does the same, given the dice and
+# the suffix's number.
+_DICE_SUFFIXES = (
+    (r"kh?(\d*)", "keep_highest({count}, {sides}, {n})"),
+    (r"kl(\d*)", "keep_lowest({count}, {sides}, {n})"),
+    (r"dh(\d*)", "drop_highest({count}, {sides}, {n})"),
+    (r"dl?(\d*)", "drop_lowest({count}, {sides}, {n})"),
+    (r"ro(\d*)", "roll({count}, {sides}, reroll: [{n}])"),
+    (r"r(\d*)", "roll({count}, {sides}, reroll_while: [{n}])"),
+    (r"[ex](\d*)", "explode({count}, {sides}, {depth})"),
+)
+
+
+def _dice_suffix(dice: Token, name: Token) -> tuple[str, str] | None:
+    """The message and hint for dice run into a name: another notation's keep, drop, reroll or explode, if it is
+    one."""
+    count, sides = str(dice).split("d")
+    for pattern, builtin in _DICE_SUFFIXES:
+        found = re.fullmatch(pattern, str(name))
+        if found:
+            n = found.group(1) or "1"
+            written = builtin.format(count=count or "1", sides=sides, n=n, depth="10")
+            return (f"'{dice}{name}': dice take no letters after them here",
+                    f"write {written}" + (" (the last number: how many times a die may explode)"
+                                          if builtin.startswith("explode") else ""))
+    return None
+
+
 def _glued_number(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
-    """A number run into a name (1e400, 3x): the real mistake, though the parser stops further on."""
+    """A number run into a name (1e400, 3x), or dice written in another notation (4d6kh3): the real mistake,
+    though the parser stops further on."""
+    last = tokens[-1] if tokens else None
+    if (last is not None and (last.type == "DICE" or last.type == "NAME" and re.fullmatch(r"d[0-9]+", str(last)))
+            and source.text[last.end_pos : last.end_pos + 1] == "!"):
+        count, sides = str(last).split("d")
+        bangs = len(source.text[last.end_pos:]) - len(source.text[last.end_pos:].lstrip("!"))
+        return Diagnostic(source.path, last.line, last.column, f"'{last}{'!' * bangs}': dice take no '!' after them here",
+                          f"write explode({count or 1}, {sides}, 10) (the last number: how many times a die may "
+                          "explode)", source.line(last.line), len(str(last)) + bangs)
     for number, name in zip(tokens, tokens[1:]):
+        if number.type == "DICE" and name.type == "NAME" and number.end_pos == name.start_pos:
+            found = _dice_suffix(number, name)
+            message, hint = found if found is not None else (
+                f"the dice {number} run into the name '{name}'", "put a space or an operator between them, as in 2d6 + x")
+            return Diagnostic(source.path, number.line, number.column, message, hint, source.line(number.line),
+                              len(f"{number}{name}"))
         if number.type == "NUMBER" and name.type == "NAME" and number.end_pos == name.start_pos:
             written = f"{number}{name}"
             if re.fullmatch(r"[0-9.]+[eE][0-9]*", written):
@@ -288,6 +332,10 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
         line = [t for t in tokens[:wrong] if t.line == tokens[wrong].line and t.type not in ("LBRACE", "RBRACE")]
         if line and line[0].type in ("IF", "ELSE", "FOR"):
             return at(tokens[wrong], missing.COLON_BLOCK)
+    if wrong is not None and tokens[wrong].type in ("COLON", "ROW_NUMBER") and _inside_brackets(tokens[:wrong]):
+        # `xs[1:]`, `xs[i:j]` (a number and its colon read as one token, as a table row's key is)
+        return Diagnostic(source.path, error.line, error.column, missing.SLICE.message, missing.SLICE.hint,
+                          source.line(error.line), 1)
     if wrong is not None and wrong >= 2 and tokens[wrong].type == "LPAR" and tokens[wrong - 1].type == "NAME" \
             and tokens[wrong - 2].type == "DOT":  # another language's method: `xs.index(2)`
         name = tokens[wrong - 1]
@@ -302,6 +350,46 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
         if token.type in _STATEMENT_WORDS and depth <= 0 and starts_statement(index):
             return at(token, missing.STATEMENT_OUTSIDE_A_STEP)
     return _after_return(source, tokens) or _action_gives(source, tokens)
+
+
+def _inside_brackets(tokens: list[Token]) -> bool:
+    """Whether these tokens end inside a '[' not yet closed (and no brace or parenthesis opened since)."""
+    depth = 0
+    for token in reversed(tokens):
+        if token.type in ("RSQB", "RPAR", "RBRACE"):
+            depth += 1
+        elif token.type in ("LSQB", "LPAR", "LBRACE"):
+            if depth == 0:
+                return token.type == "LSQB"
+            depth -= 1
+    return False
+
+
+def _no_starting_value(source: SourceFile, tokens: list[Token], error: UnexpectedInput) -> Diagnostic | None:
+    """`outcome x: int` or `param p: int` with nothing after: the value it starts from (or is) is missing. The
+    parser stops at the next declaration; the mistake is at the end of this one."""
+    if not isinstance(error, UnexpectedToken) or "EQUAL" not in error.expected or len(tokens) < 2:
+        return None
+    declared = tokens if error.token.type == "$END" else tokens[:-1]  # the declaration, without what stopped it
+    starts = [index for index, token in enumerate(declared) if token.type in ("OUTCOME", "PARAM", "CHOICE")]
+    if not starts or starts[-1] + 1 >= len(declared) or any(
+            token.type in ("EQUAL", "LBRACE") for token in declared[starts[-1]:]):
+        return None
+    word, name, end = declared[starts[-1]], declared[starts[-1] + 1], declared[-1]
+    if end.end_line is None or end.end_column is None:
+        return None
+    message = {"OUTCOME": "an outcome starts from the value it has where no rule sets it",
+               "PARAM": "a parameter is given its value where it is declared (a scenario or --set may change it)",
+               "CHOICE": "a choice is given the option taken where none is made"}[word.type]
+    written = " ".join(source.text[word.start_pos : end.end_pos].split())
+    value = "[]" if " list of " in f" {written} " else _VALUE_OF_TYPE.get(str(end), "VALUE") if end.type == "NAME" \
+        else "VALUE"
+    example = f"{written} = {value}"
+    return Diagnostic(source.path, end.end_line, end.end_column, f"'{name}' has no value: {message}",
+                      f"write '= value' after it, as in {example}", source.line(end.end_line), 1)
+
+
+_VALUE_OF_TYPE = {"int": "0", "number": "0", "bool": "false", "text": '""', "dice": "1d6"}
 
 
 def _action_gives(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:

@@ -299,6 +299,33 @@ def test_a_number_run_into_a_name_is_shown_where_written():
     assert d.message == "the number 3 runs into the name 'target'"
 
 
+@pytest.mark.parametrize("declared, column, message, example", [
+    ("outcome lost: int", 18, "an outcome starts from the value it has where no rule sets it", "outcome lost: int = 0"),
+    ("outcome seen: list of text", 27, "an outcome starts from the value it has where no rule sets it",
+     "outcome seen: list of text = []"),
+    ("param bonus: int", 17, "a parameter is given its value where it is declared (a scenario or --set may change it)",
+     "param bonus: int = 0"),
+    ("choice charge: bool", 20, "a choice is given the option taken where none is made", "choice charge: bool = false"),
+])
+def test_a_declaration_without_its_value_is_shown_at_its_end_not_at_the_next_one(declared, column, message, example):
+    d = only(f"{declared}\naction go() {{ }}\n")
+    name = declared.split()[1].rstrip(":")
+    assert (d.line, d.column, d.message) == (1, column, f"'{name}' has no value: {message}")
+    assert d.hint == f"write '= value' after it, as in {example}"
+
+
+def test_a_declaration_without_its_value_at_the_end_of_the_file_is_shown_there_too():
+    d = only("outcome lost: int")
+    assert (d.line, d.column, d.message[:20]) == (1, 18, "'lost' has no value:")
+
+
+@pytest.mark.parametrize("index", ["1:", "i:j", "1:2"])
+def test_a_slice_is_told_that_lists_have_none(index):
+    d = only(f"outcome n: int = 0\naction go() {{\n    let xs = [1, 2, 3]\n    n = len(xs[{index}])\n}}\n")
+    assert (d.line, d.column) == (4, 16 + index.index(":"))
+    assert d.message == "fracas has no slices: a list is indexed by one number"
+
+
 def test_an_if_left_open_is_shown_at_its_brace_not_at_the_next_declaration():
     d = only(BASE + "action hit(target: unit) {\n    if target.figures > 1 {\n        lost = 2\n\n"
                     "    lost = 3\n}\n\nfn double(x: int) = x * 2\n")

@@ -155,6 +155,31 @@ def test_dice_with_a_capital_d_are_told_to_use_a_small_one():
         ("'2D6': dice are written with a small d", "write 2d6")]
 
 
+@pytest.mark.parametrize("written, hint", [
+    ("4d6kh3", "write keep_highest(4, 6, 3)"),
+    ("3d6kl1", "write keep_lowest(3, 6, 1)"),
+    ("4d6dl1", "write drop_lowest(4, 6, 1)"),
+    ("5d6dh2", "write drop_highest(5, 6, 2)"),
+    ("3d6ro1", "write roll(3, 6, reroll: [1])"),
+    ("3d6r1", "write roll(3, 6, reroll_while: [1])"),
+    ("2d10e", "write explode(2, 10, 10) (the last number: how many times a die may explode)"),
+])
+def test_dice_in_another_notation_are_told_the_builtin_that_does_it(written, hint):
+    assert problems(f"outcome r: int = 0\naction go() {{ r = {written} }}\n") == [
+        (f"'{written}': dice take no letters after them here", hint)]
+
+
+@pytest.mark.parametrize("written, shown", [("4d6!", "explode(4, 6, 10)"), ("d10!!", "explode(1, 10, 10)")])
+def test_exploding_dice_written_with_a_bang_are_told_to_use_explode(written, shown):
+    [(message, hint)] = problems(f"outcome r: int = 0\naction go() {{ r = {written} }}\n")
+    assert message == f"'{written}': dice take no '!' after them here" and hint.startswith(f"write {shown}")
+
+
+def test_dice_run_into_another_name_are_told_to_put_an_operator_between():
+    assert problems("outcome r: int = 0\naction go() { r = 2d6bonus }\n") == [
+        ("the dice 2d6 run into the name 'bonus'", "put a space or an operator between them, as in 2d6 + x")]
+
+
 def test_rolling_more_dice_than_the_limit_is_a_located_error():
     text = "outcome r: int = 0\naction go() { let d: dice = dice(6000, 6)\n d += d\n r = roll(d) }\n"
     with pytest.raises(ScenarioError) as caught:
