@@ -356,6 +356,14 @@ class _Structurer:
         self._check_record(record, data, where, world, at)
         return Ref(where)
 
+    def _elsewhere(self, key: str) -> str:
+        """The hint for an input named as a parameter or a choice of the rules is: where those are given."""
+        for table, what in (("params", "a parameter"), ("choices", "a choice")):
+            if key in getattr(self.rules, table):
+                return (f"'{key}' is {what} of the rules, not an input: a scenario gives it under [{table}], "
+                        f"sweep varies it as {table}.{key}")
+        return ""
+
     def inputs(self, action: n.StepDecl, given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Record]]:
         """The action's arguments and the world of entities they create."""
         names = [p.name for p in action.params]
@@ -363,7 +371,8 @@ class _Structurer:
         for key in given:
             if key not in names:
                 problems.append(InputProblem(key, f"action '{action.name}' has no input '{key}'",
-                                             did_you_mean(key, names) or listed("its inputs", names, "it takes none")))
+                                             self._elsewhere(key) or did_you_mean(key, names)
+                                             or listed("its inputs", names, "it takes none")))
         world: dict[str, Record] = {}
         args: dict[str, Any] = {}
         for param in action.params:

@@ -48,6 +48,16 @@ def test_unknown_inputs_and_fields_are_told_with_the_rest():
     assert len(told) == 3
 
 
+@pytest.mark.parametrize("key, table, what", [("bonus", "params", "a parameter"), ("careful", "choices", "a choice")])
+def test_an_input_named_as_a_parameter_or_a_choice_is_told_where_those_go(key, table, what):
+    with pytest.raises(ScenarioError) as found:
+        exact(RULES, Scenario("duel", {"a": {"strength": 2}, "b": {"strength": 1}, key: 1}))
+    (told,) = found.value.diagnostics
+    assert told.message == f"{key}: action 'duel' has no input '{key}'"
+    assert told.hint == (f"'{key}' is {what} of the rules, not an input: a scenario gives it under [{table}], "
+                         f"sweep varies it as {table}.{key}")
+
+
 def test_a_default_that_reads_a_field_that_did_not_fit_adds_no_problem_of_its_own():
     assert problems({"a": {"strength": "x"}, "b": {"strength": 1}}) == ["a.strength: expected int, found the text \"x\""]
 
