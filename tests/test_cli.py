@@ -217,6 +217,49 @@ def test_unknown_action_exits_2(capsys, tmp_path):
     assert "unknown action 'targetted_attack'" in err and "did you mean 'targeted_attack'?" in err
 
 
+DICE_ONLY = "param bonus = 1\noutcome total: int = 0\naction roll_it(dice: int = 2) {\n    total = roll(dice, 6) + bonus\n}\n"
+
+
+@pytest.fixture
+def dice_only(tmp_path) -> str:
+    rules = tmp_path / "dice.rules"
+    rules.write_text(DICE_ONLY)
+    return str(rules)
+
+
+def test_odds_without_a_scenario_runs_the_first_action_with_its_defaults(capsys, dice_only):
+    code, out, _ = run(capsys, "odds", "--json", dice_only)
+    assert code == 0 and json.loads(out)["outcomes"]["total"]["mean"] == "8"
+
+
+@pytest.mark.parametrize("command, shown", [(["run"], "roll_it (seed 0)"), (["explain"], "roll_it (seed 0)"),
+                                            (["sweep", "--vary", "params.bonus=1,2"], "mean(total) over params.bonus")])
+def test_run_explain_and_sweep_take_no_scenario_too(capsys, dice_only, command, shown):
+    code, out, _ = run(capsys, command[0], dice_only, *command[1:])
+    assert code == 0 and shown in out
+
+
+def test_odds_of_two_rules_files_without_a_scenario_sets_them_side_by_side(capsys, dice_only, tmp_path):
+    variant = tmp_path / "more.rules"
+    variant.write_text(f'extends "{Path(dice_only).name}"\noverride param bonus = 3\n')
+    code, out, _ = run(capsys, "odds", dice_only, str(variant))
+    assert code == 0 and "dice.rules against " in out and "change +2" in out
+
+
+def test_a_scenario_named_other_than_toml_is_still_read_as_the_scenario(capsys, dice_only, tmp_path):
+    scenario = tmp_path / "three-dice.txt"
+    scenario.write_text("dice = 3\n")
+    code, out, _ = run(capsys, "odds", "--json", dice_only, str(scenario))
+    assert code == 0 and json.loads(out)["outcomes"]["total"]["mean"] == "23/2"
+
+
+def test_an_input_without_a_default_and_without_a_scenario_is_told(capsys, tmp_path):
+    rules = tmp_path / "dice.rules"
+    rules.write_text("outcome total: int = 0\naction roll_it(dice: int) {\n    total = roll(dice, 6)\n}\n")
+    code, _, err = run(capsys, "odds", str(rules))
+    assert code == 2 and "(no scenario file): error: dice: action 'roll_it' needs input 'dice' (int)" in err
+
+
 @pytest.mark.parametrize("command", [["odds"], ["sweep", "--vary", "target.figures=1,2", "--metric", "figures_lost"]])
 def test_an_empty_action_name_is_an_unknown_action_not_the_first_one(capsys, tmp_path, command):
     scenario = tmp_path / "s.toml"

@@ -83,8 +83,10 @@ def _parser() -> argparse.ArgumentParser:
                            help="the rules file; give two (a base and a variant) to see them side by side")
         else:
             p.add_argument("rules", metavar="RULES", help="the rules file")
-        p.add_argument("scenario", metavar="SCENARIO", help="a scenario file (TOML): action, params and inputs"
-                       + ("; or a state file and the files that act on it, as run takes them" if compare else ""))
+        p.add_argument("scenario", metavar="SCENARIO", nargs="?",
+                       help="a scenario file (TOML): action, params and inputs"
+                       + ("; or a state file and the files that act on it, as run takes them" if compare else "")
+                       + NO_SCENARIO_HELP)
         p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                        help="override a parameter of the rules (repeatable)")
         p.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION",
@@ -95,8 +97,8 @@ def _parser() -> argparse.ArgumentParser:
                                      "Give a state file (a ship sheet) and then the files that act on it to play "
                                      "a battle file by file; --write-state writes the state alone.")
     run.add_argument("rules", metavar="RULES", help="the rules file")
-    run.add_argument("scenario", metavar="SCENARIO", nargs="+",
-                     help="a scenario file (TOML); or a state file followed by action files")
+    run.add_argument("scenario", metavar="SCENARIO", nargs="*",
+                     help="a scenario file (TOML); or a state file followed by action files" + NO_SCENARIO_HELP)
     run.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                      help="override a parameter of the rules (repeatable)")
     run.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION",
@@ -113,7 +115,8 @@ def _parser() -> argparse.ArgumentParser:
                                          "(with the modifiers that changed it), every shot, early exit and change, "
                                          "each with the file, line and text of the rule that caused it.")
     explain.add_argument("rules", metavar="RULES", help="the rules file")
-    explain.add_argument("scenario", metavar="SCENARIO", nargs="+", help="a scenario file (TOML), or a state file and action files")
+    explain.add_argument("scenario", metavar="SCENARIO", nargs="*",
+                         help="a scenario file (TOML), or a state file and action files" + NO_SCENARIO_HELP)
     explain.add_argument("--seed", type=int, default=0, help="seed of the random generator (default 0)")
     explain.add_argument("--why", metavar="NAME=VALUE",
                          help="instead of one run: the main ways the exact engine finds to that outcome, "
@@ -153,7 +156,7 @@ def _parser() -> argparse.ArgumentParser:
                                         "a metric for every combination, exactly where possible and by sampling "
                                         "(with 95% intervals, marked ~) where not. Cases run in parallel.")
     sweep_.add_argument("rules", metavar="RULES", help="the rules file")
-    sweep_.add_argument("scenario", metavar="SCENARIO", help="the base scenario (TOML)")
+    sweep_.add_argument("scenario", metavar="SCENARIO", nargs="?", help="the base scenario (TOML)" + NO_SCENARIO_HELP)
     sweep_.add_argument("--vary", action="append", required=True, metavar="PATH=V1,V2,...",
                         help="a value to vary and its values (repeatable; two make a matrix)")
     sweep_.add_argument("--metric", metavar="EXPR",
@@ -279,6 +282,11 @@ def _limits(args: argparse.Namespace) -> Limits:
         raise UsageError(f"--limit: {error}") from None
 
 
+# With no scenario file: the rules' first action, its inputs and the parameters as the rules give them.
+NO_SCENARIO = api.Scenario(None, {}, path="(no scenario file)")
+NO_SCENARIO_HELP = "; left out, the rules' first action runs with its inputs' defaults"
+
+
 def _rules(args: argparse.Namespace, path: str | Path) -> dsl.Ruleset:
     if _is_scenario_file(path):  # read as rules, it would fail at its first '=' or '['
         told = f"{path} is a scenario file (TOML) where a rules file is wanted"
@@ -294,17 +302,31 @@ def _is_scenario_file(path: str | Path) -> bool:
 
 def _scenarios_among_rules(args: argparse.Namespace) -> None:
     """odds RULES STATE ACTION...: the TOML files after the rules files are scenario files too, a state file and
-    the files that act on it, as run and explain take them."""
+    the files that act on it, as run and explain take them. The scenario may be left out (argparse then gives
+    every file to the rules): the last file given is the scenario unless it is a rules file, or the only file."""
+    if args.scenario is None and len(args.rules) > 1 and not _is_rules_file(args.rules[-1]):
+        args.rules, args.scenario = args.rules[:-1], args.rules[-1]
     first = next((i for i, path in enumerate(args.rules) if _is_scenario_file(path)), None)
     if not first:  # none, or the first file given: loading it as the rules says what it is
         return
-    args.rules, args.scenario = args.rules[:first], [*args.rules[first:], args.scenario]
+    args.rules, args.scenario = args.rules[:first], [*args.rules[first:], *_scenario_files(args)]
+
+
+def _is_rules_file(path: str | Path) -> bool:
+    return str(path).lower().endswith(".rules")
+
+
+def _scenario_files(args: argparse.Namespace) -> list[str]:
+    """The scenario files given: one, several (a state file and the files that act on it) or none."""
+    if args.scenario is None:
+        return []
+    return args.scenario if isinstance(args.scenario, list) else [args.scenario]
 
 
 def _load(args: argparse.Namespace, rules_path: str | None = None) -> tuple[dsl.Ruleset, api.Scenario]:
     rules = _rules(args, rules_path or args.rules)
-    files = args.scenario if isinstance(args.scenario, list) else [args.scenario]
-    scenario = combine([load_scenario(path, _limits(args)) for path in files])
+    files = _scenario_files(args)
+    scenario = combine([load_scenario(path, _limits(args)) for path in files]) if files else NO_SCENARIO
     # --set and --choose are checked like the scenario's own [params] and [choices] tables,
     # and a problem with one names the flag.
     params = {**scenario.params, **_assignments("--set", args.set)}
@@ -343,7 +365,7 @@ def _output(flag: str, name: str | None, args: argparse.Namespace, rules: list[d
     if name.endswith(("/", os.sep)):  # Path would drop the slash, and write a file by the folder's name
         raise UsageError(f"{flag} {name} names a folder; give a file name")
     target = Path(name)
-    scenarios = args.scenario if isinstance(args.scenario, list) else [args.scenario]
+    scenarios = _scenario_files(args)
     rules_files = args.rules if isinstance(args.rules, list) else [args.rules]
     # The files each ruleset extends are inputs too.
     inputs = [*scenarios, *rules_files, *(source for r in rules for source in r.sources)]
