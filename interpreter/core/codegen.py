@@ -309,6 +309,10 @@ class Generator:
         division = _rounded_division(node)
         if division is not None:  # over each combination of the division's parts: no distribution of fractions
             return self._lifted(division, scope, lambda rewritten, inner: self._rounded(node.func, rewritten, inner))
+        if node.func in ("min", "max") and len(node.args) >= 2:
+            # Of independent distributions, by their cumulative weights: no product of their values.
+            args = "".join(self.dexpr(a, scope) + ", " for a in node.args)
+            return f"D.extreme({node.func == 'max'}, ({args}), R.budget)"
         return self._lifted(node, scope)
 
     def _split(self, node: n.Expr, scope: Scope) -> str:

@@ -331,7 +331,48 @@ def branch(test: Any, then: Callable[[], Any], otherwise: Callable[[], Any], bud
 
 def sequence(items: list[Any], budget: Budget) -> Any:
     """A list whose items may be distributions: the distribution of the whole list (a tuple)."""
+    drawn = [len(item.weights) for item in items if type(item) is Dist]
+    if len(drawn) > 1 and math.prod(drawn) > budget.limit:  # said as what it is: a list's items drawn one by one
+        raise RunError(budget.pos, f"a list of {len(drawn)} items drawn at random has more than {budget.limit} "
+                                   "combinations of their values", _FOLD_HINT)
     return apply(lambda *values: values, items, budget)
+
+
+_FOLD_HINT = ("each item is a draw of its own, so their combinations multiply: draw them in a loop and keep what "
+              "later rules read (total += x, best = max(best, x)) as they are drawn; " + ESTIMATE_HINT)
+
+
+def extreme(highest: bool, args: tuple[Any, ...], budget: Budget) -> Any:
+    """max (highest) or min of numbers, some of them distributions: of independent ones, from their cumulative
+    weights, value by value (the product of the weights of every argument at or below a value, for the highest),
+    not from every combination of their values. The weights are those `apply` would give, whole numbers alike."""
+    pick = max if highest else min
+    drawn = [a for a in args if type(a) is Dist]
+    if len(drawn) < 2:
+        return apply(lambda *values: pick(values), args, budget)
+    fixed = [a for a in args if type(a) is not Dist]
+    bound = pick(fixed) if fixed else None
+    values = sorted(set().union(*(a.weights for a in drawn)), reverse=not highest)
+    budget.check(len(values))
+    budget.spend(len(values) * len(drawn) // _COMBINATIONS_IN_A_STEP)
+    # Walking up from the lowest value for max (down from the highest for min): each argument's weight at or
+    # past the value so far, their product the weight of an extreme there or before.
+    reached = [0] * len(drawn)
+    before = 0
+    weights: dict[Any, int] = {}
+    for value in values:
+        for i, a in enumerate(drawn):
+            reached[i] += a.weights.get(value, 0)
+        now = math.prod(reached)
+        if now != before:
+            weights[value] = now - before
+            before = now
+    if bound is not None:  # a number given as it is: every extreme on its wrong side is it
+        kept = {v: w for v, w in weights.items() if pick(v, bound) == v and v != bound}
+        at_bound = sum(weights.values()) - sum(kept.values())
+        weights = ({bound: at_bound} if at_bound else {}) | kept
+    total = math.prod(a.total for a in drawn)
+    return Dist(weights, total) if len(weights) > 1 or total != 1 else next(iter(weights))
 
 
 def _mix(results: list[tuple[Any, int]], total: int, budget: Budget) -> Any:
