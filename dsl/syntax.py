@@ -378,6 +378,8 @@ def _no_starting_value(source: SourceFile, tokens: list[Token], error: Unexpecte
     word, name, end = declared[starts[-1]], declared[starts[-1] + 1], declared[-1]
     if end.end_line is None or end.end_column is None:
         return None
+    if error.token.type != "$END" and (error.token.line or 0) <= end.end_line:  # a mistake within the line
+        return None
     message = {"OUTCOME": "an outcome starts from the value it has where no rule sets it",
                "PARAM": "a parameter is given its value where it is declared (a scenario or --set may change it)",
                "CHOICE": "a choice is given the option taken where none is made"}[word.type]
