@@ -399,7 +399,7 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
             progress(_block_pos(routine, pc), sum(len(states) for states in pending.values()) + len(group))
         block = routine.blocks[pc]
         if isinstance(block, CallSite):
-            results = _call_all(block, group, engine, R, projection)
+            results = _call_all(block, pc, group, engine, R, projection)
         elif pc in heads and pc != entry:
             results = _loop_all(routine, pc, group, engine, R, projection)
         else:
@@ -976,20 +976,28 @@ def _whole(found: list[Any]) -> Any:
     return Scaled(n, d) if fixed is None else Carried((), {(): Scaled(n, d)}, fixed, owned=True)
 
 
-def _call_all(site: CallSite, group: dict[Key, Any], engine: ExactEngine, R: Run,
+def _call_all(site: CallSite, pc: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
               projection: liveness.Projection) -> Iterator[tuple[Key, Any, int]]:
-    """Every state enters the step together; each comes back to its own frame (full: all is live at a call)."""
+    """Every state enters the step together; each comes back to its own frame.
+
+    A state waiting at the call keeps only the slots read after the call or at the end (liveness._at_call),
+    so the states in the step, which carry the frame they came from, merge where they differ in values of
+    their caller's that no later rule reads (the dice of the level that called, in a step that calls itself).
+    """
     callee = R.gen.routine(site.routine)
     interned = R.interned
     assert interned is not None
     values = interned.values
+    expand = projection.expander(pc)
     entered: dict[Key, Any] = {}
     for key, p in group.items():
-        frame, world, outcomes, stopped, stack, depth = key
+        kept, world, outcomes, stopped, stack, depth = key
         world, outcomes = values[world], values[outcomes]
         _check_depth(depth + 1, site, R)
+        frame = expand(kept)
         args = frame[site.args_slot]
-        caller = frame[:site.args_slot] + (None,) + frame[site.args_slot + 1:]
+        frame[site.args_slot] = None
+        caller = tuple(frame)
         inner: Key = (tuple(_frame(callee, args)), world, outcomes, stopped, stack + (caller,), depth + 1)
         entered[inner] = entered.get(inner, 0) + p
     by_start = any(type(p) is loops.ByStart for p in entered.values())

@@ -101,13 +101,16 @@ class Projection:
     """
 
     def __init__(self, live: list[Live | None], slots: int, end: Live, touched: list[set[str] | None],
-                 carried: Any = False):
+                 carried: Any = False, at_calls: dict[int, frozenset[int]] | None = None):
         self.slots = slots
         self.live = live
         # The fields that can be dead here but not yet forgotten: live before some block
         # that leads here, or written by it. Only these are looked at (None: all).
         self.touched = touched
-        self.kept = [tuple(range(slots)) if l is None else tuple(sorted(l.slots)) for l in live]
+        # A call site (live None: every field is, the step may read any) keeps the slots read after it.
+        self.at_calls = at_calls or {}
+        self.kept = [tuple(sorted(self.at_calls[pc])) if pc in self.at_calls
+                     else tuple(range(slots)) if l is None else tuple(sorted(l.slots)) for pc, l in enumerate(live)]
         self.end = tuple(sorted(end.slots))
         self.observed = end.fields  # the entity fields read at the end
         self._getters = [tuple_getter(kept) for kept in self.kept]
@@ -128,7 +131,7 @@ class Projection:
         # call in a fresh process works them out again otherwise). `end` is needed for its slots and its fields.
         kept = {key: found for key, found in self.memo.items() if key[0] in _KEPT_MEMOS}
         return (Projection, (self.live, self.slots, Live(frozenset(self.end), self.observed), self.touched,
-                             self.carried), (kept, self._dead_fields))
+                             self.carried, self.at_calls), (kept, self._dead_fields))
 
     def __setstate__(self, state: tuple[dict[Any, Any], dict[tuple[int, str, Any], Any]]) -> None:
         self.memo, self._dead_fields = dict(state[0]), dict(state[1])
@@ -299,7 +302,23 @@ def analyse(blocks: list[Any], successors: list[list[int]], slots: int, statics:
             if live_in[index] != new:
                 live_in[index] = new
                 changed = True
-    return Projection(live_in, slots, observed, _touched(blocks, successors, live_in))
+    at_calls = {index: _at_call(block, live_in, blocks, observed, slots) for index, block in enumerate(blocks)
+                if facts[index] is None}
+    return Projection(live_in, slots, observed, _touched(blocks, successors, live_in), at_calls=at_calls)
+
+
+def _at_call(site: Any, live_in: list[Live | None], blocks: list[Any], observed: Live, slots: int) -> frozenset[int]:
+    """The slots live at a call site (a step that calls itself): its arguments', and those read after it comes
+    back, or at the end (where the step stops the resolution). The step reads no other slot of its caller's."""
+    back = site.back
+    if back < 0:
+        after = observed.slots
+    elif live_in[back] is None:  # another call site, or not worked out yet: every slot, to be safe
+        return frozenset(range(slots)) if getattr(blocks[back], "lines", None) is None else frozenset(
+            {site.args_slot} | observed.slots)
+    else:
+        after = live_in[back].slots  # type: ignore[union-attr]
+    return frozenset({site.args_slot} | observed.slots | after)
 
 
 def _live_after(following: list[int], live_in: list[Live | None], blocks: list[Any], observed: Live,
@@ -314,8 +333,8 @@ def _live_after(following: list[int], live_in: list[Live | None], blocks: list[A
         else:
             live = live_in[nxt]
             if live is None and not isinstance(getattr(blocks[nxt], "lines", None), list):
-                out_slots |= set(range(slots))  # into a call site: keep everything
-                out_fields.add((ANY, EVERY_FIELD))
+                out_slots |= _at_call(blocks[nxt], live_in, blocks, observed, slots)  # into a call site
+                out_fields.add((ANY, EVERY_FIELD))  # the step may read any field
             elif live is not None:
                 out_slots |= live.slots
                 out_fields |= live.fields
