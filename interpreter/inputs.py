@@ -23,6 +23,7 @@ from fracas.dsl.diagnostics import did_you_mean, listed, with_article
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type, type_from
 from fracas.interpreter.core.kept_code import code_digest
+from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.core.constraints import (Path, breach, described, first_broken, path_text, plain, readings,
                                                  records_in, where_written)
 from fracas.interpreter.core.program import Program
@@ -386,14 +387,32 @@ class _Structurer:
                 args[param.name] = None
             else:
                 problems.append(InputProblem(param.name, f"action '{action.name}' needs input '{param.name}' ({type_})"))
+        if self.constrained:
+            problems.extend(self._action_breaches(action, args, given, world, bool(problems)))
         told_together(problems)
-        if not self.constrained:
-            return args, world
-        constraints = self.rules.action_constraints.get(action.name, ())
-        broken = first_broken(self.program, constraints, args, _world_state(world))
-        if broken is not None:
-            raise self._breach(broken, args, given, "", world, action.pos)
         return args, world
+
+    def _action_breaches(self, action: n.StepDecl, args: dict[str, Any], given: dict[str, Any],
+                         world: dict[str, Record], others: bool) -> list[InputProblem]:
+        """Every constraint of the action (its inputs' bounds, its `require`s) that the inputs made break, told
+        with the problems of the inputs that were not (`others`: some were). A constraint that reads an input
+        not made is not tested; nor, once some problem is told, one that cannot be evaluated (it may read what
+        a broken one guards: `require n > 0` before `require 10 / n > 1`)."""
+        made = {name: value for name, value in args.items() if value is not _UNMADE}
+        state = _world_state(world)
+        breaches: list[InputProblem] = []
+        for constraint in self.rules.action_constraints.get(action.name, ()):
+            if any(path[0] in args and path[0] not in made for path in constraint.reads):
+                continue
+            try:
+                broken = first_broken(self.program, (constraint,), made, state)
+            except RunError:
+                if others or breaches:
+                    continue
+                raise
+            if broken is not None:
+                breaches.append(self._breach(broken, made, given, "", world, action.pos))
+        return breaches
 
     # ---- constraints on what is built
 

@@ -118,3 +118,50 @@ def test_flags_are_told_in_the_order_given(capsys, tmp_path):
     assert main(["odds", str(ROOT / "rules" / "weewar.rules"), str(scenario), "--set", "zzz=1", "--set", "aaa=2"]) == 2
     flags = [line.split(":")[0] for line in capsys.readouterr().err.splitlines() if ": error: " in line]
     assert flags == ["--set zzz=1", "--set aaa=2"]
+
+
+BOUNDED = dsl.loads("""
+kind fighter {
+    strength: int in 0..10
+}
+outcome total: int = 0
+action bout(a: fighter, b: fighter, rounds: int in 1..3 = 1)
+    require b.strength > 0 "the second must stand"
+    require a.strength > b.strength "the stronger strikes first" {
+    total = a.strength + rounds
+}
+""", "bout.rules")
+
+
+def bout_problems(inputs: dict) -> list[str]:
+    with pytest.raises(ScenarioError) as found:
+        exact(BOUNDED, Scenario("bout", inputs))
+    return [d.message for d in found.value.diagnostics]
+
+
+def test_an_input_s_bound_is_told_with_another_input_that_did_not_fit():
+    told = bout_problems({"a": {"strength": 11}, "b": {"strength": 0}, "rounds": 4})
+    assert told == ["a.strength: 11 breaks the constraint 'strength in 0..10'",
+                    "rounds: 4 breaks the constraint 'rounds in 1..3'",
+                    "b.strength: 0 breaks the constraint 'b.strength > 0': the second must stand"]
+
+
+def test_every_requirement_the_inputs_break_is_told_at_once():
+    told = bout_problems({"a": {"strength": 0}, "b": {"strength": 0}, "rounds": 4})
+    assert len(told) == 3 and told[0].startswith("rounds: 4 breaks") and "the second must stand" in told[1]
+    assert "the stronger strikes first" in told[2]
+
+
+def test_a_requirement_that_cannot_be_evaluated_once_another_broke_is_not_told():
+    rules = dsl.loads("""
+outcome total: int = 0
+action share(n: int)
+    require n > 0 "something to share"
+    require 10 / n > 1 "less than ten each" {
+    total = n
+}
+""", "share.rules")
+    with pytest.raises(ScenarioError) as found:
+        exact(rules, Scenario("share", {"n": 0}))
+    assert [d.message for d in found.value.diagnostics] == [
+        "n: 0 breaks the constraint 'n > 0': something to share"]
