@@ -328,10 +328,10 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
     depth = _count(tokens, "LBRACE") - _count(tokens, "RBRACE")
     last = len(tokens) - 1
     wrong = last if error.token.type != "$END" else None
-    if wrong is not None and tokens[wrong].type == "COLON":  # Python's `if x:`
-        line = [t for t in tokens[:wrong] if t.line == tokens[wrong].line and t.type not in ("LBRACE", "RBRACE")]
-        if line and line[0].type in ("IF", "ELSE", "FOR"):
-            return at(tokens[wrong], missing.COLON_BLOCK)
+    if wrong is not None and tokens[wrong].type in ("COLON", "ROW_NUMBER"):  # Python's `if x:` (`if x > 1:`)
+        if _statement_word_before(tokens[:wrong]):
+            return Diagnostic(source.path, error.line, error.column, missing.COLON_BLOCK.message,
+                              missing.COLON_BLOCK.hint, source.line(error.line), 1)
     if wrong is not None and tokens[wrong].type in ("COLON", "ROW_NUMBER") and _inside_brackets(tokens[:wrong]):
         # `xs[1:]`, `xs[i:j]` (a number and its colon read as one token, as a table row's key is)
         return Diagnostic(source.path, error.line, error.column, missing.SLICE.message, missing.SLICE.hint,
@@ -350,6 +350,24 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
         if token.type in _STATEMENT_WORDS and depth <= 0 and starts_statement(index):
             return at(token, missing.STATEMENT_OUTSIDE_A_STEP)
     return _after_return(source, tokens) or _action_gives(source, tokens)
+
+
+def _statement_word_before(tokens: list[Token]) -> bool:
+    """Whether these tokens end in the condition (or the loop's head) of an if, else, for or while: its word
+    comes after the last brace, outside any bracket."""
+    depth = 0
+    for token in reversed(tokens):
+        if token.type in ("RPAR", "RSQB"):
+            depth += 1
+        elif token.type in ("LPAR", "LSQB"):
+            if depth == 0:
+                return False
+            depth -= 1
+        elif token.type in ("LBRACE", "RBRACE"):
+            return False
+        elif depth == 0 and token.type in ("IF", "ELSE", "FOR", "WHILE"):
+            return True
+    return False
 
 
 def _inside_brackets(tokens: list[Token]) -> bool:

@@ -95,6 +95,14 @@ def test_a_method_call_is_told_there_are_no_methods_and_what_to_call():
     assert "sort(xs)" in hint and "language.md lists the builtins" in hint
 
 
+@pytest.mark.parametrize("head", ["if a > 1: {", "if a.b: {", "while a < 3 and f(a): {", "for i in range(2): {",
+                                  "if not a: {"])
+def test_a_colon_after_any_condition_or_loop_head_is_told_to_use_braces(head):
+    line, column, message = problem(in_a_step(f"    {head}", "        r = 1", "    }"))[:3]
+    assert message == "blocks are written in braces, not after ':'"
+    assert column == 5 + head.index(":")  # at the colon itself
+
+
 def test_an_else_followed_by_a_colon_is_told_to_use_braces_though_a_name_and_colon_may_start_a_table_row():
     assert problem(in_a_step("    if a {", "        r = 1", "    } else: {", "        r = 2", "    }"))[2] == (
         "blocks are written in braces, not after ':'")
