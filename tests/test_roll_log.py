@@ -1,4 +1,5 @@
-"""A logged run says what each roll was and what it gave: a sum of dice with each face, a count of successes."""
+"""A logged run says what each roll was and what it gave: a sum of dice with each face, a pool of dice (kept,
+counted, tallied, exploding or rerolled) with each die it rolled."""
 
 from __future__ import annotations
 
@@ -37,7 +38,6 @@ def test_a_sum_of_dice_shows_each_face_and_the_faces_add_up_to_the_value():
 
 def test_a_single_die_and_other_chance_show_their_value_alone():
     logged = rolls(sample(RULES, Scenario("go", {}), seed=4))
-    assert logged[1]["text"] == f"4d10 counting 7+: {logged[1]['value']}"
     assert logged[2]["text"] in ("chance 1/2: true", "chance 1/2: false")
     assert logged[3]["text"] == f"1d20: {logged[3]['value']}"
 
@@ -52,4 +52,39 @@ def test_a_logged_run_rolls_what_the_same_seed_rolls_unlogged():
 def test_a_forced_run_logs_the_faces_it_was_given():
     run = forced(RULES, Scenario("go", {}), [6, 1, 3, 7, 7, 2, 10, 1, 20])
     assert [event["text"] for event in rolls(run)] == [
-        "3d6: 10 (6 + 1 + 3)", "4d10 counting 7+: 3", "chance 1/2: true", "1d20: 20"]
+        "3d6: 10 (6 + 1 + 3)", "4d10 counting 7+: 3 (rolled 7, 7, 2, 10)", "chance 1/2: true", "1d20: 20"]
+
+
+POOLS = dsl.loads("""
+outcome total: int = 0
+outcome hits: int = 0
+outcome ones: int = 0
+action go() {
+    total = keep_highest(4, 6, 3)
+    hits = successes(4, 10, at_least: 7, reroll: [1])
+    ones = tally(3, 8, [[1]])[0]
+    total += explode(1, 6, 3) + roll(2, 6, reroll: [1]) + custom_dice(2, [-1, 0, 1])
+}
+""", "pools.rules")
+
+
+def test_a_pool_of_dice_shows_each_die_it_rolled_in_order():
+    run = forced(POOLS, Scenario("go", {}), [6, 1, 5, 2, 1, 7, 7, 2, 10, 1, 8, 1, 6, 6, 2, 1, 4, 5, 0, 2])
+    assert [event["text"] for event in rolls(run)] == [
+        "4d6 keeping the 3 highest: 13 (rolled 6, 1, 5, 2)",
+        "4d10 counting 7+: 3 (rolled 1, 7, 7, 2, 10)",  # the 1 rolled again: a 7
+        "3d8 tallied in 1 group: [2] (rolled 1, 8, 1)",
+        "1d6 exploding at most 3 times: 14 (rolled 6, 6, 2)",
+        "2d6 rerolling 1 once: 9 (rolled 1, 4, 5)",
+        "2 dice of faces -1, 0, 1: 0",  # custom faces are picked by index: the value alone
+    ]
+    assert rolls(run)[0]["faces"] == [6, 1, 5, 2]
+
+
+def test_a_logged_run_of_pools_rolls_what_the_same_seed_rolls_unlogged():
+    for seed in range(30):
+        logged = sample(POOLS, Scenario("go", {}), seed=seed)
+        bare = sample(POOLS, Scenario("go", {}), seed=seed, events=False)
+        assert logged.state.outcomes == bare.state.outcomes, seed
+        kept = rolls(logged)[0]
+        assert int(kept["value"]) == sum(sorted(kept["faces"])[1:]), seed

@@ -82,7 +82,44 @@ class SampleEngine:
             return result
         if type(primitive) is Dice:
             return log_roll(trace, primitive, pos, primitive.sample_faces(self.rng))
+        if getattr(primitive, "rolls_dice", False):
+            rolls = _Rolled(self.rng)
+            return log_roll(trace, primitive, pos, value=primitive.sample(rolls), dice=rolls.faces)
         return log_roll(trace, primitive, pos, value=primitive.sample(self.rng))
+
+
+class _Rolled:
+    """A random generator that remembers each die it rolls, for the log: the faces a pool of dice showed, from
+    the very numbers the generator gives (a logged run rolls as an unlogged one)."""
+
+    __slots__ = ("rng", "faces")
+
+    def __init__(self, rng: Any):
+        self.rng = rng
+        self.faces: list[int] = []
+
+    def randrange(self, sides: int) -> int:
+        number = self.rng.randrange(sides)
+        self.faces.append(number + 1)
+        return number
+
+
+class _Taken:
+    """A forced script that remembers the numbers taken from it, for the log: each die's face, as given."""
+
+    __slots__ = ("script", "numbers")
+
+    def __init__(self, script: Iterator[int]):
+        self.script = script
+        self.numbers: list[Any] = []
+
+    def __iter__(self) -> _Taken:
+        return self
+
+    def __next__(self) -> Any:
+        number = next(self.script)
+        self.numbers.append(number)
+        return number
 
 
 class ForcedEngine:
@@ -110,6 +147,9 @@ class ForcedEngine:
                 return primitive.forced(self.script)
             if type(primitive) is Dice:
                 return log_roll(trace, primitive, pos, primitive.forced_faces(self.script))
+            if getattr(primitive, "rolls_dice", False):
+                taken = _Taken(self.script)
+                return log_roll(trace, primitive, pos, value=primitive.forced(taken), dice=taken.numbers)
             return log_roll(trace, primitive, pos, value=primitive.forced(self.script))
         except ForcedRollError as error:
             raise RunError(pos, f"forced rolls: {error}", "give more numbers after 'rolls'") from None
@@ -1012,13 +1052,22 @@ def _call_all(site: CallSite, pc: int, group: dict[Key, Any], engine: ExactEngin
         yield back, p, following
 
 
-def log_roll(trace: Trace, primitive: Any, pos: Pos, faces: list[int] | None = None, value: Any = None) -> Any:
-    """A roll's entry in the log, what was rolled and what it gave (each face of a sum of dice): the value."""
+def log_roll(trace: Trace, primitive: Any, pos: Pos, faces: list[int] | None = None, value: Any = None,
+             dice: list[int] | None = None) -> Any:
+    """A roll's entry in the log, what was rolled and what it gave: the value. `faces`: each face of a sum of
+    dice, which is their sum; `dice`: each roll of a pool whose value is made otherwise (the dice kept, the
+    successes counted, a die rolled again), in the order rolled."""
     if faces is not None:
         value = sum(faces)
     rolled, shown = primitive.describe(), show_brief(value)
-    text = f"{rolled}: {shown}" + (f" ({' + '.join(map(str, faces))})" if faces is not None and len(faces) > 1 else "")
-    trace.add("roll", pos, text, rolled=rolled, value=shown, **({"faces": faces} if faces is not None else {}))
+    text = f"{rolled}: {shown}"
+    if faces is not None and len(faces) > 1:
+        text += f" ({' + '.join(map(str, faces))})"
+    elif dice:
+        text += f" (rolled {show_brief(tuple(dice))[1:-1]})"
+    shown_faces = faces if faces is not None else dice
+    trace.add("roll", pos, text, rolled=rolled, value=shown,
+              **({"faces": shown_faces} if shown_faces is not None else {}))
     return value
 
 

@@ -80,6 +80,10 @@ def scripted(script: Iterator[int], what: str, low: int, high: int) -> int:
 class Chance:
     """What every primitive shares: weights computed once per problem, and exact fractions from them."""
 
+    # Whether its value is made from dice it rolls one by one (their faces, 1 to sides, each a random number or
+    # a forced one): a logged run shows them.
+    rolls_dice = False
+
     __slots__ = ()
 
     def weights(self, budget: Budget = UNLIMITED) -> Weights:
@@ -339,6 +343,8 @@ class SuccessPool(Chance):
     Faces in `reroll` are rolled again once; the new face stands.
     """
 
+    rolls_dice = True
+
     count: int
     sides: int
     at_least: int
@@ -400,6 +406,8 @@ class Tally(Chance):
     the counts in between.
     """
 
+    rolls_dice = True
+
     count: int
     sides: int
     groups: tuple[tuple[int, ...], ...]
@@ -445,7 +453,8 @@ class Tally(Chance):
         return Weights.of(out)
 
     def describe(self) -> str:
-        return f"{self.count}d{self.sides} tallied in {len(self.groups)} groups"
+        groups = len(self.groups)
+        return f"{self.count}d{self.sides} tallied in {groups} group{'s' if groups != 1 else ''}"
 
 
 def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:

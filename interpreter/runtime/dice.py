@@ -47,6 +47,8 @@ class Keep(Chance):
     dice than are thrown keeps them all.
     """
 
+    rolls_dice = True
+
     count: int
     sides: int
     keep: int
@@ -149,6 +151,11 @@ class DiceSum(Chance):
 
     count: int
     die: Exploding | Rerolled | Faces
+
+    @property
+    def rolls_dice(self) -> bool:  # type: ignore[override]
+        """Exploding and rerolled dice show their faces; custom faces are picked by index, and show the sum."""
+        return type(self.die) is not Faces
 
     def sample(self, rng: random.Random) -> Any:
         roll = self.die.sample
