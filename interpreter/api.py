@@ -373,7 +373,7 @@ class Run:
             "mode": "sample",
             "seed": self.seed,
             "outcomes": {k: show_plain(v) for k, v in self.outcomes.items()},
-            "stopped": self.stopped,
+            "stopped": self.stopped or "",  # as the rules read it, and as odds --json gives it
             "events": self.events,
             "state": self.new_state(),
         }

@@ -139,6 +139,11 @@ def test_run_json_is_the_same_for_the_same_seed(capsys):
     assert json.loads(first)["seed"] == 11
 
 
+def test_run_json_says_a_run_that_did_not_stop_stopped_as_the_rules_read_it(capsys):
+    # `stopped` is "" where the resolution ran to its end, in the rules, in odds --json and here alike.
+    assert json.loads(run(capsys, "run", EPI, GUNNERS, "--json")[1])["stopped"] == ""
+
+
 def test_run_set_overrides_a_parameter(capsys):
     code, out, _ = run(capsys, "run", EPI, GUNNERS, "--set", "bonedrought_spares_air=false", "--json")
     assert code == 0
