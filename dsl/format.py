@@ -74,6 +74,7 @@ class Tok:
     multi: bool = False  # for those braces: the block spans lines
     owner: int = 0  # for a block's braces: the block's id
     tight: bool = False  # '/' between two numbers
+    grouped: bool = False  # a forced roll set apart from the one before by a wider gap (see _mark_groups)
     blank_before: bool = False
 
     @property
@@ -169,6 +170,7 @@ class _Walk:
         self.tokens: list[Tok] = []
         self.blocks = 0
         self.pending_item: tuple[bool] | None = None  # (of a multi-line block,) for the next token
+        self.rolls: list[Tok] = []  # the tokens of an example's forced rolls, walked so far
 
     def tree(self, tree, depth: int, block: int, block_rule: str) -> None:
         import lark
@@ -201,7 +203,10 @@ class _Walk:
             else:
                 if inside or rule == "start":
                     self.pending_item = (multi or rule == "start",)
+                first = len(self.tokens)
                 self.tree(child, child_depth, child_block, child_rule)
+                if rule == "example_rolls":
+                    self.rolls.extend(self.tokens[first:])
 
     def _tok(self, token, rule: str, first: bool, depth: int, block: int, block_rule: str) -> Tok:
         text = str(token)
@@ -229,7 +234,16 @@ def _tokens(text: str, path: str, limits: Limits) -> list[Tok]:
     walk = _Walk()
     walk.tree(tree, 0, 0, "start")
     _mark_tight(walk.tokens)
+    _mark_groups(walk.rolls, text)
     return walk.tokens
+
+
+def _mark_groups(rolls: list[Tok], text: str) -> None:
+    """Forced rolls written in groups (`rolls [6, 6, 2,   1, 1]`: an attack's dice, then a defence's): a roll
+    after a comma and more than one space starts a group, which the layout keeps apart."""
+    for before, tok in zip(rolls, rolls[1:]):
+        gap = text[before.end : tok.start]
+        tok.grouped = before.text == "," and len(gap) > 1 and gap.strip(" ") == ""
 
 
 def _mark_tight(tokens: list[Tok]) -> None:
@@ -341,6 +355,8 @@ def _space(before: Tok, tok: Tok) -> str:
         return " "
     if tok.item and not tok.item_of_multi:
         return " " if before.text == "," else "  "
+    if tok.grouped:
+        return "   "
     if before.text in ("(", "[") or (before.record and before.text == "{"):
         return ""
     if tok.text in (")", "]", ",", ":", "?", ".", "..") or (tok.record and tok.text == "}"):
@@ -760,6 +776,7 @@ class Reformatter:
         except CannotFormat:
             return None
         _mark_tight(walk.tokens)
+        _mark_groups(walk.rolls, text)
         return walk.tokens, walk.blocks
 
     def _place(self, key: tuple[str, int, int, int]) -> list[Tok]:

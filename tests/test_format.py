@@ -37,6 +37,8 @@ def test_formatting_a_shipped_file_written_carelessly_gives_it_back(path):
                          else line.strip() for line in text.splitlines()).replace("\n\n", "\n\n\n")
     careless = re.sub(r'"[^"\n]*"', lambda m: m.group(0).replace("   ", " "), careless)  # texts as they were
     careless = re.sub(r"#[^\n]*", lambda m: m.group(0).replace("   ", " "), careless)  # comments too
+    # and forced rolls' gaps, which group them (a wider gap is kept, as three spaces)
+    careless = re.sub(r"rolls +\[[^]]*\]", lambda m: re.sub(r", +", ", ", m.group(0)), careless)
     assert fmt(careless) == text
 
 
@@ -49,6 +51,25 @@ def test_formatting_keeps_the_meaning_of_every_language_reference_example(text):
     formatted = fmt(text)
     assert parse(formatted, "t.rules") == before
     assert fmt(formatted) == formatted
+
+
+def test_forced_rolls_keep_their_groups_three_spaces_apart_and_single_spaces_single():
+    text = 'outcome x: int = 0\naction a() { x = 1 }\nexample "E-1 x" {\n    run a()\n    rolls [1,2,    3,  4 ,5]\n}\n'
+    assert "    rolls [1, 2,   3,   4, 5]\n" in fmt(text)
+
+
+def test_a_wider_gap_in_any_other_list_is_one_space():
+    assert "x = [1, 2, 3]" in fmt("outcome x: list of int = []\naction a() { x = [1,   2,    3] }\n")
+
+
+@pytest.mark.parametrize("text", LANGUAGE_BLOCKS, ids=range(len(LANGUAGE_BLOCKS)))
+def test_every_language_reference_example_is_laid_out_as_fmt_lays_it_out(text):
+    # A designer who copies an example and runs fracas fmt sees no change.
+    try:
+        parse(text, "t.rules")
+    except RulesError:
+        pytest.skip("a block that shows an error")
+    assert fmt(text) == text
 
 
 def test_formatting_is_idempotent_on_a_file_written_every_which_way():

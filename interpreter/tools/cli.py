@@ -187,7 +187,8 @@ def _parser() -> argparse.ArgumentParser:
     fmt = sub.add_parser("fmt", parents=[limits], help="rewrite rules files in the one canonical layout",
                          description="Rewrite rules files in place in the canonical layout (indentation, spaces, "
                                      "aligned rows, tables and comments), keeping every comment and blank line "
-                                     "group; a file already formatted is left untouched. '-' formats the standard "
+                                     "group, and the wider gaps that group an example's forced rolls; a file "
+                                     "already formatted is left untouched. '-' formats the standard "
                                      "input to the standard output.")
     fmt.add_argument("files", nargs="+", metavar="FILE", help="rules files to format, or '-'")
     fmt.add_argument("--check", action="store_true",
