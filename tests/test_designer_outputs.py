@@ -195,6 +195,29 @@ def test_explain_why_lists_the_ways_to_an_outcome_with_exact_probabilities(capsy
     assert "target 3/3 lethal" in out
 
 
+WEEWAR = str(ROOT / "rules" / "weewar.rules")
+GANGING_UP = str(ROOT / "rules" / "scenarios" / "weewar-tank-ganging-up.toml")
+
+
+def test_explain_why_leaves_a_long_exact_probability_to_its_percentage_and_says_so(capsys):
+    assert main(["explain", WEEWAR, GANGING_UP, "--why", "defender_loss=7"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "why defender_loss = 7: probability 61.99%, 11 ways"
+    assert out.rstrip().endswith("(exact fractions longer than 30 characters are left out: --fractions shows them)")
+
+
+def test_explain_why_with_fractions_shows_every_exact_probability_whole(capsys):
+    assert main(["explain", WEEWAR, GANGING_UP, "--why", "defender_loss=7", "--fractions"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == ("why defender_loss = 7: probability 61.99% "
+                     "(823922361691242202185524322245232435/1329227995784915872903807060280344576), 11 ways")
+
+
+def test_explain_fractions_without_why_is_refused_rather_than_ignored(capsys):
+    assert main(["explain", EPI, CITY, "--fractions"]) == 2
+    assert "give --why NAME=VALUE too" in capsys.readouterr().err
+
+
 def test_explain_why_leaves_out_a_local_that_a_way_never_reached_and_shows_one_set_to_none(capsys, tmp_path):
     rules = tmp_path / "stops.rules"
     rules.write_text('outcome got: int = 0\naction go(high: bool) {\n    let maybe: int? = none\n'

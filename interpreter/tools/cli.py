@@ -121,6 +121,9 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("--why", metavar="NAME=VALUE",
                          help="instead of one run: the main ways the exact engine finds to that outcome, "
                               "with their probabilities")
+    explain.add_argument("--fractions", action="store_true",
+                         help="with --why: every exact probability whole, however long (without it, one longer than "
+                              "30 characters is left to its percentage)")
     explain.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="override a parameter")
     explain.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", help="make a player's choice")
 
@@ -468,8 +471,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if found is _NOT_FOUND:
             values = ", ".join(show_plain(v) for v in dist.marginal(name))
             raise UsageError(f"--why: {name} is never {written}; its values are: {values}")
-        _show(report.why_text(dist, name, found))
+        _show(report.why_text(dist, name, found, fractions=args.fractions))
         return EXIT_OK
+    if args.fractions:
+        raise UsageError("--fractions shows the exact probabilities of --why's ways: give --why NAME=VALUE too")
     _show(report.explain_text(api.sample(rules, scenario, seed=args.seed)))
     return EXIT_OK
 

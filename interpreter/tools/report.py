@@ -351,23 +351,36 @@ def _summary(dist: Distribution, state: Any) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def why_text(dist: Distribution, name: str, value: Any, most: int = 5) -> str:
-    """The main ways an outcome value comes about, with their exact probabilities."""
+_SHORT_FRACTION = 30  # characters of an exact probability shown beside its percentage without being asked
+
+
+def _beside(p: Fraction, fractions: bool) -> str:
+    """An exact probability, in brackets after its percentage: where it is short, or asked for."""
+    text = exact_text(p)
+    return f" ({text})" if fractions or len(text) <= _SHORT_FRACTION else ""
+
+
+def why_text(dist: Distribution, name: str, value: Any, most: int = 5, fractions: bool = False) -> str:
+    """The main ways an outcome value comes about, with their probabilities: exact ones too where they are short,
+    or all of them (`fractions`)."""
     ways: dict[tuple[str, ...], Fraction] = {}
     for state, p in dist.states.items():
         if dist.values(state).get(name) == value:
             key = _summary(dist, state)
             ways[key] = ways.get(key, Fraction(0)) + p
     total = sum(ways.values(), Fraction(0))
-    lines = [f"why {name} = {show_plain(value)}: probability {percent(total).strip()} ({exact_text(total)}), "
+    lines = [f"why {name} = {show_plain(value)}: probability {percent(total).strip()}{_beside(total, fractions)}, "
              f"{counted(len(ways), 'way')}"]
     ranked = sorted(ways.items(), key=lambda kv: (-kv[1], kv[0]))
     for rank, (parts, p) in enumerate(ranked[:most], 1):
-        lines.append(f"\n{rank}. {percent(p).strip()} of all resolutions ({exact_text(p)}), {percent(p / total).strip()} of these")
+        lines.append(f"\n{rank}. {percent(p).strip()} of all resolutions{_beside(p, fractions)}, "
+                     f"{percent(p / total).strip()} of these")
         lines.extend(f"     {part}" for part in parts or ("(nothing else changes)",))
     if len(ranked) > most:
         rest = sum((p for _, p in ranked[most:]), Fraction(0))
         lines.append(f"\n... and {len(ranked) - most} more ways, {percent(rest).strip()} together")
+    if not fractions and any(len(exact_text(p)) > _SHORT_FRACTION for p in [total, *(p for _, p in ranked[:most])]):
+        lines.append(f"\n(exact fractions longer than {_SHORT_FRACTION} characters are left out: --fractions shows them)")
     return "\n".join(lines)
 
 
