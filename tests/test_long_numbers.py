@@ -56,7 +56,7 @@ def test_the_odds_table_with_fractions_and_the_ways_of_an_outcome_write_such_a_p
     rules, scenario = tmp_path / "many.rules", tmp_path / "many.toml"
     rules.write_text(RULES)
     scenario.write_text('action = "try_hard"\n')
-    for command in (["odds", "--fractions"], ["explain", "--why", "hit=true"]):
+    for command in (["odds", "--fractions"], ["explain", "--why", "hit=true", "--fractions"]):
         assert main([*command, str(rules), str(scenario)]) == 0
         out, err = capsys.readouterr()
         assert "internal error" not in err and max(map(len, out.split())) > 4300
