@@ -251,6 +251,9 @@ _DICE_SUFFIXES = (
 )
 
 
+_EXPLODE_DEPTH = " (the last number: how many times a die may explode)"
+
+
 def _dice_suffix(dice: Token, name: Token) -> tuple[str, str] | None:
     """The message and hint for dice run into a name: another notation's keep, drop, reroll or explode, if it is
     one."""
@@ -261,8 +264,7 @@ def _dice_suffix(dice: Token, name: Token) -> tuple[str, str] | None:
             n = found.group(1) or "1"
             written = builtin.format(count=count or "1", sides=sides, n=n, depth="10")
             return (f"'{dice}{name}': dice take no letters after them here",
-                    f"write {written}" + (" (the last number: how many times a die may explode)"
-                                          if builtin.startswith("explode") else ""))
+                    f"write {written}" + (_EXPLODE_DEPTH if builtin.startswith("explode") else ""))
     return None
 
 
@@ -275,8 +277,8 @@ def _glued_number(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
         count, sides = str(last).split("d")
         bangs = len(source.text[last.end_pos:]) - len(source.text[last.end_pos:].lstrip("!"))
         return Diagnostic(source.path, last.line, last.column, f"'{last}{'!' * bangs}': dice take no '!' after them here",
-                          f"write explode({count or 1}, {sides}, 10) (the last number: how many times a die may "
-                          "explode)", source.line(last.line), len(str(last)) + bangs)
+                          f"write explode({count or 1}, {sides}, 10){_EXPLODE_DEPTH}", source.line(last.line),
+                          len(str(last)) + bangs)
     for number, name in zip(tokens, tokens[1:]):
         if number.type == "DICE" and name.type == "NAME" and number.end_pos == name.start_pos:
             found = _dice_suffix(number, name)

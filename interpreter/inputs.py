@@ -358,7 +358,7 @@ class _Structurer:
         return Ref(where)
 
     def _elsewhere(self, key: str) -> str:
-        """The hint for an input named as a parameter or a choice of the rules is: where those are given."""
+        """The hint for an input named as one of the rules' parameters or choices: where those are given."""
         for table, what in (("params", "a parameter"), ("choices", "a choice")):
             if key in getattr(self.rules, table):
                 return (f"'{key}' is {what} of the rules, not an input: a scenario gives it under [{table}], "

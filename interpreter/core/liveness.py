@@ -311,13 +311,15 @@ def _at_call(site: Any, live_in: list[Live | None], blocks: list[Any], observed:
     """The slots live at a call site (a step that calls itself): its arguments', and those read after it comes
     back, or at the end (where the step stops the resolution). The step reads no other slot of its caller's."""
     back = site.back
+    found = live_in[back] if back >= 0 else None
     if back < 0:
         after = observed.slots
-    elif live_in[back] is None:  # another call site, or not worked out yet: every slot, to be safe
-        return frozenset(range(slots)) if getattr(blocks[back], "lines", None) is None else frozenset(
-            {site.args_slot} | observed.slots)
-    else:
-        after = live_in[back].slots  # type: ignore[union-attr]
+    elif found is not None:
+        after = found.slots
+    elif getattr(blocks[back], "lines", None) is None:  # another call site straight after: every slot, to be safe
+        return frozenset(range(slots))
+    else:  # not worked out yet: the analysis comes round again once it is
+        after = frozenset()
     return frozenset({site.args_slot} | observed.slots | after)
 
 
