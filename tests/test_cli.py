@@ -258,6 +258,28 @@ def test_a_scenario_named_other_than_toml_is_still_read_as_the_scenario(capsys, 
     assert code == 0 and json.loads(out)["outcomes"]["total"]["mean"] == "23/2"
 
 
+@pytest.mark.parametrize("command, shown", [
+    (["odds", "--json"], '"mean": "23/2"'), (["run", "--seed", "3"], "3d6: "), (["explain", "--seed", "3"], "3d6: "),
+    (["sweep", "--vary", "params.bonus=1,2"], "12.5")])
+def test_a_flag_between_the_rules_and_the_scenario_leaves_the_scenario_read(capsys, dice_only, tmp_path, command,
+                                                                             shown):
+    scenario = tmp_path / "three-dice.toml"
+    scenario.write_text("dice = 3\n")  # three dice, where the action's default is two
+    code, out, err = run(capsys, command[0], dice_only, *command[1:], str(scenario))
+    assert code == 0 and shown in out, err
+
+
+def test_check_reads_files_on_either_side_of_a_flag(capsys, dice_only):
+    code, out, _ = run(capsys, "check", dice_only, "--json", dice_only)
+    assert code == 0 and json.loads(out)["ok"] is True
+
+
+def test_a_flag_fracas_does_not_know_among_the_files_is_still_refused(capsys, dice_only):
+    with pytest.raises(SystemExit) as exited:
+        main(["odds", dice_only, "--bogus", "x.toml"])
+    assert exited.value.code == 2 and "unrecognized arguments: --bogus x.toml" in capsys.readouterr().err
+
+
 def test_an_input_without_a_default_and_without_a_scenario_is_told(capsys, tmp_path):
     rules = tmp_path / "dice.rules"
     rules.write_text("outcome total: int = 0\naction roll_it(dice: int) {\n    total = roll(dice, 6)\n}\n")

@@ -206,8 +206,33 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parsed(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line, its files wherever the flags fall among them (fracas odds r.rules --json s.toml).
+
+    argparse settles a command's files at the first flag when the last of them may be left out (a scenario, a
+    list of files): the files after the flag are handed back unread, and are put where they belong here.
+    """
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    listed = "files" if args.command in ("check", "test", "fmt") else "scenario"
+    if any(text.startswith("-") and text != "-" for text in extra) or args.command not in (
+            "check", "test", "fmt", "odds", "run", "explain", "sweep"):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "odds":  # every file after the rules is sorted out as when none came after a flag
+        args.rules, args.scenario = [*args.rules, *([args.scenario] if args.scenario else []), *extra], None
+    elif args.command == "sweep":
+        if args.scenario is not None or len(extra) > 1:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.scenario = extra[0]
+    else:
+        setattr(args, listed, [*getattr(args, listed), *extra])
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parsed(argv)
     try:
         code = COMMANDS[args.command](args)
         sys.stdout.flush()  # here, so that a full disk or a closed pipe is reported like any error
