@@ -40,6 +40,15 @@ def test_the_extreme_of_rolls_is_every_combination_counted(expression, pick, dic
     assert odds(expression) == enumerated(pick, *dice)
 
 
+@pytest.mark.parametrize("expression, expected", [
+    ("sum([1d6, 2, 1d6])", enumerated(sum, D6, [2], D6)),
+    ("len([x for x in [1d6, 1d6] if x > 3])", enumerated(lambda faces: sum(f > 3 for f in faces), D6, D6)),
+    ("sum([d for d in [1d4, 1d4, 1d4] if d != 2])", enumerated(lambda faces: sum(f for f in faces if f != 2), D4, D4, D4)),
+])
+def test_a_list_of_draws_within_the_limit_is_every_combination_counted(expression, expected):
+    assert odds(expression) == expected
+
+
 def test_the_highest_of_a_roll_of_sums_is_counted_by_their_weights():
     two_d6 = [a + b for a, b in itertools.product(D6, D6)]  # faces weighted by how often each sum comes up
     assert odds("max(2d6, 1d8)") == enumerated(max, two_d6, list(range(1, 9)))
@@ -57,9 +66,11 @@ def test_the_lowest_of_exploding_dice_past_the_limit_is_worked_out_too():
     assert sum(found.values()) == 1 and found[1] == 1 - Fraction(7, 8) * Fraction(5, 6)
 
 
-def test_a_list_of_draws_past_the_limit_says_to_fold_them_as_they_are_drawn():
+@pytest.mark.parametrize("listed", ["[roll(1, 100) for i in range(4)]", "[roll(1, 100) for i in range(4) if i >= 0]",
+                                    "[roll(1, 100), roll(1, 100), 7, roll(1, 100), roll(1, 100)]"])
+def test_a_list_of_draws_past_the_limit_says_to_fold_them_as_they_are_drawn(listed):
     with pytest.raises(ScenarioError) as caught:
-        odds("sum([roll(1, 100) for i in range(4)])")
+        odds(f"sum({listed})")
     (found,) = caught.value.diagnostics
     assert found.message == "a list of 4 items drawn at random has more than 200000 combinations of their values"
     assert found.hint.startswith("each item is a draw of its own, so their combinations multiply: draw them in a loop")

@@ -287,10 +287,13 @@ class Generator:
             build = f"D.sequence([{item} for {var} in src], R.budget)"
         else:
             condition = self.dtest(node.condition, inner)
-            build = (f"D.apply(lambda *pairs: tuple(v for keep, v in pairs if keep), "
-                     f"[D.sequence([{condition}, {item}], R.budget) for {var} in src], R.budget)")
+            build = (f"D.kept_items([D.sequence([{condition}, {item}], R.budget) for {var} in src], R.budget)")
         source = f"rt.items_of({self.dexpr(node.source, scope)}, R, {self.const(node.pos)})"
         return f"D.apply(lambda src: {build}, ({source},), R.budget)"
+
+    def d_ListLit(self, node: n.ListLit, scope: Scope) -> str:
+        items = "".join(self.dexpr(item, scope) + ", " for item in node.items)
+        return f"D.sequence([{items}], R.budget)"
 
     def d_Call(self, node: n.Call, scope: Scope) -> str:
         rules = self.rules

@@ -331,11 +331,22 @@ def branch(test: Any, then: Callable[[], Any], otherwise: Callable[[], Any], bud
 
 def sequence(items: list[Any], budget: Budget) -> Any:
     """A list whose items may be distributions: the distribution of the whole list (a tuple)."""
+    _within_limit(items, budget)
+    return apply(lambda *values: values, items, budget)
+
+
+def kept_items(pairs: list[Any], budget: Budget) -> Any:
+    """A comprehension's list with a condition: of each item's (kept, value), the values kept, as a tuple."""
+    _within_limit(pairs, budget)
+    return apply(lambda *found: tuple(value for keep, value in found if keep), pairs, budget)
+
+
+def _within_limit(items: list[Any], budget: Budget) -> None:
+    """A list's items drawn one by one past the limit of a statement's combinations, said as what it is."""
     drawn = [len(item.weights) for item in items if type(item) is Dist]
-    if len(drawn) > 1 and math.prod(drawn) > budget.limit:  # said as what it is: a list's items drawn one by one
+    if len(drawn) > 1 and math.prod(drawn) > budget.limit:
         raise RunError(budget.pos, f"a list of {len(drawn)} items drawn at random has more than {budget.limit} "
                                    "combinations of their values", _FOLD_HINT)
-    return apply(lambda *values: values, items, budget)
 
 
 _FOLD_HINT = ("each item is a draw of its own, so their combinations multiply: draw them in a loop and keep what "
