@@ -76,9 +76,19 @@ def test_a_pool_of_dice_shows_each_die_it_rolled_in_order():
         "3d8 tallied in 1 group: [2] (rolled 1, 8, 1)",
         "1d6 exploding at most 3 times: 14 (rolled 6, 6, 2)",
         "2d6 rerolling 1 once: 9 (rolled 1, 4, 5)",
-        "2 dice of faces -1, 0, 1: 0",  # custom faces are picked by index: the value alone
+        "2 dice of faces -1, 0, 1: 0 (rolled -1, 1)",  # forced by each face's place in the list, from 0
     ]
     assert rolls(run)[0]["faces"] == [6, 1, 5, 2]
+
+
+def test_a_dice_value_and_dice_of_faces_listed_show_each_die_sampled():
+    rules = dsl.loads("kind weapon { damage: dice = 1d3 }\nweapon axe { damage 2d6 + 1d4 + 1 }\n"
+                      "outcome total: int = 0\naction go(w: weapon) {\n"
+                      "    total = roll(w.damage) + custom_dice(3, [-1, 0, 5])\n}\n", "values.rules")
+    for seed in range(10):
+        dice_value, listed = rolls(sample(rules, Scenario("go", {"w": "axe"}), seed=seed))
+        assert len(dice_value["faces"]) == 3 and int(dice_value["value"]) == sum(dice_value["faces"]) + 1
+        assert all(face in (-1, 0, 5) for face in listed["faces"]) and int(listed["value"]) == sum(listed["faces"])
 
 
 def test_a_logged_run_of_pools_rolls_what_the_same_seed_rolls_unlogged():

@@ -84,7 +84,8 @@ class SampleEngine:
             return log_roll(trace, primitive, pos, primitive.sample_faces(self.rng))
         if getattr(primitive, "rolls_dice", False):
             rolls = _Rolled(self.rng)
-            return log_roll(trace, primitive, pos, value=primitive.sample(rolls), dice=rolls.faces)
+            value = primitive.sample(rolls)
+            return log_roll(trace, primitive, pos, value=value, dice=primitive.shown_dice(rolls.faces, False))
         return log_roll(trace, primitive, pos, value=primitive.sample(self.rng))
 
 
@@ -100,7 +101,7 @@ class _Rolled:
 
     def randrange(self, sides: int) -> int:
         number = self.rng.randrange(sides)
-        self.faces.append(number + 1)
+        self.faces.append(number + 1)  # a die's face; the place in the list of a die of faces listed, from 1
         return number
 
 
@@ -149,7 +150,8 @@ class ForcedEngine:
                 return log_roll(trace, primitive, pos, primitive.forced_faces(self.script))
             if getattr(primitive, "rolls_dice", False):
                 taken = _Taken(self.script)
-                return log_roll(trace, primitive, pos, value=primitive.forced(taken), dice=taken.numbers)
+                value = primitive.forced(taken)
+                return log_roll(trace, primitive, pos, value=value, dice=primitive.shown_dice(taken.numbers, True))
             return log_roll(trace, primitive, pos, value=primitive.forced(self.script))
         except ForcedRollError as error:
             raise RunError(pos, f"forced rolls: {error}", "give more numbers after 'rolls'") from None

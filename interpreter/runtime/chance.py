@@ -84,6 +84,10 @@ class Chance:
     # a forced one): a logged run shows them.
     rolls_dice = False
 
+    def shown_dice(self, rolled: list[int], forced: bool) -> list[Any]:
+        """The dice a logged run shows, from the faces rolled (or forced rolls taken), in order."""
+        return rolled
+
     __slots__ = ()
 
     def weights(self, budget: Budget = UNLIMITED) -> Weights:
@@ -148,6 +152,11 @@ class DiceValue:
 
     groups: tuple[tuple[int, int], ...]  # (count, sides), each count at least 1
     plus: int = 0
+
+    rolls_dice = True  # each group's dice one by one, as a logged run shows them
+
+    def shown_dice(self, rolled: list[int], forced: bool) -> list[int]:
+        return rolled
 
     def __add__(self, other: object) -> DiceValue:
         if isinstance(other, DiceValue):

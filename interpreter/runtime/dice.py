@@ -152,10 +152,15 @@ class DiceSum(Chance):
     count: int
     die: Exploding | Rerolled | Faces
 
-    @property
-    def rolls_dice(self) -> bool:  # type: ignore[override]
-        """Exploding and rerolled dice show their faces; custom faces are picked by index, and show the sum."""
-        return type(self.die) is not Faces
+    rolls_dice = True
+
+    def shown_dice(self, rolled: list[int], forced: bool) -> list[Any]:
+        """Each die's face; a die of faces listed is rolled as its face's place in the list (from 0 when forced,
+        from 1 when rolled), shown as the face."""
+        die = self.die
+        if type(die) is not Faces:
+            return rolled
+        return [die.faces[number if forced else number - 1] for number in rolled]
 
     def sample(self, rng: random.Random) -> Any:
         roll = self.die.sample
