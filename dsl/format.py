@@ -243,7 +243,7 @@ def _mark_groups(rolls: list[Tok], text: str) -> None:
     after a comma and more than one space starts a group, which the layout keeps apart."""
     for before, tok in zip(rolls, rolls[1:]):
         gap = text[before.end : tok.start]
-        tok.grouped = before.text == "," and len(gap) > 1 and gap.strip(" ") == ""
+        tok.grouped = before.text == "," and tok.text != "]" and len(gap) > 1 and gap.strip(" ") == ""
 
 
 def _mark_tight(tokens: list[Tok]) -> None:

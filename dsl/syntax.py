@@ -358,16 +358,19 @@ def _statement_word_before(tokens: list[Token]) -> bool:
     """Whether these tokens end in the condition (or the loop's head) of an if, else, for or while: its word
     comes after the last brace, outside any bracket."""
     depth = 0
-    for token in reversed(tokens):
+    for index in range(len(tokens) - 1, -1, -1):
+        token = tokens[index]
         if token.type in ("RPAR", "RSQB"):
             depth += 1
         elif token.type in ("LPAR", "LSQB"):
             if depth == 0:
                 return False
             depth -= 1
-        elif token.type in ("LBRACE", "RBRACE"):
-            return False
-        elif depth == 0 and token.type in ("IF", "ELSE", "FOR", "WHILE"):
+        elif token.type in ("LBRACE", "RBRACE") or (depth == 0 and token.type == "THEN"):
+            return False  # a brace, or an expression's `if c then a else b`
+        elif depth == 0 and token.type == "ELSE":
+            return index > 0 and tokens[index - 1].type == "RBRACE"  # `} else:`; not an expression's else
+        elif depth == 0 and token.type in ("IF", "FOR", "WHILE"):
             return True
     return False
 
@@ -404,8 +407,14 @@ def _no_starting_value(source: SourceFile, tokens: list[Token], error: Unexpecte
                "PARAM": "a parameter is given its value where it is declared (a scenario or --set may change it)",
                "CHOICE": "a choice is given the option taken where none is made"}[word.type]
     written = " ".join(source.text[word.start_pos : end.end_pos].split())
-    value = "[]" if " list of " in f" {written} " else _VALUE_OF_TYPE.get(str(end), "VALUE") if end.type == "NAME" \
-        else "VALUE"
+    if " list of " in f" {written} ":
+        value = "[]"
+    elif str(end) == "?":
+        value = "none"
+    elif word.type == "CHOICE":  # a choice is a truth or an enum's value
+        value = "false" if str(end) == "bool" else "OPTION"
+    else:
+        value = _VALUE_OF_TYPE.get(str(end), "VALUE") if end.type == "NAME" else "VALUE"
     example = f"{written} = {value}"
     return Diagnostic(source.path, end.end_line, end.end_column, f"'{name}' has no value: {message}",
                       f"write '= value' after it, as in {example}", source.line(end.end_line), 1)

@@ -306,11 +306,14 @@ def test_a_number_run_into_a_name_is_shown_where_written():
     ("param bonus: int", 17, "a parameter is given its value where it is declared (a scenario or --set may change it)",
      "param bonus: int = 0"),
     ("choice charge: bool", 20, "a choice is given the option taken where none is made", "choice charge: bool = false"),
+    ("choice mood: ground", 20, "a choice is given the option taken where none is made", "choice mood: ground = OPTION"),
+    ("outcome left: int?", 19, "an outcome starts from the value it has where no rule sets it",
+     "outcome left: int? = none"),
 ])
 def test_a_declaration_without_its_value_is_shown_at_its_end_not_at_the_next_one(declared, column, message, example):
-    d = only(f"{declared}\naction go() {{ }}\n")
+    d = only(f"enum ground {{ open rough }}\n{declared}\naction go() {{ }}\n")
     name = declared.split()[1].rstrip(":")
-    assert (d.line, d.column, d.message) == (1, column, f"'{name}' has no value: {message}")
+    assert (d.line, d.column, d.message) == (2, column, f"'{name}' has no value: {message}")
     assert d.hint == f"write '= value' after it, as in {example}"
 
 

@@ -58,6 +58,11 @@ def test_forced_rolls_keep_their_groups_three_spaces_apart_and_single_spaces_sin
     assert "    rolls [1, 2,   3,   4, 5]\n" in fmt(text)
 
 
+def test_a_gap_before_the_closing_bracket_of_forced_rolls_groups_nothing():
+    text = 'outcome x: int = 0\naction a() { x = 1 }\nexample "E-1 x" {\n    run a()\n    rolls [1, 2,  ]\n}\n'
+    assert "    rolls [1, 2,]\n" in fmt(text)
+
+
 def test_a_wider_gap_in_any_other_list_is_one_space():
     assert "x = [1, 2, 3]" in fmt("outcome x: list of int = []\naction a() { x = [1,   2,    3] }\n")
 

@@ -103,6 +103,10 @@ def test_a_colon_after_any_condition_or_loop_head_is_told_to_use_braces(head):
     assert column == 5 + head.index(":")  # at the colon itself
 
 
+def test_a_colon_after_an_if_expression_is_not_told_as_a_block():
+    assert problem(in_a_step("    r = if a then 3: 4"))[2] == "unexpected ':'"
+
+
 def test_an_else_followed_by_a_colon_is_told_to_use_braces_though_a_name_and_colon_may_start_a_table_row():
     assert problem(in_a_step("    if a {", "        r = 1", "    } else: {", "        r = 2", "    }"))[2] == (
         "blocks are written in braces, not after ':'")
