@@ -60,7 +60,7 @@ def test_a_loop_adding_wide_draws_into_an_outcome_stops_at_the_work_limit(draw):
 
 def test_forty_chance_branches_in_one_statement_stop_at_the_state_limit():
     line, message, hint = stopped("let all = [" + ", ".join(["chance(1/2)"] * 40) + "]\nx = len(all)", "exact")
-    assert line == 5 and message == "one statement has more than 200000 ways to turn out"
+    assert line == 5 and message == "a list of 40 items drawn at random has more than 200000 combinations of their values"
     assert "--limit states=N" in hint
 
 
