@@ -216,7 +216,7 @@ def _parsed(argv: Sequence[str] | None) -> argparse.Namespace:
     args, extra = parser.parse_known_args(argv)
     if not extra:
         return args
-    listed = "files" if args.command in ("check", "test", "fmt") else "scenario"
+    files = "files" if args.command in ("check", "test", "fmt") else "scenario"  # where the leftovers go
     if any(text.startswith("-") and text != "-" for text in extra) or args.command not in (
             "check", "test", "fmt", "odds", "run", "explain", "sweep"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -227,7 +227,7 @@ def _parsed(argv: Sequence[str] | None) -> argparse.Namespace:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.scenario = extra[0]
     else:
-        setattr(args, listed, [*getattr(args, listed), *extra])
+        setattr(args, files, [*getattr(args, files), *extra])
     return args
 
 
