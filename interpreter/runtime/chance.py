@@ -154,9 +154,7 @@ class DiceValue:
     plus: int = 0
 
     rolls_dice = True  # each group's dice one by one, as a logged run shows them
-
-    def shown_dice(self, rolled: list[int], forced: bool) -> list[int]:
-        return rolled
+    shown_dice = Chance.shown_dice  # its faces as rolled: a dice value is not a primitive of its own
 
     def __add__(self, other: object) -> DiceValue:
         if isinstance(other, DiceValue):
