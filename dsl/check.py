@@ -23,6 +23,7 @@ from fracas.dsl.records import record, replace
 from fracas.dsl.rewrite import Learnt, complete_rules
 from fracas.dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
 from fracas.dsl.statements import blocks, calls, children, expressions, statements, step_value
+from fracas.dsl.writes import outcomes_set_by
 from fracas.dsl.types import (
     ANY,
     BASIC_TYPES,
@@ -195,7 +196,7 @@ class Checker:
             self.diagnostics.sort(key=lambda d: (d.path, d.line, d.column))
             raise RulesError(self.diagnostics)
         complete_rules(self.rules, self.learnt)
-        self.rules.warnings += tuple(self.never_run())
+        self.rules.warnings += tuple(self.never_run()) + tuple(self.never_set())
         if not self.module.decls:
             self.rules.warnings += (Diagnostic(self.source.path, 0, 0, "this rules file declares nothing",
                                                "declare kinds, rows, parameters, outcomes and the actions that "
@@ -216,6 +217,20 @@ class Checker:
                 found = self.rules.source(after.pos).at(
                     after.pos, "this never runs: the statement before it leaves the block on every way through it",
                     f"remove it, or put what leaves (line {left.pos.line}) inside an 'if'")
+                yield replace(found, severity="warning")
+
+    def never_set(self) -> Iterator[Diagnostic]:
+        """A warning at each outcome that no action assigns, nor anything an action calls: it never changes.
+
+        A file without actions (a base that others extend with theirs) is not judged."""
+        if not self.rules.actions:
+            return
+        written = set().union(*(outcomes_set_by(self.rules, action) for action in self.rules.actions))
+        for name, typed in self.rules.outcomes.items():
+            if name not in written:
+                found = self.rules.source(typed.decl.pos).at(
+                    typed.decl.pos, f"outcome '{name}' is never set: no action assigns it, nor any step one calls",
+                    f"assign it in the step where it happens ({name} = ...), or remove it")
                 yield replace(found, severity="warning")
 
     # ---- declarations

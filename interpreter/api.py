@@ -20,6 +20,7 @@ from fracas.dsl.diagnostics import Diagnostic, did_you_mean, lines_of, listed
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.types import type_from
+from fracas.dsl.writes import outcomes_set_by
 from fracas.interpreter.core import collector, resolve
 from fracas.interpreter.core.constraints import check_after, clear_test, constrained_fields
 from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
@@ -181,6 +182,14 @@ class Distribution:
             names.append("stopped")
         return names
 
+    @functools.cached_property
+    def outcomes_not_set(self) -> tuple[str, ...]:
+        """The declared outcomes that the action never assigns, nor anything it calls: each stays at its
+        starting value, which is no result of the resolution."""
+        rules = self.prepared.program.rules
+        written = outcomes_set_by(rules, self.prepared.action.name)
+        return tuple(name for name in rules.outcomes if name not in written)
+
     def _rows(self) -> Iterator[tuple[Frozen, str | None, Any]]:
         """Each final state's outcomes, why it stopped and its probability: what odds read of it."""
         states = self.states
@@ -276,7 +285,7 @@ class Distribution:
             if mean is not None:
                 entry["mean"] = exact_text(mean)
             outcomes[name] = entry
-        result: dict[str, Any] = {"mode": self.mode, "outcomes": outcomes,
+        result: dict[str, Any] = {"mode": self.mode, "outcomes": outcomes, "not_set": list(self.outcomes_not_set),
                                   "joint": [{"values": {k: show_plain(v) for k, v in values.items()}, "p": exact_text(p)}
                                             for values, p in self.joint()]}
         if self.mode == "estimate":

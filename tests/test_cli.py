@@ -102,7 +102,14 @@ def test_odds_text_shows_mean_and_at_least(capsys):
     code, out, _ = run(capsys, "odds", EPI, TRENCHES)
     assert code == 0
     assert "figures_lost" in out and "mean" in out and "at least" in out
-    assert "certain: air_figures_lost = 0" in out
+    assert "certain: bypassed_figures_lost = 0" in out
+
+
+def test_odds_text_tells_apart_an_outcome_the_action_never_sets(capsys):
+    code, out, _ = run(capsys, "odds", EPI, TRENCHES)
+    assert code == 0
+    assert "\nnot set by targeted_attack: air_figures_lost = 0\n" in out
+    assert "air_figures_lost" not in out.split("certain:")[1].split("\n")[0]
 
 
 def test_odds_with_samples_estimates(capsys):
@@ -122,7 +129,7 @@ def test_a_flag_of_sampling_without_samples_is_refused_rather_than_ignored(capsy
 def test_sampled_odds_never_call_a_value_certain(capsys):
     code, out, _ = run(capsys, "odds", EPI, TRENCHES, "--samples", "50")
     assert code == 0
-    assert "in all 50 samples: air_figures_lost = 0" in out and "certain" not in out
+    assert "in all 50 samples: bypassed_figures_lost = 0" in out and "certain" not in out
 
 
 def test_run_prints_events_outcomes_and_state(capsys):

@@ -266,7 +266,7 @@ def test_a_statement_after_one_that_always_leaves_its_block_is_warned_of_as_neve
     rules = dsl.loads(BASE + 'outcome r: int = 0\nstep s(): int {\n    return 3\n    r += 5\n}\n'
                       'action go() {\n    let v = s()\n    if v > 1 { stop "done" } else { return }\n    r = 2\n}\n',
                       "dead.rules")
-    found = [(d.line, d.severity, d.message) for d in rules.warnings]
+    found = [(d.line, d.severity, d.message) for d in rules.warnings if "is never set" not in d.message]
     never = "this never runs: the statement before it leaves the block on every way through it"
     assert found == [(13, "warning", never), (18, "warning", never)]
 

@@ -50,9 +50,12 @@ def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, st
     prepared = dist.prepared
     mode = "exact" if dist.mode == "exact" else f"estimated from {dist.samples} samples"
     lines = [f"{prepared.action.name} ({mode}, {counted(len(dist.states), 'final state')})"]
-    certain = []
+    certain, not_set = [], []
     for name in dist.outcome_names:
         marginal = dist.marginal(name)
+        if name in dist.outcomes_not_set:
+            not_set.append(f"{name} = {show_plain(next(iter(marginal)))}")
+            continue
         if len(marginal) == 1:
             certain.append(f"{name} = {show_plain(next(iter(marginal)))}")
             continue
@@ -92,6 +95,8 @@ def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, st
         # Samples can only show a value every one of them gave, not that it is certain.
         label = "certain" if dist.mode == "exact" else f"in all {dist.samples} samples"
         lines.append(f"\n{label}: " + ", ".join(certain))
+    if not_set:
+        lines.append(f"\nnot set by {prepared.action.name}: " + ", ".join(not_set))
     if dist.mode == "estimate":
         lines.append(f"\n{unseen_bound(dist.samples)}")
     return "\n".join(lines)
@@ -138,12 +143,14 @@ def side_by_side(dists: list[Distribution], names: list[str], title: str) -> str
         title += f" (estimated from {sampled[0]} samples each)"
     outcome_names = list(dict.fromkeys(name for dist in dists for name in dist.outcome_names))
     shown: dict[str, list[_Column]] = {}  # the outcomes not certain in every column, with their columns
-    same = []
+    same, not_set = [], []
     for outcome in outcome_names:
         columns = [_Column.of(dist, outcome) for dist in dists]
         certain = _certain_in_every(columns)
         if certain is None:
             shown[outcome] = columns
+        elif all(outcome in dist.outcomes_not_set for dist in dists):
+            not_set.append(f"{outcome} = {show_plain(certain)}")
         else:
             same.append(f"{outcome} = {show_plain(certain)}")
     # The values' column is as wide as the longest value shown, so that every row's columns line up.
@@ -156,6 +163,9 @@ def side_by_side(dists: list[Distribution], names: list[str], title: str) -> str
             lines.extend(_mean_row(dists, columns, outcome, values, width))
     if same:
         lines.append("\ncertain in every column: " + ", ".join(same))
+    if not_set:
+        actions = {dist.prepared.action.name for dist in dists}
+        lines.append(f"\nnot set by {actions.pop() if len(actions) == 1 else 'the actions'}: " + ", ".join(not_set))
     return "\n".join(lines)
 
 
