@@ -84,7 +84,7 @@ def test_a_volley_outcome_shows_its_shots_alike_ones_counted(tmp_path, capsys):
 
 def test_an_empty_pool_and_volley_show_as_empty(tmp_path, capsys):
     out = out_of(capsys, "odds", *files(tmp_path, "outcome p: pool = bodies(0, 1)\noutcome v: volley = volley(0)\n"
-                                                  "action go() { p = p }\n"))
+                                                  "action go() {\n    p = p\n    v = v\n}\n"))
     assert "certain: p = pool(), v = volley()" in out
 
 
