@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,7 +27,7 @@ from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, S
 from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError, ScenarioError
 from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import Frozen, OutcomeStates, State
-from fracas.interpreter.core.values import approx, as_float, exact_text, show
+from fracas.interpreter.core.values import RowRef, approx, as_float, exact_text, show
 from fracas.interpreter.inputs import (InputProblem, action_inputs, build_program, each_problem,
                                       input_shape_problems, number_written, told_together)
 from fracas.interpreter.plain import Unwritable, plain
@@ -217,7 +217,22 @@ class Distribution:
             if with_stopped:
                 value = stopped or ""
                 found["stopped"][value] = found["stopped"].get(value, 0) + p
-        return {name: dict(stable_sorted(d.items())) for name, d in found.items()}
+        return {name: dict(self._in_order(d.items(), False)) for name, d in found.items()}
+
+    def _in_order(self, pairs: Iterable[tuple[Any, Any]], combined: bool) -> list[tuple[Any, Any]]:
+        """(value, p) pairs in the order reports show values (combined: each value a tuple of outcomes' values)."""
+        pairs = list(pairs)
+        rows = any(type(v) is RowRef for value, _ in pairs for v in (value if combined else (value,)))
+        if not rows:  # most outcomes: numbers, truths and texts, sorted as they are
+            return stable_sorted(pairs)
+        key = self.value_key
+        return sorted(pairs, key=(lambda pair: tuple(map(key, pair[0]))) if combined else (lambda pair: key(pair[0])))
+
+    @functools.cached_property
+    def value_key(self) -> Callable[[Any], tuple]:
+        """The order of an outcome's values in reports: stable_key's, but rows (an enum's values) in the order
+        the rules declare them, as a designer lists results (unhurt, stunned, ko), not alphabetically."""
+        return declared_order(self.prepared.program.rules)
 
     def _numeric(self, name: str) -> list[tuple[Fraction | int, Fraction]] | None:
         """The marginal as (number, probability) pairs, true counting 1; None if a value is no number."""
@@ -273,7 +288,7 @@ class Distribution:
             for key, (_, _, p) in zip(keys, rows):
                 before = merged.get(key)
                 merged[key] = p if before is None else before + p
-        ordered = stable_sorted(merged.items())
+        ordered = self._in_order(merged.items(), True)
         return list(zip(map(dict, map(functools.partial(zip, names), map(_FIRST, ordered))), map(_LAST, ordered)))
 
     def as_json(self) -> dict[str, Any]:
@@ -294,6 +309,18 @@ class Distribution:
                 entry["interval95"] = {show_plain(v): [round(bound, 6) for bound in wilson_interval(p, self.samples)]
                                        for v, p in self.marginal(name).items()}
         return result
+
+
+def declared_order(rules: Ruleset) -> Callable[[Any], tuple]:
+    """stable_key, with each row ranked where the rules declare it (every kind's rows, an enum's values)."""
+    rank = {name: place for place, name in enumerate(rules.rows)}
+
+    def key(value: Any) -> tuple:
+        if type(value) is RowRef:
+            return (5, ("row", rank.get(value.name, len(rank)), value.name))
+        return stable_key(value)
+
+    return key
 
 
 def wilson_interval(p: Fraction, samples: int) -> tuple[float, float]:

@@ -56,7 +56,7 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
         # Each value by its order key, which keeps true apart from 1 (equal in Python, not the same result), as the
         # comparison's text keeps them.
         marginals = [{_plot_order(v): p for v, p in marginal_of(d, name).items()} for d in dists]
-        values = sorted({key for marginal in marginals for key in marginal})
+        values = _along_axis(marginals)
         positions = range(len(values))
         width = 0.8 / len(dists)
         for i, (marginal, label) in enumerate(zip(marginals, labels)):
@@ -96,5 +96,15 @@ def plot_heatmap(rows: list[str], columns: list[str], cells: list[list[float | N
 
 
 def _plot_order(value: Any) -> tuple[str, Any]:
-    """Values along an axis: numbers by size, whole or not (1/2 before 1), then each other type by its own order."""
+    """A value as an axis places it: numbers by size, whole or not (1/2 before 1), then each other type apart."""
     return ("number" if type(value) in (int, Fraction) else str(type(value)), value)
+
+
+def _along_axis(marginals: list[dict[tuple[str, Any], Any]]) -> list[tuple[str, Any]]:
+    """The values of every marginal along one axis: numbers by size, then the others in the order the marginals
+    give them (an enum's values as declared, each distribution's new ones after those met before), type by type."""
+    met = list(dict.fromkeys(key for marginal in marginals for key in marginal))
+    numbers = sorted(key for key in met if key[0] == "number")
+    others = [key for key in met if key[0] != "number"]
+    kinds = list(dict.fromkeys(kind for kind, _ in others))
+    return numbers + sorted(others, key=lambda key: kinds.index(key[0]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -13,7 +13,7 @@ from fracas.dsl.records import record
 from fracas.dsl.types import NUMERIC
 
 from fracas.interpreter.api import (Distribution, Pool, Run, ScenarioError, Volley, approx, exact_text, show_plain,
-                                   stable_key, wilson_interval)
+                                   wilson_interval)
 from fracas.interpreter.tools.words import counted
 
 BAR_WIDTH = 30
@@ -158,7 +158,7 @@ def side_by_side(dists: list[Distribution], names: list[str], title: str) -> str
     lines = [title, "\n" + " " * (values + 2) + "  ".join(f"{name:>{width}}" for name in names)]
     for outcome, columns in shown.items():
         lines.append(_outcome_header(outcome, columns, names))
-        lines.extend(_value_rows(columns, values, width))
+        lines.extend(_value_rows(columns, values, width, dists[0].value_key))
         if len({c.category for c in columns if c.declared}) == 1:
             lines.extend(_mean_row(dists, columns, outcome, values, width))
     if same:
@@ -228,12 +228,12 @@ def _outcome_header(outcome: str, columns: list[_Column], names: list[str]) -> s
     return outcome + "".join(f"    {note}" for note in notes)
 
 
-def _value_rows(columns: list[_Column], values_width: int, width: int) -> list[str]:
-    """One row per value, grouped by type; a column shows only values of its own type."""
+def _value_rows(columns: list[_Column], values_width: int, width: int, key: Callable[[Any], tuple]) -> list[str]:
+    """One row per value, grouped by type, in the order `key` gives; a column shows only values of its own type."""
     rows = []
     for category in dict.fromkeys(c.category for c in columns if c.declared):
         own = [c for c in columns if c.category == category]
-        values = sorted({v for c in own for v in c.marginal}, key=stable_key)
+        values = sorted({v for c in own for v in c.marginal}, key=key)
         for value in values:
             cells = "  ".join(f"{_share(c, category, value):>{width}}" for c in columns)
             rows.append(f"  {show_plain(value):>{values_width}}{cells}".rstrip())
