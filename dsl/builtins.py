@@ -34,6 +34,8 @@ class Signature:
 
 def _numeric_result(types: list[Type]) -> Type:
     flat = [t.item if t.name == "list" and t.item else t for t in types]
+    if any(t.name == "any" for t in flat):  # of a value of no known type (an error in it, said already): neither
+        return ANY
     return INT if flat and all(t.name == "int" for t in flat) else NUMBER
 
 

@@ -161,6 +161,10 @@ class Checker:
         self._value_calls: set[n.Pos] = set()  # calls of a step whose value a let, assignment or return takes
         self._fn_chance: dict[str, bool] = {}
         self._fn_outcome: dict[str, str | None] = {}  # a fn or modifier -> the first outcome it reads, if any
+        # A name that may hold a record written in the rules (a value: its fields never change), by the scope that
+        # declares it, with where the record is written; as the statements come, so that a later plain `=` of
+        # anything else takes the name back.
+        self._record_values: dict[tuple[Scope, str], n.Pos] = {}
 
     # ---- reporting
 
@@ -654,6 +658,7 @@ class Checker:
                 value = scope.names[stmt.name] = self.infer(stmt.value, scope)
                 self.known_type(stmt.value, value, before, f"let {stmt.name}: list of int = []")
             scope.facts[(stmt.name,)] = not value.optional and value.name != "none"
+            self.holds_record(scope, stmt.name, stmt.value)
         elif isinstance(stmt, n.Assign):
             self.check_assign(stmt, scope)
         elif isinstance(stmt, n.If):
@@ -858,9 +863,47 @@ class Checker:
             return
         self.check_arguments(call, self.rules.param_types(step), step.params, scope)
 
+    def holds_record(self, scope: Scope, name: str, value: n.Expr) -> None:
+        """Note whether a local given this value may hold a record written in the rules from now on."""
+        owner = scope.owner(name)
+        if owner is None:
+            return
+        written = self.record_written(value, scope)
+        if written is None:
+            self._record_values.pop((owner, name), None)
+        else:
+            self._record_values[(owner, name)] = written
+
+    def record_written(self, value: n.Expr, scope: Scope) -> n.Pos | None:
+        """Where a value is, or may be, a record written in the rules: written there, held by a local, or one
+        of a conditional's branches."""
+        if isinstance(value, n.RecordLit):
+            return value.pos
+        if isinstance(value, n.Name):
+            owner = scope.owner(value.name)
+            return None if owner is None else self._record_values.get((owner, value.name))
+        if isinstance(value, n.Conditional):
+            return self.record_written(value.then, scope) or self.record_written(value.otherwise, scope)
+        return None
+
+    def record_changed(self, stmt: n.Assign, scope: Scope) -> bool:
+        """Whether the assignment changes a field of a record written in the rules: said, where it does."""
+        head = stmt.target[0]
+        owner = scope.owner(head)
+        written = None if owner is None else self._record_values.get((owner, head))
+        if written is None:
+            return False
+        self.error(stmt.pos, f"'{head}' holds a record written in the rules (line {written.line}): a record is a value, "
+                   "and its fields never change",
+                   "only the scenario's things change (an action's inputs and what they hold); for a changed value, "
+                   f"write a new record: {head} = {{...}}")
+        return True
+
     def check_assign(self, stmt: n.Assign, scope: Scope) -> None:
         head, *path = stmt.target
         self.rules.assigned_fields.update(path)
+        if (path or stmt.index is not None) and self.record_changed(stmt, scope):
+            return
         target = scope.lookup(head)
         body = self._body
         # An action's inputs are the scenario's: what it leaves in them is the state it leaves.
@@ -908,6 +951,8 @@ class Checker:
             scope.forget(Changes(frozenset({stmt.target})))
             if not value.optional and value.name != "none":
                 scope.learn([stmt.target])
+            if not path:
+                self.holds_record(scope, head, stmt.value)
             return
         if target.optional and scope.known(place):
             target = target.required()
@@ -930,8 +975,8 @@ class Checker:
         elif stmt.op == "+=" and self.plus_type(target, value) is None:
             self.error(stmt.pos, f"cannot add {value} to {target}")
         elif stmt.op != "=" and target.name == "int" and value.name == "number":
-            self.error(stmt.pos, "an int field cannot take a fraction",
-                       "round it explicitly with floor, ceil or round")
+            held = "field" if path else "outcome" if scope.lookup(head) is None else "local"
+            self.error(stmt.pos, f"an int {held} cannot take a fraction", "round it explicitly with floor, ceil or round")
 
     def item_assigned(self, stmt: n.Assign, target: Type, place: Path, scope: Scope) -> Type | None:
         """The type of the item `place[index]` that an assignment sets (None, said, where there is none)."""
