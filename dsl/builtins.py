@@ -117,6 +117,14 @@ def _ints(value: object) -> bool:
     return isinstance(value, tuple) and all(type(item) is int for item in value)
 
 
+PROBABILITY_HINT = "clamp it with clamp(p, 0, 1) if the rules say so"
+
+
+def not_a_probability(shown: str) -> str:
+    """What is wrong with a chance's p out of 0..1, said alike where `fracas check` reads it and where a run meets it."""
+    return f"a probability must be between 0 and 1, not {shown}"
+
+
 def negative(name: str, value: object) -> str:
     return f"'{name}' cannot be negative ({value})"
 

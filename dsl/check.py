@@ -15,7 +15,8 @@ from typing import Any
 from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl import records
-from fracas.dsl.builtins import NO_SIDES, ORDER_WITHOUT_FOCUS, SIGNATURES, Signature, faces_problems, negative, words_hint
+from fracas.dsl.builtins import (NO_SIDES, ORDER_WITHOUT_FOCUS, PROBABILITY_HINT, SIGNATURES, Signature, faces_problems,
+                                 negative, not_a_probability, words_hint)
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, listed, with_article
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
@@ -1578,6 +1579,9 @@ class Checker:
         if sides is not None and sides < 1:
             self.error(given["sides"].pos, *NO_SIDES)
             return
+        p = _written_number(given["p"]) if "p" in given else None
+        if p is not None and not 0 <= p <= 1:
+            self.error(given["p"].pos, not_a_probability(str(p)), PROBABILITY_HINT)
         known = {param: value for param, expr in given.items() if (value := _written(expr)) is not None}
         for param, place, message, hint in faces_problems(name, known):
             at = given[param]
@@ -1697,6 +1701,21 @@ def _written(expr: n.Expr) -> int | tuple[Any, ...] | None:
         items = tuple(_written(item) for item in expr.items)
         return None if any(item is None for item in items) else items
     return _written_int(expr)
+
+
+def _written_number(expr: n.Expr) -> Fraction | None:
+    """The number an argument writes out with numbers alone (`3/2`, `-0.5`, `1 - 1/6`), if it is one."""
+    if isinstance(expr, n.Number):
+        return Fraction(expr.value)
+    if isinstance(expr, n.Unary) and expr.op == "-":
+        found = _written_number(expr.operand)
+        return None if found is None else -found
+    if isinstance(expr, n.Binary) and expr.op in ("+", "-", "*", "/"):
+        left, right = _written_number(expr.left), _written_number(expr.right)
+        if left is None or right is None or (expr.op == "/" and right == 0):
+            return None
+        return {"+": left + right, "-": left - right, "*": left * right}[expr.op] if expr.op != "/" else left / right
+    return None
 
 
 def _written_int(expr: n.Expr | None) -> int | None:

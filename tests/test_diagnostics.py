@@ -448,3 +448,19 @@ def test_an_unknown_kind_of_a_table_is_underlined_where_it_is_written(header, mi
     d = caught.value.diagnostics[0]
     assert d.message.startswith(f"unknown kind '{misspelt}'")
     assert d.source_line[d.column - 1:].startswith(misspelt + ")" if misspelt == "grund" else misspelt + ",")
+
+
+@pytest.mark.parametrize("line, p, shown", [("lost = trials(3, 3/2)", "3/2", "3/2"),
+                                            ("if chance(-0.5) { lost = 1 }", "-0.5", "-1/2"),
+                                            ("if chance(1 - 1/6 + 1) { lost = 1 }", "1 - 1/6 + 1", "11/6")])
+def test_a_probability_written_out_of_0_to_1_is_refused_by_check(line, p, shown):
+    text = f"action go() {{ {line} }}"
+    d = only(BASE + text + "\n")
+    assert (d.line, d.column) == (10, text.index(p) + 1)
+    assert d.message == f"a probability must be between 0 and 1, not {shown}"
+    assert d.hint == "clamp it with clamp(p, 0, 1) if the rules say so"
+
+
+def test_a_probability_written_within_0_to_1_or_read_from_a_parameter_passes_check():
+    rules = dsl.loads(BASE + "action go() { lost = trials(3, 1/2) + trials(2, bonus / 2) + trials(1, 1) }\n")
+    assert "go" in rules.actions

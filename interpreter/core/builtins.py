@@ -12,8 +12,8 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from fracas.dsl import nodes as n
-from fracas.dsl.builtins import (ALLOCATIONS, NO_SIDES, ORDER_WITHOUT_FOCUS, SIGNATURES, faces_problems, negative,
-                                 words_hint)
+from fracas.dsl.builtins import (ALLOCATIONS, NO_SIDES, ORDER_WITHOUT_FOCUS, PROBABILITY_HINT, SIGNATURES,
+                                 faces_problems, negative, not_a_probability, words_hint)
 from fracas.dsl.limits import Limits
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.runtime.allocation import RANDOM
@@ -79,8 +79,7 @@ def _sides(a: Args, env: Env, pos: n.Pos) -> int:
 def _probability(args: Args, pos: n.Pos) -> Fraction:
     p = Fraction(args["p"])
     if not 0 <= p <= 1:
-        raise RunError(pos, f"a probability must be between 0 and 1, not {show(normalize(p))}",
-                       "clamp it with clamp(p, 0, 1) if the rules say so")
+        raise RunError(pos, not_a_probability(show(normalize(p))), PROBABILITY_HINT)
     return p
 
 
