@@ -254,10 +254,10 @@ def test_division_by_zero_is_a_located_error():
 
 
 def test_a_probability_outside_0_and_1_is_a_located_error():
-    rules = dsl.loads(HEADER + "action go() { flag = chance(3/2) }\n", "t.rules")
+    rules = dsl.loads(HEADER + "action go(p: number) { flag = chance(p) }\n", "t.rules")
     with pytest.raises(ScenarioError) as caught:
-        exact(rules, Scenario("go", {}))
-    assert "between 0 and 1" in caught.value.diagnostics[0].message
+        exact(rules, Scenario("go", {"p": Fraction(3, 2)}))
+    assert caught.value.diagnostics[0].message == "a probability must be between 0 and 1, not 3/2"
 
 
 def test_a_field_of_what_may_be_none_is_a_checker_error_with_the_check_to_write():
