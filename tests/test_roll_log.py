@@ -98,3 +98,11 @@ def test_a_logged_run_of_pools_rolls_what_the_same_seed_rolls_unlogged():
         assert logged.state.outcomes == bare.state.outcomes, seed
         kept = rolls(logged)[0]
         assert int(kept["value"]) == sum(sorted(kept["faces"])[1:]), seed
+
+
+def test_a_sum_of_many_dice_shows_its_first_20_faces_and_counts_the_rest():
+    rules = dsl.loads("outcome total: int = 0\naction go() { total = roll(25, 6) + roll(20, 6) }\n", "many.rules")
+    many, twenty = rolls(sample(rules, Scenario("go", {}), seed=3))
+    assert len(many["faces"]) == 25  # the event holds every face
+    assert many["text"] == f"25d6: {many['value']} ({' + '.join(map(str, many['faces'][:20]))} + ... 5 more)"
+    assert twenty["text"].endswith(f"{twenty['faces'][-1]})") and "more" not in twenty["text"]

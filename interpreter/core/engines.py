@@ -30,7 +30,7 @@ from fracas.interpreter.runtime.chance import Chance, Dice, DiceValue, Fire, For
 from fracas.interpreter.runtime.getters import tuple_getter
 from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, Allowance, LimitError, WorkLimitError, long_products
 from fracas.interpreter.core.state import Frozen
-from fracas.interpreter.core.values import show, show_brief
+from fracas.interpreter.core.values import BRIEF_ITEMS, show, show_brief
 
 if TYPE_CHECKING:
     import random
@@ -1064,7 +1064,9 @@ def log_roll(trace: Trace, primitive: Any, pos: Pos, faces: list[int] | None = N
     rolled, shown = primitive.describe(), show_brief(value)
     text = f"{rolled}: {shown}"
     if faces is not None and len(faces) > 1:
-        text += f" ({' + '.join(map(str, faces))})"
+        # A long sum's first faces, its rest counted, as a long list is logged (the event holds them all).
+        rest = len(faces) - BRIEF_ITEMS
+        text += f" ({' + '.join(map(str, faces[:BRIEF_ITEMS]))}" + (f" + ... {rest} more)" if rest > 0 else ")")
     elif dice:
         text += f" (rolled {show_brief(tuple(dice))[1:-1]})"
     shown_faces = faces if faces is not None else dice
