@@ -19,7 +19,7 @@ from typing import Any
 from fracas.dsl import nodes as n
 from fracas.dsl.cache import stamp
 from fracas.dsl.checked import keep_with
-from fracas.dsl.diagnostics import did_you_mean, listed, with_article
+from fracas.dsl.diagnostics import closest, did_you_mean, listed, with_article
 from fracas.dsl.ruleset import Constraint, Ruleset
 from fracas.dsl.types import Type, type_from
 from fracas.interpreter.core.kept_code import code_digest
@@ -373,6 +373,7 @@ class _Structurer:
             if key not in names:
                 problems.append(InputProblem(key, f"action '{action.name}' has no input '{key}'",
                                              self._elsewhere(key) or did_you_mean(key, names)
+                                             or _table_meant(key, given[key])
                                              or listed("its inputs", names, "it takes none")))
         world: dict[str, Record] = {}
         args: dict[str, Any] = {}
@@ -560,3 +561,15 @@ def _toml_kind(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     return type(value).__name__
+
+
+def _table_meant(key: str, value: Any) -> str:
+    """The hint for a table of a scenario named like its parameters' or choices' (`[param]`, `[options]`)."""
+    meant = closest(key.lower(), _TABLES) if isinstance(value, dict) else None
+    if meant is None:
+        return ""
+    table = _TABLES[meant]
+    return f"a scenario gives the rules' {'parameters' if table == 'params' else 'choices'} under [{table}]"
+
+
+_TABLES = {"params": "params", "parameters": "params", "choices": "choices", "choose": "choices", "options": "choices"}

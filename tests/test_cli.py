@@ -287,6 +287,22 @@ def test_a_flag_fracas_does_not_know_among_the_files_is_still_refused(capsys, di
     assert exited.value.code == 2 and "unrecognized arguments: --bogus x.toml" in capsys.readouterr().err
 
 
+def test_a_misspelt_flag_is_told_with_the_command_s_usage_and_the_flag_meant(capsys, dice_only):
+    with pytest.raises(SystemExit) as exited:
+        main(["run", dice_only, "--seeds", "3"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert err.startswith("usage: fracas run ")
+    assert err.rstrip().endswith("fracas run: error: unrecognized arguments: --seeds 3 (did you mean '--seed'?)")
+
+
+def test_a_flag_another_command_takes_is_told_with_this_command_s_usage(capsys, dice_only):
+    with pytest.raises(SystemExit):
+        main(["explain", dice_only, "--samples", "10"])
+    err = capsys.readouterr().err
+    assert err.startswith("usage: fracas explain ") and "fracas explain: error: unrecognized arguments: --samples 10" in err
+
+
 def test_an_input_without_a_default_and_without_a_scenario_is_told(capsys, tmp_path):
     rules = tmp_path / "dice.rules"
     rules.write_text("outcome total: int = 0\naction roll_it(dice: int) {\n    total = roll(dice, 6)\n}\n")

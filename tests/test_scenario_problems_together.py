@@ -58,6 +58,16 @@ def test_an_input_named_as_a_parameter_or_a_choice_is_told_where_those_go(key, t
                          f"sweep varies it as {table}.{key}")
 
 
+@pytest.mark.parametrize("key, table, what", [("param", "params", "parameters"), ("Parameters", "params", "parameters"),
+                                             ("choice", "choices", "choices"), ("option", "choices", "choices")])
+def test_a_table_named_like_the_parameters_or_the_choices_is_told_its_name(key, table, what):
+    with pytest.raises(ScenarioError) as found:
+        exact(RULES, Scenario("duel", {"a": {"strength": 2}, "b": {"strength": 1}, key: {"bonus": 2}}))
+    (told,) = found.value.diagnostics
+    assert told.message == f"{key}: action 'duel' has no input '{key}'"
+    assert told.hint == f"a scenario gives the rules' {what} under [{table}]"
+
+
 def test_a_default_that_reads_a_field_that_did_not_fit_adds_no_problem_of_its_own():
     assert problems({"a": {"strength": "x"}, "b": {"strength": 1}}) == ["a.strength: expected int, found the text \"x\""]
 

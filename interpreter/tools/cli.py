@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from fractions import Fraction
-from typing import Any
+from typing import Any, NoReturn
 
 from fracas import dsl
 from fracas.dsl import nodes as n
@@ -219,16 +219,26 @@ def _parsed(argv: Sequence[str] | None) -> argparse.Namespace:
     files = "files" if args.command in ("check", "test", "fmt") else "scenario"  # where the leftovers go
     if any(text.startswith("-") and text != "-" for text in extra) or args.command not in (
             "check", "test", "fmt", "odds", "run", "explain", "sweep"):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        _unrecognized(parser, args.command, extra)
     if args.command == "odds":  # every file after the rules is sorted out as when none came after a flag
         args.rules, args.scenario = [*args.rules, *([args.scenario] if args.scenario else []), *extra], None
     elif args.command == "sweep":
         if args.scenario is not None or len(extra) > 1:
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            _unrecognized(parser, args.command, extra)
         args.scenario = extra[0]
     else:
         setattr(args, files, [*getattr(args, files), *extra])
     return args
+
+
+def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> NoReturn:
+    """Arguments the command does not take, told with its own usage, and the flag meant where one is close."""
+    [commands] = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    own = commands.choices[command]
+    flags = [flag for flag in own._option_string_actions if flag.startswith("--")]
+    meant = [hint for text in extra if text.startswith("--")
+             and (hint := did_you_mean(text.split("=")[0], flags))]
+    own.error(f"unrecognized arguments: {' '.join(extra)}" + (f" ({'; '.join(meant)})" if meant else ""))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
