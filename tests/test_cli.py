@@ -660,6 +660,14 @@ def test_a_scenario_file_given_for_the_rules_is_named_as_such(capsys, argv):
     assert f"{CORVETTE} is a scenario file (TOML) where a rules file is wanted" in err
 
 
+@pytest.mark.parametrize("command", ["check", "odds", "run"])
+def test_a_missing_scenario_file_given_for_the_rules_is_told_missing(capsys, tmp_path, command):
+    missing = str(tmp_path / "no-such-file.toml")
+    code, out, err = run(capsys, command, missing, str(tmp_path / "x.toml"))
+    assert code == 2 and out == ""
+    assert f"{missing}: error: no such file" in err and "scenario file (TOML)" not in err
+
+
 def test_two_flags_setting_the_states_limit_are_refused_rather_than_one_winning(capsys):
     code, out, err = run(capsys, "odds", EPI, TRENCHES, "--max-states", "5", "--limit", "states=100")
     assert code == 2 and out == "" and "both set the exact engine's states limit" in err

@@ -327,7 +327,7 @@ NO_SCENARIO_HELP = "; left out, the rules' first action runs with its inputs' de
 
 
 def _rules(args: argparse.Namespace, path: str | Path) -> dsl.Ruleset:
-    if _is_scenario_file(path):  # read as rules, it would fail at its first '=' or '['
+    if _is_scenario_file(path) and Path(path).exists():  # read as rules, it would fail at its first '=' or '['
         told = f"{path} is a scenario file (TOML) where a rules file is wanted"
         if args.command in ("run", "explain", "odds", "sweep"):
             told += ": the rules file comes first, then the scenario files"
