@@ -454,6 +454,18 @@ def test_each_choice_shows_every_option_side_by_side(capsys, tmp_path):
     assert set(options) == {"war_dv", "do_nothing", "normal_dv"}
 
 
+@pytest.mark.parametrize("compared", [["--each-choice", "defender_response"], ["two rules files"]])
+def test_fractions_are_refused_for_a_comparison_rather_than_ignored(capsys, tmp_path, compared):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(ONE_DIE)
+    files = [EXALTED, EXALTED] if compared == ["two rules files"] else [EXALTED]
+    flags = [] if compared == ["two rules files"] else compared
+    code, out, err = run(capsys, "odds", *files, str(scenario), *flags, "--fractions")
+    assert code == 2 and out == ""
+    assert f"--fractions adds the fractions to one odds table, not to a comparison ({' '.join(compared[:1])})" in err
+    assert "--json or --csv gives every probability of each as a fraction" in err
+
+
 def test_each_choice_lines_up_its_columns_under_long_values(capsys, tmp_path):
     scenario = tmp_path / "s.toml"
     scenario.write_text(ONE_DIE)

@@ -559,6 +559,10 @@ def cmd_odds(args: argparse.Namespace) -> int:
                  else "--json" if args.json else "--csv")
         raise UsageError(f"--joint ends one odds table with a grid, so it does not go with {other}"
                          + (" (whose output holds the whole joint distribution already)" if args.json else ""))
+    if args.fractions and (args.each_choice or len(args.rules) > 1) and not (args.json or args.csv):
+        raise UsageError(f"--fractions adds the fractions to one odds table, not to a comparison "
+                         f"({'--each-choice' if args.each_choice else 'two rules files'}): --json or --csv gives "
+                         "every probability of each as a fraction")
     if args.each_choice:
         return _odds_each_choice(args)
     loaded = [_load(args, path) for path in args.rules]
