@@ -104,6 +104,8 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
         action_name = scenario.action_in(rules)
         if action_name is None:
             raise InputProblem("action", "these rules declare no action to resolve")
+        if scenario.action is None and len(rules.actions) > 1 and scenario.inputs:
+            _action_meant(rules, scenario, action_name)
         action = rules.actions.get(action_name)
         if action is None:
             raise InputProblem("action", f"unknown action '{action_name}'",
@@ -123,6 +125,20 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
     except RunError as error:
         raise ScenarioError([run_diagnostic(rules, error)]) from None
     return Prepared(program, action, start, scenario)
+
+
+def _action_meant(rules: Ruleset, scenario: Scenario, first: str) -> None:
+    """Refuse a scenario that names no action where its inputs fit another action than the rules' first, or
+    several: which one it is for is not the first's to guess."""
+    given = set(scenario.inputs)
+    fitting = [name for name, decl in rules.actions.items() if given <= {param.name for param in decl.params}]
+    if not fitting or fitting == [first]:
+        return
+    if len(fitting) == 1:
+        told = f"the scenario names no action, and its inputs are those of '{fitting[0]}', not of the rules' first"
+    else:
+        told = f"the scenario names no action, and its inputs fit {len(fitting)} actions: {', '.join(fitting)}"
+    raise InputProblem("action", told, f'name the one it is for at its top, as in action = "{fitting[0]}"')
 
 
 def _input_shape_problems(rules: Ruleset, action: n.StepDecl, given: dict[str, Any]) -> list[InputProblem]:

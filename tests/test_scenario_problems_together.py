@@ -175,3 +175,37 @@ action share(n: int)
         exact(rules, Scenario("share", {"n": 0}))
     assert [d.message for d in found.value.diagnostics] == [
         "n: 0 breaks the constraint 'n > 0': something to share"]
+
+
+TWO_ACTIONS = dsl.loads("""
+kind army { armies: int }
+outcome left: int = 0
+action skirmish(attack: army, defence: army) { left = attack.armies - 1 }
+action battle(attack: army, defence: army) { left = attack.armies - defence.armies }
+action muster(reserve: army) { left = reserve.armies }
+""", "two.rules")
+
+
+def told_of(inputs: dict) -> tuple[str, str]:
+    with pytest.raises(ScenarioError) as found:
+        exact(TWO_ACTIONS, Scenario(None, inputs))
+    (told,) = found.value.diagnostics
+    return told.message, told.hint
+
+
+def test_a_scenario_without_an_action_whose_inputs_fit_several_is_refused():
+    armies = {"attack": {"armies": 3}, "defence": {"armies": 2}}
+    assert told_of(armies) == ("action: the scenario names no action, and its inputs fit 2 actions: skirmish, battle",
+                               'name the one it is for at its top, as in action = "skirmish"')
+
+
+def test_a_scenario_without_an_action_whose_inputs_are_another_s_is_refused():
+    assert told_of({"reserve": {"armies": 4}}) == (
+        "action: the scenario names no action, and its inputs are those of 'muster', not of the rules' first",
+        'name the one it is for at its top, as in action = "muster"')
+
+
+def test_a_scenario_without_an_action_or_inputs_runs_the_first_action():
+    rules = dsl.loads("outcome n: int = 0\naction one(k: int = 2) { n = k }\naction two() { n = 5 }\n", "d.rules")
+    assert exact(rules, Scenario(None, {})).marginal("n") == {2: 1}
+    assert exact(rules, Scenario(None, {"k": 3})).marginal("n") == {3: 1}  # inputs that fit only the first

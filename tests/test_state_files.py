@@ -151,7 +151,7 @@ def test_a_none_text_field_with_a_text_default_is_refused_and_nothing_is_written
 
 
 def test_scenario_files_may_give_none_for_an_optional_field():
-    start = prepare(SHEET, parse_scenario('[s]\ncount = "none"\ngear = "none"\n')).start
+    start = prepare(SHEET, parse_scenario('action = "change"\n[s]\ncount = "none"\ngear = "none"\n')).start
     sheet = start.world["s"]
     assert sheet.get("count") is None and sheet.get("gear") is None
 
