@@ -39,6 +39,10 @@ STATEMENT_OUTSIDE_A_STEP = Missing("statements belong inside a step or an action
 COLON_BLOCK = Missing("blocks are written in braces, not after ':'", "if CONDITION { ... } else { ... }")
 SLICE = Missing("fracas has no slices: a list is indexed by one number",
                 "take the items you need with a comprehension, as in [xs[i] for i in range(len(xs)) if i >= 1]")
+RANGE_IN_FOR = Missing("a loop runs over a list, and 'a..b' is none: it bounds a test, as in x in 1..3",
+                       "for i in range(3) runs i over 0, 1, 2; for i from 1 to 3, use i + 1 in the body")
+CHAINED = Missing("comparisons do not chain: 'a < b < c' is written as two",
+                  "a < b and b < c; for whole numbers within bounds, b in LOW..HIGH")
 METHOD = Missing("fracas has no methods: '.{name}(...)' calls nothing",
                  "call a function with the value instead, as in len(xs) or sort(xs); language.md lists the builtins")
 
@@ -47,6 +51,8 @@ CHARACTERS: dict[str, Missing] = {
     "&": Missing("fracas writes 'and', not '&&'", "a > 1 and b > 1"),
     "|": Missing("fracas writes 'or', not '||'", "a > 1 or b > 1"),
     "!": Missing("fracas writes 'not', not '!'", "not a, or a != b"),
+    ";": Missing("fracas needs no ';': a statement ends where the next begins",
+                 "write statements one a line, or side by side, without ';'"),
 }
 
 # Names the checker meets, declared nowhere.

@@ -338,6 +338,10 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
         # `xs[1:]`, `xs[i:j]` (a number and its colon read as one token, as a table row's key is)
         return Diagnostic(source.path, error.line, error.column, missing.SLICE.message, missing.SLICE.hint,
                           source.line(error.line), 1)
+    if wrong is not None and str(tokens[wrong]) == ".." and _loop_head_before(tokens[:wrong]):  # `for i in 1..3`
+        return at(tokens[wrong], missing.RANGE_IN_FOR)
+    if wrong is not None and tokens[wrong].type == "COMPARE" and _compared_before(tokens[:wrong]):  # `a < b < c`
+        return at(tokens[wrong], missing.CHAINED)
     if wrong is not None and wrong >= 2 and tokens[wrong].type == "LPAR" and tokens[wrong - 1].type == "NAME" \
             and tokens[wrong - 2].type == "DOT":  # another language's method: `xs.index(2)`
         name = tokens[wrong - 1]
@@ -372,6 +376,36 @@ def _statement_word_before(tokens: list[Token]) -> bool:
             return index > 0 and tokens[index - 1].type == "RBRACE"  # `} else:`; not an expression's else
         elif depth == 0 and token.type in ("IF", "FOR", "WHILE"):
             return True
+    return False
+
+
+def _loop_head_before(tokens: list[Token]) -> bool:
+    """Whether these tokens end in the head of a `for` loop, after its `in`."""
+    for token in reversed(tokens):
+        if token.type in ("LBRACE", "RBRACE", "LET", "IF", "WHILE"):
+            return False
+        if token.type == "FOR":
+            return True
+    return False
+
+
+def _compared_before(tokens: list[Token]) -> bool:
+    """Whether these tokens end in a comparison (`a < b`), within the same parentheses and the same operand of
+    an and, an or or a conditional."""
+    depth = 0
+    for token in reversed(tokens):
+        if token.type in ("RPAR", "RSQB"):
+            depth += 1
+        elif token.type in ("LPAR", "LSQB"):
+            if depth == 0:
+                return False
+            depth -= 1
+        elif depth == 0 and token.type == "COMPARE":
+            return True
+        elif depth == 0 and (token.type in ("LBRACE", "RBRACE", "EQUAL", "ASSIGN_OP", "COMMA", "AND", "OR", "NOT",
+                                              "IF", "THEN", "ELSE", "WHILE", "IN", "COLON")
+                             or token.type in _STATEMENT_WORDS):
+            return False
     return False
 
 

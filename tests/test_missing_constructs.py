@@ -64,6 +64,7 @@ def test_a_return_with_its_reason_is_still_fine():
     ("r = 1 && 2", "fracas writes 'and', not '&&'"),
     ("r = 1 || 2", "fracas writes 'or', not '||'"),
     ("if !a { r = 1 }", "fracas writes 'not', not '!'"),
+    ("r = 1;", "fracas needs no ';': a statement ends where the next begins"),
 ])
 def test_other_languages_operators_are_named(written, message):
     assert problem(in_a_step("    " + written))[2] == message
@@ -114,3 +115,26 @@ def test_an_else_followed_by_a_colon_is_told_to_use_braces_though_a_name_and_col
 
 def test_a_name_and_a_colon_out_of_place_are_told_as_the_name():
     assert problem("param p x: int = 1\n")[:3] == (1, 9, "unexpected name 'x'")
+
+
+def test_a_range_as_a_loop_s_list_is_told_to_use_range_and_where_a_range_goes():
+    line, column, message, hint = problem(in_a_step("    for i in 1..3 {", "        r += i", "    }"))
+    assert (line, column) == (3, 15)
+    assert message == "a loop runs over a list, and 'a..b' is none: it bounds a test, as in x in 1..3"
+    assert hint.startswith("for i in range(3) runs i over 0, 1, 2")
+
+
+def test_a_range_in_a_test_is_still_fine():
+    assert "go" in dsl.loads(in_a_step("    if hp in 1..3 { r = 1 }"), "m.rules").actions
+
+
+@pytest.mark.parametrize("written", ["r = if 1 < hp < 5 then 1 else 0", "if 2 <= hp == true { r = 1 }",
+                                     "let ok = (hp > 1) and 1 < hp < 5"])
+def test_comparisons_written_in_a_chain_are_told_to_be_written_as_two(written):
+    line, column, message, _ = problem(in_a_step("    " + written))
+    assert message == "comparisons do not chain: 'a < b < c' is written as two"
+    assert column == 5 + written.rindex("<" if "< 5" in written else "==")
+
+
+def test_two_comparisons_apart_are_not_a_chain():
+    assert "go" in dsl.loads(in_a_step("    if (hp < 5) == a and 1 < hp { r = 1 }"), "m.rules").actions
