@@ -269,7 +269,7 @@ class Checker:
                 self.error(decl.pos, f"'{decl.name}' is declared twice",
                            f"the first is at line {first.pos.line}")
                 continue
-            if decl.name in SIGNATURES:
+            if decl.name in SIGNATURES and not isinstance(decl, n.RowDecl):  # a row is never called: `fire` may name one
                 self.error(decl.pos, f"'{decl.name}' is the name of a builtin function",
                            "choose another name")
                 self._misnamed.add(decl.name)

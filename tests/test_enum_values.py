@@ -52,3 +52,31 @@ def test_a_field_of_a_whole_number_is_refused_with_the_right_article():
     with pytest.raises(RulesError) as caught:
         dsl.loads("outcome x: int = 0\naction go(n: int) { x = n.size }\n", "t.rules")
     assert caught.value.diagnostics[0].message == "an int has no field 'size'"
+
+
+BUILTIN_WORDS = """enum damage_type { slashing fire cold }
+enum roll_mode { normal advantage disadvantage }
+table resist(damage_type, roll_mode): int default 0 {
+           [normal  advantage  disadvantage]
+    fire        1          2             3
+}
+outcome r: int = 0
+outcome lost: int = 0
+action strike(t: damage_type = fire, mode: roll_mode = normal) {
+    r = resist[t, mode] + (if t == fire then 10 else 0)
+    lost = lethal(fire(volley(3), bodies(2, 1)))
+}
+"""
+
+
+def test_an_enum_value_may_bear_a_builtin_s_name_which_is_still_called_as_before():
+    rules = dsl.loads(BUILTIN_WORDS, "words.rules")
+    odds = exact(rules, Scenario("strike", {"t": "fire", "mode": "advantage"}))
+    assert odds.marginal("r") == {12: 1} and odds.marginal("lost") == {2: 1}
+    assert exact(rules, Scenario("strike", {"t": "cold"})).marginal("r") == {0: 1}
+
+
+def test_a_fn_may_not_bear_a_builtin_s_name():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads("fn fire(x: int) = x\n", "fn.rules")
+    assert caught.value.diagnostics[0].message == "'fire' is the name of a builtin function"
