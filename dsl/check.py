@@ -1104,6 +1104,8 @@ class Checker:
                 hint = f"only an optional type ('{expected}?') accepts none"
             elif actual.name == "dice":
                 hint = self.roll_hint(expr)
+            elif actual.name == "bool" and expected.is_numeric and self._in_aggregate == "mean":
+                hint = f"a truth counts for no number: how often it holds is prob({self.rules.text_of(expr)})"
             self.error(expr.pos, f"expected {expected}, found {actual}", hint)
         return actual
 

@@ -464,3 +464,10 @@ def test_a_probability_written_out_of_0_to_1_is_refused_by_check(line, p, shown)
 def test_a_probability_written_within_0_to_1_or_read_from_a_parameter_passes_check():
     rules = dsl.loads(BASE + "action go() { lost = trials(3, 1/2) + trials(2, bonus / 2) + trials(1, 1) }\n")
     assert "go" in rules.actions
+
+
+def test_the_mean_of_a_truth_is_told_to_be_its_prob():
+    d = only(BASE + 'outcome hit: bool = false\naction go() { hit = chance(1/2) }\n'
+                    'example "X-01 a mean of a truth" {\n    run go()\n    expect mean(hit) == 1/2\n}\n')
+    assert (d.line, d.message) == (14, "expected number, found bool")
+    assert d.hint == "a truth counts for no number: how often it holds is prob(hit)"
