@@ -344,3 +344,9 @@ def test_explain_says_stop_once_before_its_reason(capsys, tmp_path):
     scenario.write_text('action = "go"\n')
     assert main(["explain", str(rules), str(scenario)]) == 0
     assert "stop     not allowed: the odds are too low\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value, shown", [(0.9997, "0.9997"), (0.00004, "4e-05"), (12.0003, "12.0003"), (1.0, "1"),
+                                          (0.5, "0.5"), (0.123456, "0.123"), (3.0, "3")])
+def test_a_heatmap_cell_never_shows_a_value_that_is_not_whole_as_whole(value, shown):
+    assert plots.cell_text(value) == shown

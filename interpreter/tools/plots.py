@@ -87,12 +87,22 @@ def plot_heatmap(rows: list[str], columns: list[str], cells: list[list[float | N
     for r, row in enumerate(cells):
         for c, value in enumerate(row):
             if value is not None:
-                axis.text(c, r, f"{value:.3g}", ha="center", va="center", color="white", fontsize="small")
+                axis.text(c, r, cell_text(value), ha="center", va="center", color="white", fontsize="small")
     figure.colorbar(image, ax=axis)
     axis.set_title(title)
     figure.tight_layout()
     _save(figure, path)
     plt.close(figure)
+
+
+def cell_text(value: float) -> str:
+    """A heatmap cell's number: three significant digits, or as many more as keep a value that is not whole from
+    reading as whole (a chance of 0.9997 is not shown certain)."""
+    for digits in range(3, 8):
+        text = f"{value:.{digits}g}"
+        if value == int(value) or float(text) != int(float(text)):
+            break
+    return text
 
 
 def _plot_order(value: Any) -> tuple[str, Any]:
