@@ -274,3 +274,15 @@ def test_the_mean_of_a_local_a_stop_left_unset_fails_the_example_located_rather_
             '    x += late\n}\nexample "L3" { run go()  expect mean(late) == 14 }\n')
     [(passed, message)] = results(text)
     assert not passed and message.endswith("'mean' of a value that is none in some outcomes")
+
+
+def test_two_numbers_that_differ_past_six_digits_are_shown_with_the_digits_that_tell_them_apart():
+    [(passed, message)] = results("outcome hits: int = 0\naction a() { hits = trials(1, 11/20) }\n"
+                                  'example "X-01 close" {\n    run a()\n    expect prob(hits == 1) == 0.5500001\n}\n')
+    assert not passed
+    assert "11/20 (0.55)" in message and "5500001/10000000 (0.5500001)" in message
+
+
+def test_numbers_apart_in_six_digits_keep_six():
+    [(passed, message)] = results(ONE_DIE + 'example "X-01 far" {\n    run go()\n    expect prob(result == 1) == 1/5\n}\n')
+    assert not passed and "1/6 (0.166667)" in message and "1/5 (0.2)" in message

@@ -27,11 +27,22 @@ from fracas.interpreter.api import Prepared, RunError, State, final_value, show
 ALIGN_AT_MOST = 60  # a value starts after the widest part shown, unless parts are wider than this
 
 
-def shown_value(value: Any) -> str:
+def shown_value(value: Any, digits: int = 6) -> str:
     """A value as the rules write it; a fraction with its decimal form too: 1/6 (0.166667)."""
     if isinstance(value, Fraction) and value.denominator != 1:
-        return f"{show(value)} ({decimal(value)})"
+        return f"{show(value)} ({decimal(value, digits)})"
     return show(value)
+
+
+def digits_apart(values: list[Any]) -> int:
+    """The significant digits that show these numbers' decimals apart where they differ (six at least, and at
+    most thirty): 11/20 and 5500001/10000000 are 0.55 and 0.5500001, not both 0.550000."""
+    numbers = {value for value in values if isinstance(value, Fraction) and value.denominator != 1}
+    numbers |= {Fraction(value) for value in values if type(value) is int and numbers}
+    digits = 6
+    while digits < 30 and len({Decimal(decimal(number, digits)) for number in numbers}) < len(numbers):
+        digits += 1
+    return digits
 
 
 def decimal(value: Fraction, digits: int = 6) -> str:
@@ -45,19 +56,22 @@ def explain(rules: Ruleset, prepared: Prepared, state: State, expect: n.Expr,
             known: dict[n.Pos, Any] | None = None) -> list[str]:
     """Lines showing every part of `expect` read in `state`, and its value; `known` gives the aggregates' (by place)."""
     values = _Values(prepared, state, known or {})
-    rows: list[tuple[int, str, str]] = []
+    read: list[tuple[int, str, Any, bool, n.Expr]] = []
     # The expectation itself is the line above these; its parts are shown, or it alone if it has none.
     parts = _parts_read(expect, values)
     stack: list[tuple[n.Expr, int]] = [(child, 0) for child in reversed(parts)] if parts else [(expect, 0)]
     while stack:
         node, depth = stack.pop()
         value, readable = values(node)
-        text = rules.full_text_of(node)
-        shown = shown_value(value) if readable else f"(cannot be read: {value})"
-        if not _plain_literal(node) and shown != text:  # a row's name, say, reads as its value
-            rows.append((depth, text, shown))
+        read.append((depth, rules.full_text_of(node), value, readable, node))
         if readable:
             stack.extend((child, depth + 1) for child in reversed(_parts_read(node, values)))
+    digits = digits_apart([value for _, _, value, readable, _ in read if readable])
+    rows: list[tuple[int, str, str]] = []
+    for depth, text, value, readable, node in read:
+        shown = shown_value(value, digits) if readable else f"(cannot be read: {value})"
+        if not _plain_literal(node) and shown != text:  # a row's name, say, reads as its value
+            rows.append((depth, text, shown))
     if not rows:  # every part reads as its value (red == blue): the expectation itself is shown
         return [f"{rules.full_text_of(expect)}    {shown_value(values(expect)[0])}"]
     width = min(ALIGN_AT_MOST, max(2 * depth + len(text) for depth, text, _ in rows))
