@@ -667,3 +667,29 @@ def test_a_constraint_that_reads_only_a_whole_thing_has_a_hint_without_an_empty_
     assert main(["odds", str(rules), str(scenario)]) == 2
     err = capsys.readouterr().err
     assert f"hint: the constraint is at {rules}:5\n" in err
+
+
+HOSTS = """kind host { units: int  morale: int = 0 }
+outcome ok: bool = false
+action battle(attack: host, defence: host)
+    require attack.units >= attack.morale and defence.units >= defence.morale "both hosts start unbroken" {
+    ok = true
+}
+"""
+
+
+def test_a_requirement_of_several_parts_blames_an_input_of_the_part_that_fails(capsys, tmp_path):
+    rules = tmp_path / "hosts.rules"
+    rules.write_text(HOSTS)
+    err = refused(capsys, "odds", str(rules), scenario(
+        tmp_path, 'action = "battle"\n[attack]\nunits = 9\nmorale = 6\n[defence]\nunits = 3\nmorale = 4\n'))
+    assert ":6:1: error: defence.units: 3 breaks the constraint" in err
+    assert "here defence.units is 3, defence.morale is 4, attack.units is 9 and attack.morale is 6" in err
+
+
+def test_a_requirement_whose_first_part_fails_blames_that_part(capsys, tmp_path):
+    rules = tmp_path / "hosts.rules"
+    rules.write_text(HOSTS)
+    err = refused(capsys, "odds", str(rules), scenario(
+        tmp_path, 'action = "battle"\n[attack]\nunits = 1\nmorale = 6\n[defence]\nunits = 3\nmorale = 4\n'))
+    assert ":3:1: error: attack.units: 1 breaks the constraint" in err

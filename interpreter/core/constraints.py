@@ -61,8 +61,31 @@ def readings(program: Program, constraint: Constraint, frame: dict[str, Any], st
     When it requires a condition of every item of a list, the paths are the
     ones the condition reads of the first item that fails it.
     """
-    paths: tuple[Path, ...] = _failing_item(program, constraint, frame, state) or constraint.reads
-    return [(path, _value_at(program, path, frame, state)) for path in paths]
+    paths = _failing_item(program, constraint, frame, state) or _failing_part(program, constraint, frame, state)
+    return [(path, _value_at(program, path, frame, state)) for path in paths or constraint.reads]
+
+
+def _failing_part(program: Program, constraint: Constraint, frame: dict[str, Any], state: State) -> list[Path] | None:
+    """For `a and b and c`: what the first part that fails reads, then the rest the constraint reads, so that the
+    input blamed is one of that part's (`defence.units >= defence.morale`, not the attack's first field)."""
+    parts, stack = [], [constraint.test]
+    while stack:
+        expr = stack.pop()
+        if isinstance(expr, n.Binary) and expr.op == "and":
+            stack += [expr.right, expr.left]
+        else:
+            parts.append(expr)
+    if len(parts) < 2:
+        return None
+    for part in parts:
+        try:
+            holds = _value(program, part, frame, state) is True
+        except RunError:  # a part that an earlier one guards, or that cannot be read: blame as a whole
+            return None
+        if not holds:
+            failing = [path for path in paths_read(part) if path in constraint.reads]
+            return failing + [path for path in constraint.reads if path not in failing] if failing else None
+    return None
 
 
 def _failing_item(program: Program, constraint: Constraint, frame: dict[str, Any], state: State) -> list[Path] | None:
