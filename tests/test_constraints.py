@@ -678,18 +678,19 @@ action battle(attack: host, defence: host)
 """
 
 
-def test_a_requirement_of_several_parts_blames_an_input_of_the_part_that_fails(capsys, tmp_path):
+def hosts_refused(capsys, tmp_path: Path, attack: tuple[int, int], defence: tuple[int, int]) -> str:
     rules = tmp_path / "hosts.rules"
     rules.write_text(HOSTS)
-    err = refused(capsys, "odds", str(rules), scenario(
-        tmp_path, 'action = "battle"\n[attack]\nunits = 9\nmorale = 6\n[defence]\nunits = 3\nmorale = 4\n'))
+    return refused(capsys, "odds", str(rules), scenario(
+        tmp_path, f'action = "battle"\n[attack]\nunits = {attack[0]}\nmorale = {attack[1]}\n'
+                  f'[defence]\nunits = {defence[0]}\nmorale = {defence[1]}\n'))
+
+
+def test_a_requirement_of_several_parts_blames_an_input_of_the_part_that_fails(capsys, tmp_path):
+    err = hosts_refused(capsys, tmp_path, (9, 6), (3, 4))
     assert ":6:1: error: defence.units: 3 breaks the constraint" in err
     assert "here defence.units is 3, defence.morale is 4, attack.units is 9 and attack.morale is 6" in err
 
 
 def test_a_requirement_whose_first_part_fails_blames_that_part(capsys, tmp_path):
-    rules = tmp_path / "hosts.rules"
-    rules.write_text(HOSTS)
-    err = refused(capsys, "odds", str(rules), scenario(
-        tmp_path, 'action = "battle"\n[attack]\nunits = 1\nmorale = 6\n[defence]\nunits = 3\nmorale = 4\n'))
-    assert ":3:1: error: attack.units: 1 breaks the constraint" in err
+    assert ":3:1: error: attack.units: 1 breaks the constraint" in hosts_refused(capsys, tmp_path, (1, 6), (3, 4))
