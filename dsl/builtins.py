@@ -168,7 +168,7 @@ SIGNATURES: dict[str, Signature] = {
         Signature("lethal", (("pool", POOL),) + FILTERS, 1, INT, "bodies that took lethal damage"),
         Signature("living", (("pool", POOL),) + FILTERS, 1, INT, "bodies not yet lethal"),
         Signature("count_bodies", (("pool", POOL),) + FILTERS, 1, INT, "bodies in a pool"),
-        Signature("damage_taken", (("pool", POOL),) + FILTERS, 1, INT, "damage the bodies took"),
+        Signature("damage_taken", (("pool", POOL),) + FILTERS, 1, INT, "damage the bodies took, each up to its hitpoints"),
         Signature("hitpoints_of", (("pool", POOL),) + FILTERS, 1, INT,
                   "total hitpoints of the bodies (bodies that cannot die count none)"),
         Signature("roll", (("count", INT), ("sides", INT), ("reroll", list_of(INT)), ("reroll_while", list_of(INT))),

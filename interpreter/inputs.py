@@ -387,7 +387,12 @@ class _Structurer:
             elif type_.optional:
                 args[param.name] = None
             else:
-                problems.append(InputProblem(param.name, f"action '{action.name}' needs input '{param.name}' ({type_})"))
+                kind = self.rules.kinds.get(type_.name)
+                defaulted = kind is not None and kind.fields and all(f.default is not None for f in kind.fields)
+                problems.append(InputProblem(
+                    param.name, f"action '{action.name}' needs input '{param.name}' ({type_})",
+                    f"every field of {type_.name} has a default: give it as {param.name} = {{}}, or let the action "
+                    f"make one, {param.name}: {type_} = {{}}" if defaulted else ""))
         if self.constrained:
             problems.extend(self._action_breaches(action, args, given, world, bool(problems)))
         told_together(problems)

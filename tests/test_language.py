@@ -558,3 +558,9 @@ def test_sort_takes_numbers_only():
     with pytest.raises(RulesError) as caught:
         odds('result = len(sort(["b", "a"]))')
     assert caught.value.diagnostics[0].message == "expected number, found text"
+
+
+def test_a_body_takes_damage_up_to_its_hitpoints_and_no_more():
+    assert odds("result = damage_taken(fire(volley(2, damage: 2), bodies(1, 3)))") == {3: 1}
+    assert odds("result = damage_taken(fire(volley(1, damage: 5), bodies(1, 3)))") == {3: 1}
+    assert odds("result = damage_taken(fire(volley(2, damage: 2), bodies(1, none)))") == {0: 1}

@@ -225,7 +225,7 @@ async def test_hover_on_names_declared_in_the_base(client: LanguageClient):
     field = await hover_text(client, uri, where(text, "space.tile.hitpoints", "hitpoints"))
     assert "hitpoints: int = 1    # a field of kind tile_type" in field and "of one building or tree" in field
     builtin = await hover_text(client, uri, where(text, "damage_taken(pool"))
-    assert "damage_taken(pool: pool" in builtin and "Damage the bodies took." in builtin
+    assert "damage_taken(pool: pool" in builtin and "Damage the bodies took, each up to its hitpoints." in builtin
     param = await hover_text(client, uri, where(text, "override effect firestorm { damage firestorm_damage }",
                                                 "firestorm_damage"))
     assert "param firestorm_damage: int = 1" in param and "set this to 2 for the game's number" in param

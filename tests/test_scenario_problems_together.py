@@ -209,3 +209,15 @@ def test_a_scenario_without_an_action_or_inputs_runs_the_first_action():
     rules = dsl.loads("outcome n: int = 0\naction one(k: int = 2) { n = k }\naction two() { n = 5 }\n", "d.rules")
     assert exact(rules, Scenario(None, {})).marginal("n") == {2: 1}
     assert exact(rules, Scenario(None, {"k": 3})).marginal("n") == {3: 1}  # inputs that fit only the first
+
+
+def test_a_missing_input_whose_kind_has_every_default_is_told_how_to_give_it():
+    rules = dsl.loads("kind counter { n: int = 0 }\nkind tally { n: int }\noutcome r: int = 0\n"
+                      "action go(c: counter, t: tally) { r = c.n + t.n }\n", "k.rules")
+    with pytest.raises(ScenarioError) as found:
+        exact(rules, Scenario("go", {}))
+    counter, tally = found.value.diagnostics
+    assert counter.message == "c: action 'go' needs input 'c' (counter)"
+    assert counter.hint == "every field of counter has a default: give it as c = {}, or let the action make one, " \
+                           "c: counter = {}"
+    assert tally.hint == ""
