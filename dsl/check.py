@@ -1058,6 +1058,25 @@ class Checker:
             return Type(self.rules.rows[name].kind)
         return None
 
+    def unknown_row(self, expr: n.Binary, scope: Scope) -> bool:
+        """A name known nowhere compared with a row (`x == tackel`, `tackel in skills`): said, with the rows of that
+        kind it may mean, where the other side's type tells the kind."""
+        sides = [(expr.left, expr.right)] + ([(expr.right, expr.left)] if expr.op in ("==", "!=") else [])
+        for name, other in sides:
+            if not isinstance(name, n.Name) or name.name in self.visible_names(scope) or name.name in SIGNATURES \
+                    or name.name in self.rules.fns or name.name in self.rules.tables or name.name in self.rules.kinds:
+                continue
+            found = self.infer(other, scope)
+            kind = found.item if expr.op in ("in", "not in") and found.name == "list" and found.item else found
+            rows = [row for row, decl in self.rules.rows.items() if decl.kind == kind.name]
+            if not rows:
+                self.infer(name, scope)  # the usual message
+                return True
+            self.error(name.pos, f"unknown name '{name.name}'",
+                       did_you_mean(name.name, rows) or listed(f"the values of {kind.name}", rows, ""))
+            return True
+        return False
+
     def visible_names(self, scope: Scope) -> set[str]:
         return (scope.all_names() | set(self.rules.params) | set(self.rules.choices) | set(self.rules.outcomes)
                 | set(self.rules.rows))
@@ -1301,6 +1320,8 @@ class Checker:
             self.expect(expr.left, BOOL, scope)
             # The right is read only when the left did not decide: `x != none and x > 3`.
             self.expect(expr.right, BOOL, scope.narrowed(proven(expr.left, op == "and")))
+            return BOOL
+        if op in ("in", "not in", "==", "!=") and self.unknown_row(expr, scope):
             return BOOL
         left = self.infer(expr.left, scope)
         right = self.infer(expr.right, scope)

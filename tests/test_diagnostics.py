@@ -471,3 +471,20 @@ def test_the_mean_of_a_truth_is_told_to_be_its_prob():
                     'example "X-01 a mean of a truth" {\n    run go()\n    expect mean(hit) == 1/2\n}\n')
     assert (d.line, d.message) == (14, "expected number, found bool")
     assert d.hint == "a truth counts for no number: how often it holds is prob(hit)"
+
+
+@pytest.mark.parametrize("test, hint", [
+    ("tackel in skills", "did you mean 'tackle'?"),
+    ("skills[0] == tackel", "did you mean 'tackle'?"),
+    ("dodje != skills[0]", "did you mean 'dodge'?"),
+])
+def test_an_unknown_name_compared_with_an_enum_s_value_is_told_the_values_it_may_mean(test, hint):
+    d = only("enum skill { block dodge tackle }\noutcome ok: bool = false\n"
+             f"action go(skills: list of skill = [block]) {{ ok = {test} }}\n")
+    assert d.message.startswith("unknown name '") and d.hint == hint
+
+
+def test_an_unknown_name_no_enum_value_is_close_to_is_told_every_value():
+    d = only("enum skill { block dodge }\noutcome ok: bool = false\n"
+             "action go(skills: list of skill = []) { ok = tackel in skills }\n")
+    assert (d.message, d.hint) == ("unknown name 'tackel'", "the values of skill are: block, dodge")
