@@ -67,7 +67,7 @@ def readings(program: Program, constraint: Constraint, frame: dict[str, Any], st
 
 def _failing_part(program: Program, constraint: Constraint, frame: dict[str, Any], state: State) -> list[Path] | None:
     """For `a and b and c`: what the first part that fails reads, then the rest the constraint reads, so that the
-    input blamed is one of that part's (`defence.units >= defence.morale`, not the attack's first field)."""
+    input blamed is one of that part's, not the first that another part reads."""
     parts, stack = [], [constraint.test]
     while stack:
         expr = stack.pop()
