@@ -625,6 +625,28 @@ async def test_hover_shows_the_bounds_a_value_is_written_with(client: LanguageCl
     close(client, uri)
 
 
+TYPED = """fn out(size: int): bool = size > 3
+fn half(size: int) = size / 2
+outcome gone: bool = false
+action go(size: int = 4) {
+    gone = out(size) and half(size) > 1 and chance(1/2)
+}
+"""
+
+
+@pytest.mark.parametrize("written, name, shown", [
+    ("= out(", "out", "fn out(size: int): bool"),
+    ("and half(", "half", "fn half(size: int): number"),
+    ("and chance(", "chance", "chance(p: number): bool"),
+])
+async def test_hover_writes_a_function_s_type_as_the_rules_write_it(client: LanguageClient, tmp_path, written, name,
+                                                                    shown):
+    uri = await open_document(client, tmp_path / "typed.rules", TYPED)
+    found = await hover_text(client, uri, where(TYPED, written, name))
+    assert shown in found and "->" not in found
+    close(client, uri)
+
+
 # ---- outline, examples and formatting -----------------------------------------------------------------
 
 

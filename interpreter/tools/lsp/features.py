@@ -100,10 +100,12 @@ def _code(text: str) -> str:
 
 
 def signature(sig: Signature) -> str:
+    # Written as the rules write a fn's type, after a colon (`fn f(x: int): int`).
     if sig.variadic:
-        return f"{sig.name}({', '.join(_builtin_params(sig))}) -> number"
-    returns = sig.returns if isinstance(sig.returns, Type) else "depends on its arguments"
-    return f"{sig.name}({', '.join(_builtin_params(sig))}) -> {returns}"
+        return f"{sig.name}({', '.join(_builtin_params(sig))}): number"
+    if isinstance(sig.returns, Type):
+        return f"{sig.name}({', '.join(_builtin_params(sig))}): {sig.returns}"
+    return f"{sig.name}({', '.join(_builtin_params(sig))})  # its type depends on its arguments"
 
 
 def _builtin_params(sig: Signature) -> list[str]:
@@ -257,7 +259,7 @@ def _value_text(rules: Ruleset, name: str) -> str | None:
     if name in rules.fns:
         decl = rules.fns[name]
         returns = rules.fn_types.get(name)
-        return f"fn {name}({_params_text(rules, decl.params)})" + (f" -> {returns}" if returns else "")
+        return f"fn {name}({_params_text(rules, decl.params)})" + (f": {returns}" if returns else "")
     if name in rules.modifiers:
         decl = rules.modifiers[name]
         return f"modifier {name}({_params_text(rules, decl.params)})"
