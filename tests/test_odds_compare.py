@@ -125,3 +125,11 @@ def test_a_truth_and_a_number_have_no_difference_of_means(files):
     assert not report.comparable([truth, number], "hit")
     assert not report.comparable([truth, number], "extra")
     assert report.comparable([truth, truth], "hit")
+
+
+def test_a_scenario_that_does_not_fit_one_of_the_two_rules_files_says_which(capsys, tmp_path):
+    (tmp_path / "old.rules").write_text("outcome r: int = 0\naction go() { r = 1d6 }\n")
+    (tmp_path / "new.rules").write_text("outcome r: int = 0\naction go() { r = 1d6 }\naction duel() { r = 1d4 }\n")
+    (tmp_path / "d.toml").write_text('action = "duel"\n')
+    assert main(["odds", str(tmp_path / "old.rules"), str(tmp_path / "new.rules"), str(tmp_path / "d.toml")]) == 2
+    assert f"error: action: unknown action 'duel' (with {tmp_path / 'old.rules'})" in capsys.readouterr().err

@@ -568,7 +568,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
     loaded = [_load(args, path) for path in args.rules]
     joint = _joint_outcomes(args.joint, loaded[0][0]) if args.joint is not None else None
     target = _output("--plot", args.plot, args, [rules for rules, _ in loaded])
-    results = [_odds_of(args, rules, scenario) for rules, scenario in loaded]
+    results = [_odds_of(args, rules, scenario) if len(loaded) == 1 else _compared(args, rules, scenario)
+               for rules, scenario in loaded]
     labels = _labels(args.rules)
     _plot(target, results, labels, f"{results[0].prepared.action.name}")
     if args.csv:
@@ -650,6 +651,15 @@ def _plot(target: Path | None, dists: list[api.Distribution], labels: list[str],
     if target is None:
         return
     _writing(target, lambda: plot_distributions(dists, labels, target, title), told=True)
+
+
+def _compared(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenario) -> api.Distribution:
+    """_odds_of one of two rules files compared: a problem of the scenario with these rules says which they are."""
+    try:
+        return _odds_of(args, rules, scenario)
+    except ScenarioError as error:
+        raise ScenarioError([replace(d, message=f"{d.message} (with {rules.path})") for d in error.diagnostics]) \
+            from None
 
 
 def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenario) -> api.Distribution:
