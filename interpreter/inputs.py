@@ -464,7 +464,7 @@ class _Structurer:
         """
         state = _world_state(world)
         found = readings(self.program, broken, frame, state)
-        shown = described(found)  # nothing where it reads only whole things (through a fn, say)
+        shown = described(found, world)
         hint = f"the constraint is at {where_written(broken)}" + (f"; here {shown}" if shown else "")
         for path, value in found:
             keys, given = _given_at(data, path)

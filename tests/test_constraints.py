@@ -694,3 +694,14 @@ def test_a_requirement_of_several_parts_blames_an_input_of_the_part_that_fails(c
 
 def test_a_requirement_whose_first_part_fails_blames_that_part(capsys, tmp_path):
     assert ":3:1: error: attack.units: 1 breaks the constraint" in hosts_refused(capsys, tmp_path, (1, 6), (3, 4))
+
+
+def test_a_requirement_read_through_a_fn_shows_the_fields_of_the_thing_it_reads(capsys, tmp_path):
+    rules = tmp_path / "units.rules"
+    rules.write_text('kind unit { health: int = 3  routed: bool = false  name: text = "u" }\n'
+                     "fn out(u: unit) = u.health == 0 or u.routed\noutcome r: int = 0\n"
+                     'action hit(u: unit)\n    require not out(u) "a broken unit cannot be attacked" {\n'
+                     "    r = 1d2\n}\n")
+    err = refused(capsys, "odds", str(rules), scenario(tmp_path, 'action = "hit"\n[u]\nhealth = 2\nrouted = true\n'))
+    assert ":2:2: error: u: breaks the constraint 'not out(u)'" in err
+    assert 'here u.health is 2, u.routed is true and u.name is "u"' in err

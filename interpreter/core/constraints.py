@@ -10,7 +10,7 @@ at the constraint, with how likely it is in the exact engine.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from fracas.dsl import nodes as n
@@ -139,9 +139,16 @@ def path_text(path: Path) -> str:
     return text
 
 
-def described(found: list[tuple[Path, Any]]) -> str:
-    """"filled is 7 and track.size is 5": the values worth showing (not whole things of the scenario)."""
-    parts = [f"{path_text(path)} is {show_brief(value)}" for path, value in found if plain(value)]
+def described(found: list[tuple[Path, Any]], world: Mapping[str, Record] | None = None) -> str:
+    """"filled is 7 and track.size is 5": the values worth showing. A thing of the scenario read whole (through a
+    fn, say) is shown by its fields that say something alone, where the world that holds it is given."""
+    parts = []
+    for path, value in found:
+        if plain(value):
+            parts.append(f"{path_text(path)} is {show_brief(value)}")
+        elif type(value) is Ref and world is not None and value.id in world:
+            parts += [f"{path_text((*path, name))} is {show_brief(field)}"
+                      for name, field in world[value.id].items() if plain(field)]
     return " and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
