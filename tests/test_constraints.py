@@ -657,8 +657,8 @@ def test_the_probability_said_of_a_breach_counts_the_states_that_break_something
     assert caught.value.diagnostics[0].message.endswith("it breaks the constraint 'hp in 0..20', with probability 1/3")
 
 
-def test_a_constraint_that_reads_only_a_whole_thing_has_a_hint_without_an_empty_list_of_values(tmp_path, capsys):
-    # Through a fn, the constraint reads the piece, not its health: the hint ended in "; here " and nothing.
+def test_a_constraint_that_reads_only_a_whole_thing_has_a_hint_with_its_fields_not_an_empty_list(tmp_path, capsys):
+    # Through a fn, the constraint reads the piece, not its health: the hint once ended in "; here " and nothing.
     rules = tmp_path / "hit.rules"
     rules.write_text('kind piece { health: int = 1 }\nfn dead(p: piece) = p.health == 0\noutcome r: int = 0\n'
                      'action hit(p: piece)\n    require not dead(p) "a dead piece cannot be hit" {\n    r = 1\n}\n')
@@ -666,7 +666,7 @@ def test_a_constraint_that_reads_only_a_whole_thing_has_a_hint_without_an_empty_
     scenario.write_text('action = "hit"\n[p]\nhealth = 0\n')
     assert main(["odds", str(rules), str(scenario)]) == 2
     err = capsys.readouterr().err
-    assert f"hint: the constraint is at {rules}:5\n" in err
+    assert f"hint: the constraint is at {rules}:5; here p.health is 0\n" in err
 
 
 HOSTS = """kind host { units: int  morale: int = 0 }
