@@ -234,6 +234,19 @@ def test_explain_why_of_a_value_that_never_happens_exits_2(capsys):
     assert "figures_lost is never 9; its values are: 1, 2, 3" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("written, told", [
+    ("bogus", "--why: 'bogus' is no value of side; its values are: red, blue"),
+    ("blu", "--why: 'blu' is no value of side; did you mean 'blue'? its values are: red, blue"),
+    ("green", "--why: winner is never green; its values are: red, blue"),
+])
+def test_explain_why_of_an_enum_value_names_the_values_it_may_be(capsys, tmp_path, written, told):
+    rules = tmp_path / "toss.rules"
+    rules.write_text("enum side { red blue green }\noutcome winner: side = red\n"
+                     "action toss() { winner = if chance(1/2) then red else blue }\n")
+    assert main(["explain", str(rules), "--why", f"winner={written}"]) == 2
+    assert told in capsys.readouterr().err
+
+
 def test_explain_why_without_a_value_asks_for_one_before_any_work(capsys, monkeypatch):
     monkeypatch.setattr(api, "exact", lambda *args, **kwargs: pytest.fail("the exact engine ran"))
     assert main(["explain", EPI, CITY, "--why", "figures_lost="]) == 2

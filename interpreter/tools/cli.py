@@ -504,8 +504,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
             raise UsageError(_NEVER_STOPS + ", ".join(dist.outcome_names))
         found = _value_written(written, list(dist.marginal(name)))
         if found is _NOT_FOUND:
-            values = ", ".join(show_plain(v) for v in dist.marginal(name))
-            raise UsageError(f"--why: {name} is never {written}; its values are: {values}")
+            shown = [show_plain(v) for v in dist.marginal(name)]
+            declared = rules.outcomes.get(name)
+            kind = None if declared is None else declared.type.name
+            rows = [row for row, decl in rules.rows.items() if decl.kind == kind]
+            told = (f"'{written}' is no value of {kind}" if rows and written not in rows
+                    else f"{name} is never {written}")
+            meant = did_you_mean(written, shown) if rows else ""  # a row misspelt; a number is not
+            raise UsageError(f"--why: {told}; {meant + ' ' if meant else ''}its values are: {', '.join(shown)}")
         _show(report.why_text(dist, name, found, fractions=args.fractions))
         return EXIT_OK
     if args.fractions:
