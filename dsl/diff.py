@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
+from fractions import Fraction
 
 from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
@@ -84,6 +85,8 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
         return tuple(_param_changes(old, new, before, after) + _listed_changes(
             [(term.pos.line, _spelled(term, before), term) for term in old.terms],
             [(term.pos.line, _spelled(term, after), term) for term in new.terms]))
+    if isinstance(old, n.TableDecl) and isinstance(new, n.TableDecl):
+        return _table_changes(old, new, before, after)
     if isinstance(old, n.RowDecl) and isinstance(new, n.RowDecl):
         a = {f.name: f.value for f in old.fields}
         b = {f.name: f.value for f in new.fields}
@@ -103,6 +106,32 @@ def _field_changes(old: n.Decl, new: n.Decl, before: Ruleset, after: Ruleset) ->
     if isinstance(old, n.KindDecl) and isinstance(new, n.KindDecl):
         details += _require_changes(old.requires, new.requires, before, after)
     return tuple(details)
+
+
+def _table_changes(old: n.TableDecl, new: n.TableDecl, before: Ruleset, after: Ruleset) -> tuple[str, ...]:
+    """A table's keys, type and default where they differ, then each cell changed, by its row and column."""
+    details = []
+    keys = (f"{old.row_kind}, {old.column_kind}", f"{new.row_kind}, {new.column_kind}")
+    if keys[0] != keys[1]:
+        details.append(f"keyed by: {keys[0]} -> {keys[1]}")
+    if old.type != new.type:
+        details.append(f"type: {before.text_of(old.type)} -> {after.text_of(new.type)}")
+    if old.default != new.default:
+        details.append(f"default: {_cell_text(old.default, before, '(none)')} -> {_cell_text(new.default, after, '(none)')}")
+    was, now = _cells(old), _cells(new)
+    for key in [*was, *(key for key in now if key not in was)]:
+        if was.get(key) != now.get(key):
+            details.append(f"{key[0]}, {key[1]}: {_cell_text(was.get(key), before, '(unwritten)')} -> "
+                           f"{_cell_text(now.get(key), after, '(unwritten)')}")
+    return tuple(details)
+
+
+def _cells(table: n.TableDecl) -> dict[tuple[str | int, str | int | Fraction], n.Expr]:
+    return {(row.name, column): cell for row in table.rows for column, cell in zip(table.columns, row.cells)}
+
+
+def _cell_text(cell: n.Expr | None, rules: Ruleset, missing: str) -> str:
+    return missing if cell is None else rules.text_of(cell)
 
 
 def _require_changes(old: tuple[n.Require, ...], new: tuple[n.Require, ...], before: Ruleset,

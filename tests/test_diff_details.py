@@ -97,3 +97,29 @@ def test_an_overridden_action_s_require_in_other_words_is_reworded(tmp_path, cap
     variant = 'override action go(n: int = 1) require n > 0 "more than none" { o = n }\n'
     assert details(tmp_path, capsys, base, variant) == {
         ("changed", "action", "go"): ['require n > 0: "positive" -> "more than none"']}
+
+
+TABLE = """enum ground { open forest hill }
+enum role { foot horse }
+table cover(ground, role): int default 0 {
+            [foot  horse]
+    forest      1      0
+    hill        2      1
+}
+outcome r: int = 0
+action go() { r = cover[forest, foot] }
+"""
+
+
+def test_a_table_overridden_tells_each_cell_changed_by_its_row_and_column(tmp_path, capsys):
+    variant = ("override table cover(ground, role): int default 1 {\n            [foot  horse]\n"
+               "    forest      2      0\n    open        1      1\n}\n")
+    assert details(tmp_path, capsys, TABLE, variant) == {("changed", "table", "cover"): [
+        "default: 0 -> 1", "forest, foot: 1 -> 2", "hill, foot: 2 -> (unwritten)", "hill, horse: 1 -> (unwritten)",
+        "open, foot: (unwritten) -> 1", "open, horse: (unwritten) -> 1"]}
+
+
+def test_a_table_laid_out_anew_with_the_same_cells_is_no_change(tmp_path, capsys):
+    variant = ("override table cover(ground, role): int default 0 {\n  [foot horse]\n"
+               "    forest 1 0\n    hill   2 1\n}\n")
+    assert details(tmp_path, capsys, TABLE, variant) == {}
