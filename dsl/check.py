@@ -819,7 +819,9 @@ class Checker:
 
     def check_loop_body(self, body: tuple[n.Stmt, ...], scope: Scope) -> None:
         self._loops += 1
+        before = dict(self._record_values)
         self.check_block(body, scope)
+        self._record_values = before | self._record_values  # the body may run no time, or end holding a record
         self._loops -= 1
 
     def check_while(self, stmt: n.While, scope: Scope) -> None:
@@ -836,12 +838,18 @@ class Checker:
     def check_if(self, stmt: n.If, scope: Scope) -> None:
         self.expect(stmt.test, BOOL, scope)
         branches = ((stmt.then, True), (stmt.otherwise, False))
+        held, after = self._record_values, {}
         for body, holds in branches:
+            self._record_values = dict(held)  # each branch from what held before it, not what the other left
             inner = scope.child()
             inner.learn(proven(stmt.test, holds))
             self.check_block(body, inner)
+            after[holds] = self._record_values
         # After `if x == none { return }`, the rest of the block knows x is not none.
         leaves = {holds: always_leaves(body) for body, holds in branches}
+        # What may hold a record after the if: what either branch that goes on to the rest leaves holding one.
+        going_on = [after[holds] for holds in (True, False) if not leaves[holds]]
+        self._record_values = {key: pos for found in going_on for key, pos in found.items()} if going_on else held
         for holds in (True, False):
             if leaves[holds] and not leaves[not holds]:
                 scope.learn(proven(stmt.test, not holds))
@@ -976,7 +984,9 @@ class Checker:
         elif stmt.op == "+=" and self.plus_type(target, value) is None:
             self.error(stmt.pos, f"cannot add {value} to {target}")
         elif stmt.op != "=" and target.name == "int" and value.name == "number":
-            held = "field" if path else "outcome" if scope.lookup(head) is None else "local"
+            owner = scope.owner(head)
+            held = ("item" if stmt.index is not None else "field" if path else "outcome" if owner is None
+                    else "input" if body is not None and owner is body.params else "local")
             self.error(stmt.pos, f"an int {held} cannot take a fraction", "round it explicitly with floor, ceil or round")
 
     def item_assigned(self, stmt: n.Assign, target: Type, place: Path, scope: Scope) -> Type | None:
@@ -1069,13 +1079,14 @@ class Checker:
             found = self.infer(other, scope)
             kind = found.item if expr.op in ("in", "not in") and found.name == "list" and found.item else found
             rows = [row for row, decl in self.rules.rows.items() if decl.kind == kind.name]
-            if not rows:
-                self.infer(name, scope)  # the usual message
-                return True
-            self.error(name.pos, f"unknown name '{name.name}'",
-                       did_you_mean(name.name, rows) or listed(f"the values of {kind.name}", rows, ""))
+            self.error(name.pos, f"unknown name '{name.name}'", self.unknown_name_hint(name.name, scope)
+                       or listed(f"the values of {kind.name}", rows, ""))
             return True
         return False
+
+    def unknown_name_hint(self, name: str, scope: Scope) -> str:
+        """What a name known nowhere may have meant: dice, another language's word, a name close to it."""
+        return _dice_hint(name) or missing.NAMES.get(name) or did_you_mean(name, self.visible_names(scope))
 
     def visible_names(self, scope: Scope) -> set[str]:
         return (scope.all_names() | set(self.rules.params) | set(self.rules.choices) | set(self.rules.outcomes)
@@ -1272,8 +1283,7 @@ class Checker:
             elif expr.name in self.rules.fns or expr.name in SIGNATURES:
                 self.error(expr.pos, f"'{expr.name}' is a function: call it with (...)")
             else:
-                self.error(expr.pos, f"unknown name '{expr.name}'", _dice_hint(expr.name)
-                           or missing.NAMES.get(expr.name) or did_you_mean(expr.name, self.visible_names(scope)))
+                self.error(expr.pos, f"unknown name '{expr.name}'", self.unknown_name_hint(expr.name, scope))
             return ANY
         return found.required() if found.optional and scope.known((expr.name,)) else found
 

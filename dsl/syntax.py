@@ -380,20 +380,35 @@ def _statement_word_before(tokens: list[Token]) -> bool:
 
 
 def _loop_head_before(tokens: list[Token]) -> bool:
-    """Whether these tokens end in the head of a `for` loop, after its `in`."""
-    for token in reversed(tokens):
-        if token.type in ("LBRACE", "RBRACE", "LET", "IF", "WHILE"):
+    """Whether these tokens end in the head of a `for` loop, after its `in` (`for i in 1`), with nothing between
+    that could not stand in a loop's list."""
+    for index in range(len(tokens) - 1, -1, -1):
+        token = tokens[index]
+        if token.type == "IN":
+            return index >= 2 and tokens[index - 1].type == "NAME" and tokens[index - 2].type == "FOR"
+        if token.type not in ("NAME", "NUMBER", "DOT", "PLUS", "MINUS", "STAR", "SLASH") or _apart(tokens, index):
             return False
-        if token.type == "FOR":
-            return True
     return False
 
 
+# Tokens that end an operand, and tokens that start one: two of them in a row are two statements.
+_ENDS_OPERAND = frozenset({"NAME", "NUMBER", "STRING", "RPAR", "RSQB", "TRUE", "FALSE", "NONE", "DICE", "PERCENT"})
+_STARTS_OPERAND = frozenset({"NAME", "NUMBER", "STRING", "LPAR", "LSQB", "TRUE", "FALSE", "NONE", "DICE", "PERCENT"})
+
+
+def _apart(tokens: list[Token], index: int) -> bool:
+    """Whether the token at index starts an operand right after one ended: a statement begins there."""
+    return (index > 0 and tokens[index].type in _STARTS_OPERAND and tokens[index - 1].type in _ENDS_OPERAND)
+
+
 def _compared_before(tokens: list[Token]) -> bool:
-    """Whether these tokens end in a comparison (`a < b`), within the same parentheses and the same operand of
-    an and, an or or a conditional."""
+    """Whether these tokens end in a comparison (`a < b`), within the same parentheses, the same operand of
+    an and, an or or a conditional, and the same statement."""
     depth = 0
-    for token in reversed(tokens):
+    for index in range(len(tokens) - 1, -1, -1):
+        token = tokens[index]
+        if depth == 0 and _apart(tokens, index):
+            return False
         if token.type in ("RPAR", "RSQB"):
             depth += 1
         elif token.type in ("LPAR", "LSQB"):

@@ -131,7 +131,9 @@ def _action_meant(rules: Ruleset, scenario: Scenario, first: str) -> None:
     """Refuse a scenario that names no action where its inputs fit another action than the rules' first, or
     several: which one it is for is not the first's to guess."""
     given = set(scenario.inputs)
-    fitting = [name for name, decl in rules.actions.items() if given <= {param.name for param in decl.params}]
+    fitting = [name for name, decl in rules.actions.items() if given <= {param.name for param in decl.params}
+               and all(param.name in given or param.default is not None or param.type.optional
+                       for param in decl.params)]  # takes every input given, and is given every one it needs
     if not fitting or fitting == [first]:
         return
     if len(fitting) == 1:

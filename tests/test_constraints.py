@@ -705,3 +705,12 @@ def test_a_requirement_read_through_a_fn_shows_the_fields_of_the_thing_it_reads(
     err = refused(capsys, "odds", str(rules), scenario(tmp_path, 'action = "hit"\n[u]\nhealth = 2\nrouted = true\n'))
     assert ":2:2: error: u: breaks the constraint 'not out(u)'" in err
     assert 'here u.health is 2, u.routed is true and u.name is "u"' in err
+
+
+def test_a_failing_part_that_reads_a_field_twice_names_it_once(capsys, tmp_path):
+    rules = tmp_path / "skills.rules"
+    rules.write_text("enum skill { block dodge }\nkind unit { n: int = 1  k: skill? = none\n"
+                     "    require n >= 0 and (k == none or k == block) }\noutcome r: int = 0\n"
+                     "action go(a: unit) { r = a.n }\n")
+    err = refused(capsys, "odds", str(rules), scenario(tmp_path, 'action = "go"\na = {n = 1, k = "dodge"}\n'))
+    assert "here k is dodge and n is 1\n" in err

@@ -70,3 +70,17 @@ def test_a_plot_of_an_enum_outcome_places_its_values_as_declared(files, capsys, 
     assert main(["odds", *files, "--plot", str(tmp_path / "hurt.png")]) == 0
     [figure] = drawn
     assert [label.get_text() for label in figure.axes[0].get_xticklabels()] == DECLARED
+
+
+def test_a_plot_of_two_distributions_places_values_as_declared_whichever_gives_them(monkeypatch, tmp_path):
+    pytest.importorskip("matplotlib")
+    rules = dsl.loads("enum injury { unhurt stunned ko casualty }\nchoice lucky: bool = false\n"
+                      "outcome hurt: injury = unhurt\naction go() {\n"
+                      "    hurt = if lucky then (if chance(1/2) then ko else casualty)\n"
+                      "           else (if chance(1/2) then unhurt else ko)\n}\n", "two.rules")
+    dists = [exact(rules, Scenario("go", {}, choices={"lucky": lucky})) for lucky in (True, False)]
+    drawn = []
+    monkeypatch.setattr(plots, "_save", lambda figure, path: drawn.append(figure))
+    plots.plot_distributions(dists, ["lucky", "unlucky"], tmp_path / "two.png", "go")
+    [figure] = drawn
+    assert [label.get_text() for label in figure.axes[0].get_xticklabels()] == ["unhurt", "ko", "casualty"]

@@ -360,6 +360,7 @@ def test_explain_says_stop_once_before_its_reason(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("value, shown", [(0.9997, "0.9997"), (0.00004, "4e-05"), (12.0003, "12.0003"), (1.0, "1"),
-                                          (0.5, "0.5"), (0.123456, "0.123"), (3.0, "3")])
+                                          (0.5, "0.5"), (0.123456, "0.123"), (3.0, "3"), (0.99999999, "0.99999999"),
+                                          (float("inf"), "inf"), (float("nan"), "nan"), (1e300, "1e+300")])
 def test_a_heatmap_cell_never_shows_a_value_that_is_not_whole_as_whole(value, shown):
     assert plots.cell_text(value) == shown

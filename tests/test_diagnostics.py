@@ -488,3 +488,10 @@ def test_an_unknown_name_no_enum_value_is_close_to_is_told_every_value():
     d = only("enum skill { block dodge }\noutcome ok: bool = false\n"
              "action go(skills: list of skill = []) { ok = tackel in skills }\n")
     assert (d.message, d.hint) == ("unknown name 'tackel'", "the values of skill are: block, dodge")
+
+
+@pytest.mark.parametrize("written, hint", [("None", "write none"), ("wantd", "did you mean 'wanted'?")])
+def test_an_unknown_name_compared_with_an_enum_keeps_the_hint_its_name_gives(written, hint):
+    d = only("enum skill { block dodge }\nkind c { k: skill? = none }\noutcome r: bool = false\n"
+             f"action go(x: c, wanted: skill) {{ r = x.k == {written} }}\n")
+    assert (d.message, d.hint) == (f"unknown name '{written}'", hint)

@@ -138,3 +138,18 @@ def test_comparisons_written_in_a_chain_are_told_to_be_written_as_two(written):
 
 def test_two_comparisons_apart_are_not_a_chain():
     assert "go" in dsl.loads(in_a_step("    if (hp < 5) == a and 1 < hp { r = 1 }"), "m.rules").actions
+
+
+def test_a_comparison_on_the_line_before_is_no_chain():
+    message = problem(in_a_step("    let x = 1 < 2", "    a == true"))[2]
+    assert message != "comparisons do not chain: 'a < b < c' is written as two"
+
+
+def test_a_range_after_a_comprehension_s_for_is_no_loop_s_list():
+    message = problem(in_a_step("    let xs = [i for i in range(3)]", "    r = 1..3"))[2]
+    assert not message.startswith("a loop runs over a list")
+
+
+def test_a_range_in_a_loop_s_head_is_told_however_its_bounds_are_written():
+    assert problem(in_a_step("    for i in 1..hp + 1 {", "        r += i", "    }"))[2].startswith(
+        "a loop runs over a list")

@@ -61,6 +61,8 @@ def test_an_input_s_own_fields_change_as_always():
     ("outcome", "action a1() {\n    r += 1/2\n}\n"),
     ("local", "action a1() {\n    let x = 1\n    x += 1/2\n    r = x\n}\n"),
     ("field", "action a1(c: creature) {\n    c.hp += 1/2\n}\n"),
+    ("input", "action a1(n: int) {\n    n += 1/2\n    r = n\n}\n"),
+    ("item", "outcome xs: list of int = [0]\naction a1() {\n    xs[0] += 1/2\n}\n"),
 ])
 def test_a_fraction_added_to_an_int_names_what_holds_it(held, body):
     [found] = problems(body)
@@ -70,3 +72,28 @@ def test_a_fraction_added_to_an_int_names_what_holds_it(held, body):
 def test_an_unknown_function_gives_one_error_not_a_cascade():
     found = problems("action a1() {\n    let amount = rol(1, 8) + 3\n    r += min(amount, 10)\n}\n")
     assert found == ["5: unknown function 'rol'"]
+
+
+def test_a_record_given_in_one_branch_is_not_held_in_the_other():
+    assert problems("action a1(a: creature) {\n    let d: creature = a\n    if a.hp <= 0 {\n        d = {hp: 0}\n"
+                    "    } else {\n        d.hp -= 1\n    }\n    r = d.hp\n}\n") == []
+
+
+@pytest.mark.parametrize("leave", ["return", 'stop "done"'])
+def test_a_record_given_in_a_branch_that_leaves_is_not_held_after_it(leave):
+    assert problems("action a1(a: creature) {\n    let d: creature = a\n    if a.hp == 0 {\n        d = {hp: 0}\n"
+                    f"        r = d.hp\n        {leave}\n    }}\n    d.hp -= 1\n    r = d.hp\n}}\n") == []
+
+
+@pytest.mark.parametrize("then, otherwise", [("d = {hp: 0}", "d = b"), ("d = b", "d = {hp: 0}")])
+def test_a_record_either_branch_may_leave_is_held_after_the_if(then, otherwise):
+    found = problems(f"action a1(a: creature, b: creature) {{\n    let d: creature = a\n"
+                     f"    if a.hp > 5 {{ {then} }} else {{ {otherwise} }}\n    d.hp -= 1\n    r = d.hp\n}}\n")
+    assert found == ["7: 'd' holds a record written in the rules (line 6): a record is a value, and its fields "
+                     "never change"]
+
+
+def test_a_record_a_loop_may_leave_is_held_after_it():
+    found = problems("action a1(a: creature) {\n    let d: creature = a\n    for i in range(2) {\n"
+                     "        d = {hp: i}\n    }\n    d.hp -= 1\n}\n")
+    assert found and found[0].startswith("9: 'd' holds a record written in the rules (line 7)")

@@ -221,3 +221,10 @@ def test_a_missing_input_whose_kind_has_every_default_is_told_how_to_give_it():
     assert counter.hint == "every field of counter has a default: give it as c = {}, or let the action make one, " \
                            "c: counter = {}"
     assert tally.hint == ""
+
+
+def test_an_action_that_needs_an_input_not_given_does_not_fit_a_scenario_without_an_action():
+    rules = dsl.loads("kind army { armies: int }\noutcome left: int = 0\n"
+                      "action fight(a: army, bonus: int = 0) { left = a.armies + bonus }\n"
+                      "action duel(a: army, b: army) { left = a.armies - b.armies }\n", "am.rules")
+    assert exact(rules, Scenario(None, {"a": {"armies": 3}})).marginal("left") == {3: 1}

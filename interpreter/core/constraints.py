@@ -83,7 +83,7 @@ def _failing_part(program: Program, constraint: Constraint, frame: dict[str, Any
         except RunError:  # a part that an earlier one guards, or that cannot be read: blame as a whole
             return None
         if not holds:
-            failing = [path for path in paths_read(part) if path in constraint.reads]
+            failing = list(dict.fromkeys(path for path in paths_read(part) if path in constraint.reads))
             return failing + [path for path in constraint.reads if path not in failing] if failing else None
     return None
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 from fractions import Fraction
+from collections.abc import Callable
 from typing import Any
 
 from fracas.interpreter.api import Distribution, show_plain
@@ -56,7 +59,7 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
         # Each value by its order key, which keeps true apart from 1 (equal in Python, not the same result), as the
         # comparison's text keeps them.
         marginals = [{_plot_order(v): p for v, p in marginal_of(d, name).items()} for d in dists]
-        values = _along_axis(marginals)
+        values = _along_axis(marginals, dists[0].value_key)
         positions = range(len(values))
         width = 0.8 / len(dists)
         for i, (marginal, label) in enumerate(zip(marginals, labels)):
@@ -98,9 +101,11 @@ def plot_heatmap(rows: list[str], columns: list[str], cells: list[list[float | N
 def cell_text(value: float) -> str:
     """A heatmap cell's number: three significant digits, or as many more as keep a value that is not whole from
     reading as whole (a chance of 0.9997 is not shown certain)."""
-    for digits in range(3, 8):
+    if not math.isfinite(value):  # past a float's range: as format writes it, inf
+        return f"{value:g}"
+    for digits in range(3, 17):
         text = f"{value:.{digits}g}"
-        if value == int(value) or float(text) != int(float(text)):
+        if value == int(value) or not float(text).is_integer():
             break
     return text
 
@@ -110,11 +115,11 @@ def _plot_order(value: Any) -> tuple[str, Any]:
     return ("number" if type(value) in (int, Fraction) else str(type(value)), value)
 
 
-def _along_axis(marginals: list[dict[tuple[str, Any], Any]]) -> list[tuple[str, Any]]:
-    """The values of every marginal along one axis: numbers by size, then the others in the order the marginals
-    give them (an enum's values as declared, each distribution's new ones after those met before), type by type."""
+def _along_axis(marginals: list[dict[tuple[str, Any], Any]], order: Callable[[Any], tuple]) -> list[tuple[str, Any]]:
+    """The values of every marginal along one axis: numbers by size, then the others type by type, each type's
+    in the order reports give them (`order`: an enum's values as declared)."""
     met = list(dict.fromkeys(key for marginal in marginals for key in marginal))
     numbers = sorted(key for key in met if key[0] == "number")
     others = [key for key in met if key[0] != "number"]
     kinds = list(dict.fromkeys(kind for kind, _ in others))
-    return numbers + sorted(others, key=lambda key: kinds.index(key[0]))
+    return numbers + sorted(others, key=lambda key: (kinds.index(key[0]), order(key[1])))
