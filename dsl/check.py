@@ -6,6 +6,7 @@ builds the Ruleset the interpreter runs.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
@@ -24,7 +25,6 @@ from fracas.dsl.records import record, replace
 from fracas.dsl.rewrite import Learnt, complete_rules
 from fracas.dsl.ruleset import Constraint, FieldInfo, KindInfo, Ruleset, Typed
 from fracas.dsl.statements import blocks, calls, children, expressions, statements, step_value
-from fracas.dsl.writes import outcomes_set_by
 from fracas.dsl.types import (
     ANY,
     BASIC_TYPES,
@@ -43,6 +43,7 @@ from fracas.dsl.types import (
     type_from,
     unify,
 )
+from fracas.dsl.writes import outcomes_set_by
 
 EXAMPLE_NAMES = {"stopped": TEXT}  # extra names an `expect` may read
 _KEPT_NAME = "'{name}' is kept for why a resolution stopped, which every resolution reports"
@@ -1743,12 +1744,15 @@ def _written_number(expr: n.Expr) -> Fraction | None:
     if isinstance(expr, n.Unary) and expr.op == "-":
         found = _written_number(expr.operand)
         return None if found is None else -found
-    if isinstance(expr, n.Binary) and expr.op in ("+", "-", "*", "/"):
+    if isinstance(expr, n.Binary) and expr.op in _ARITHMETIC:
         left, right = _written_number(expr.left), _written_number(expr.right)
         if left is None or right is None or (expr.op == "/" and right == 0):
             return None
-        return {"+": left + right, "-": left - right, "*": left * right}[expr.op] if expr.op != "/" else left / right
+        return _ARITHMETIC[expr.op](left, right)
     return None
+
+
+_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
 
 
 def _written_int(expr: n.Expr | None) -> int | None:
