@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from fractions import Fraction
@@ -358,23 +359,32 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
     return _after_return(source, tokens) or _action_gives(source, tokens)
 
 
+def _outside_brackets(tokens: list[Token]) -> Iterator[int]:
+    """The places of the tokens, the last first, that stand outside every bracket closed after them; none from
+    an opening bracket not closed on (the tokens end inside it)."""
+    depth = 0
+    for index in range(len(tokens) - 1, -1, -1):
+        kind = tokens[index].type
+        if kind in ("RPAR", "RSQB"):
+            depth += 1
+        elif kind in ("LPAR", "LSQB"):
+            if depth == 0:
+                return
+            depth -= 1
+        elif depth == 0:
+            yield index
+
+
 def _statement_word_before(tokens: list[Token]) -> bool:
     """Whether these tokens end in the condition (or the loop's head) of an if, else, for or while: its word
     comes after the last brace, outside any bracket."""
-    depth = 0
-    for index in range(len(tokens) - 1, -1, -1):
+    for index in _outside_brackets(tokens):
         token = tokens[index]
-        if token.type in ("RPAR", "RSQB"):
-            depth += 1
-        elif token.type in ("LPAR", "LSQB"):
-            if depth == 0:
-                return False
-            depth -= 1
-        elif token.type in ("LBRACE", "RBRACE") or (depth == 0 and token.type == "THEN"):
+        if token.type in ("LBRACE", "RBRACE", "THEN"):
             return False  # a brace, or an expression's `if c then a else b`
-        elif depth == 0 and token.type == "ELSE":
+        if token.type == "ELSE":
             return index > 0 and tokens[index - 1].type == "RBRACE"  # `} else:`; not an expression's else
-        elif depth == 0 and token.type in ("IF", "FOR", "WHILE"):
+        if token.type in ("IF", "FOR", "WHILE"):
             return True
     return False
 
@@ -404,22 +414,13 @@ def _apart(tokens: list[Token], index: int) -> bool:
 def _compared_before(tokens: list[Token]) -> bool:
     """Whether these tokens end in a comparison (`a < b`), within the same parentheses, the same operand of
     an and, an or or a conditional, and the same statement."""
-    depth = 0
-    for index in range(len(tokens) - 1, -1, -1):
+    for index in _outside_brackets(tokens):
         token = tokens[index]
-        if depth == 0 and _apart(tokens, index):
-            return False
-        if token.type in ("RPAR", "RSQB"):
-            depth += 1
-        elif token.type in ("LPAR", "LSQB"):
-            if depth == 0:
-                return False
-            depth -= 1
-        elif depth == 0 and token.type == "COMPARE":
+        if token.type == "COMPARE":
             return True
-        elif depth == 0 and (token.type in ("LBRACE", "RBRACE", "EQUAL", "ASSIGN_OP", "COMMA", "AND", "OR", "NOT",
-                                              "IF", "THEN", "ELSE", "WHILE", "IN", "COLON")
-                             or token.type in _STATEMENT_WORDS):
+        if _apart(tokens, index) or token.type in _STATEMENT_WORDS or token.type in (
+                "LBRACE", "RBRACE", "EQUAL", "ASSIGN_OP", "COMMA", "AND", "OR", "NOT", "IF", "THEN", "ELSE", "WHILE",
+                "IN", "COLON"):
             return False
     return False
 
