@@ -149,6 +149,8 @@ SIGNATURES: dict[str, Signature] = {
         Signature("sum", (("items", list_of(NUMBER)),), 1, _numeric_result, "the total of a list"),
         Signature("range", (("count", INT),), 1, list_of(INT), "the list 0, 1, ..., count - 1"),
         Signature("sort", (("items", list_of(NUMBER)),), 1, _first, "the numbers of a list from the smallest up"),
+        Signature("without", (("items", list_of(ANY)), ("item", ANY)), 2, _first,
+                  "the list without its first item equal to `item` (a card drawn from a deck, say)"),
         Signature("crossed", (("marks", list_of(INT)), ("before", INT), ("after", INT)), 3, INT,
                   "how many marked boxes a track passes when filled from box `before` to box `after`"),
         Signature("absorb", (("amount", INT), ("room", list_of(INT))), 2, list_of(INT),

@@ -1232,8 +1232,10 @@ class Checker:
     def plus_type(self, a: Type, b: Type) -> Type | None:
         if "dice" in (a.name, b.name) and fits(a, DICE) and fits(b, DICE):
             return DICE  # more dice, or a number more: still a roll to make
+        if "any" in (a.name, b.name):  # a value of no known type (an error in it, said already): anything adds
+            return ANY
         if a.is_numeric and b.is_numeric:
-            return INT if a.name == b.name == "int" else (ANY if "any" in (a.name, b.name) else NUMBER)
+            return INT if a.name == b.name == "int" else NUMBER
         for same in (POOL, VOLLEY, TEXT):
             if a.name == same.name and b.name == same.name:
                 return same
@@ -1602,8 +1604,18 @@ class Checker:
         if sig.name == "len" and arg_types.get("items", ANY).name not in _COUNTED:
             self.error(given["items"].pos,
                        f"len counts a list, a pool, a volley or a text, not {with_article(arg_types['items'])}")
+        if sig.name == "without":
+            self.check_item_of(arg_types.get("items", ANY), arg_types.get("item", ANY), given.get("item"))
         ordered = [arg_types.get(p, ANY) for p in names]
         return sig.returns(ordered) if callable(sig.returns) else sig.returns
+
+    def check_item_of(self, items: Type, item: Type, written: n.Expr | None) -> None:
+        """`without`'s item is one the list may hold: one of another type is never in it, and every run would fail."""
+        if written is None or items.name != "list" or items.item is None or fits(item, items.item) \
+                or unify(item, items.item) is not None:
+            return
+        self.error(written.pos, f"a list of {items.item} never holds {with_article(item)}",
+                   "take out an item of the list's own type: one picked from it, say")
 
     def check_constant_dice(self, name: str, given: dict[str, n.Expr]) -> None:
         """A count, a number of sides or faces written as numbers that no roll can take, found before any run."""

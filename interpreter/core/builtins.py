@@ -251,6 +251,15 @@ def _absorb(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:
     return tuple(taken)
 
 
+def _without(a: Args, env: Env, pos: n.Pos) -> tuple[Any, ...]:
+    items, item = a["items"], a["item"]
+    for index, held in enumerate(items):
+        if held == item:
+            return items[:index] + items[index + 1:]
+    raise RunError(pos, f"{show_brief(item)} is not in the list, so it cannot be taken out of it",
+                   "take out only an item the list holds: one picked from it, say")
+
+
 def _len(a: Args, env: Env, pos: n.Pos) -> int:
     items = a["items"]
     if isinstance(items, Pool):
@@ -286,6 +295,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "sum": lambda a, env, pos: normalize(sum(a["items"], 0)),
     "range": lambda a, env, pos: tuple(range(_count(a, "count", pos, env))),
     "sort": lambda a, env, pos: tuple(sorted(a["items"])),
+    "without": _without,
     "crossed": lambda a, env, pos: sum(1 for box in a["marks"] if a["before"] < box <= a["after"]),
     "absorb": _absorb,
     "join": lambda a, env, pos: a.get("separator", "").join(a["items"]),
