@@ -213,6 +213,28 @@ def test_explain_why_with_fractions_shows_every_exact_probability_whole(capsys):
                      "(823922361691242202185524322245232435/1329227995784915872903807060280344576), 11 ways")
 
 
+def test_explain_why_says_once_what_every_way_shares(capsys):
+    assert main(["explain", WEEWAR, GANGING_UP, "--why", "defender_loss=7"]) == 0
+    out = capsys.readouterr().out
+    shared = out.split("\n\n")[1].splitlines()
+    assert shared[0] == "in all 11 ways:" and "     defender.health = 3" in shared and "     bonus = 4" in shared
+    assert out.count("bonus = 4") == 1
+    assert out.split("\n\n")[2].splitlines()[1:] == ["     attacker.health = 8"]  # what tells the likeliest way apart
+
+
+def test_explain_why_shows_a_field_that_another_way_changes_as_it_began(capsys):
+    assert main(["explain", WEEWAR, GANGING_UP, "--why", "defender_loss=7"]) == 0
+    ways = capsys.readouterr().out.split("\n\n")
+    assert ways[6].splitlines() == ["5. 0.06% of all resolutions, 0.10% of these",
+                                    "     as they began: attacker.health = 10"]
+
+
+def test_explain_why_of_one_way_shows_it_whole(capsys):
+    assert main(["explain", EPI, CITY, "--why", "figures_lost=3"]) == 0
+    out = capsys.readouterr().out
+    assert "in all" not in out and "as they began" not in out and "     target.figures = 0" in out
+
+
 def test_explain_fractions_without_why_is_refused_rather_than_ignored(capsys):
     assert main(["explain", EPI, CITY, "--fractions"]) == 2
     assert "give --why NAME=VALUE too" in capsys.readouterr().err

@@ -330,15 +330,16 @@ def sweep_csv(varies: list[Any], cases: list[Any], metric: str) -> str:
     return buffer.getvalue()
 
 
-def _summary(dist: Distribution, state: Any) -> tuple[str, ...]:
-    """What a final state records beyond its outcomes: changed fields of things, and the action's locals."""
+def _summary(dist: Distribution, state: Any) -> tuple[tuple[str, str], ...]:
+    """What a final state records beyond its outcomes, as (what, the line that shows it): changed fields of
+    things, and the action's locals."""
     start = dist.prepared.start
     parts = []
     for entity, fields in state.world.items():
         before = start.world.get(entity)
         for field, value in fields.items():
             if before is None or before.get(field) != value:
-                parts.append(f"{entity}.{field} = {show_plain(value)}")
+                parts.append((f"{entity}.{field}", f"{entity}.{field} = {show_plain(value)}"))
     params = {p.name for p in dist.prepared.action.params}
     types = dist.prepared.rules.action_locals.get(dist.prepared.action.name, {})
     for name, value in state.frames[0].items():
@@ -353,12 +354,34 @@ def _summary(dist: Distribution, state: Any) -> tuple[str, ...]:
                 lethal, total = owners.get(key, [0, 0])
                 owners[key] = [lethal + int(body.lethal), total + 1]
             shown = ", ".join(f"{k} {v[0]}/{v[1]} lethal" for k, v in owners.items())
-            parts.append(f"{name}: {shown}")
+            parts.append((name, f"{name}: {shown}"))
         elif not isinstance(value, (Volley, tuple)):
-            parts.append(f"{name} = {show_plain(value)}")
+            parts.append((name, f"{name} = {show_plain(value)}"))
     if state.stopped:
-        parts.append(f"stopped: {state.stopped}")
+        parts.append(("stopped", f"stopped: {state.stopped}"))
     return tuple(parts)
+
+
+def _as_it_began(dist: Distribution, ways: list[tuple[tuple[str, str], ...]]) -> list[tuple[tuple[str, bool], ...]]:
+    """Each way's lines, each with whether it shows a field as it began: a field that another way changes is
+    shown where this one leaves it, so that the ways compare field by field."""
+    start = dist.prepared.start.world
+    changed: dict[str, str] = {}  # the fields some way changes, each as it began
+    for parts in ways:
+        for what, _ in parts:
+            entity, _, field = what.partition(".")
+            if field and what not in changed and entity in start and start[entity].has(field):
+                changed[what] = f"{what} = {show_plain(start[entity].get(field))}"
+    entities = {entity: i for i, entity in enumerate(start)}
+
+    def placed(what: str) -> tuple[int, int]:  # in the things' order, each thing's fields in its kind's
+        entity, _, field = what.partition(".")
+        return entities[entity], start[entity].shape.index[field]
+
+    in_order = sorted(changed, key=placed)
+    return [tuple((line, False) for _, line in parts)
+            + tuple((changed[what], True) for what in in_order if what not in dict(parts))
+            for parts in ways]
 
 
 _SHORT_FRACTION = 30  # characters of an exact probability shown beside its percentage without being asked
@@ -373,19 +396,31 @@ def _beside(p: Fraction, fractions: bool) -> str:
 def why_text(dist: Distribution, name: str, value: Any, most: int = 5, fractions: bool = False) -> str:
     """The main ways an outcome value comes about, with their probabilities: exact ones too where they are short,
     or all of them (`fractions`)."""
-    ways: dict[tuple[str, ...], Fraction] = {}
+    found: dict[tuple[tuple[str, str], ...], Fraction] = {}
     for state, p in dist.states.items():
         if dist.values(state).get(name) == value:
             key = _summary(dist, state)
-            ways[key] = ways.get(key, Fraction(0)) + p
+            found[key] = found.get(key, Fraction(0)) + p
+    ways: dict[tuple[tuple[str, bool], ...], Fraction] = {}
+    for parts, p in zip(_as_it_began(dist, list(found)), found.values()):
+        ways[parts] = ways.get(parts, Fraction(0)) + p
     total = sum(ways.values(), Fraction(0))
     lines = [f"why {name} = {show_plain(value)}: probability {percent(total).strip()}{_beside(total, fractions)}, "
              f"{counted(len(ways), 'way')}"]
+    # What every way holds is said once, before them: the ways then show only what tells them apart.
+    shared = set.intersection(*(set(parts) for parts in ways)) if len(ways) > 1 else set()
+    if shared:
+        lines.append(f"\nin {'both' if len(ways) == 2 else f'all {len(ways)}'} ways:")
+        lines.extend(f"     {line}" for line, kept in next(iter(ways)) if (line, kept) in shared)
     ranked = sorted(ways.items(), key=lambda kv: (-kv[1], kv[0]))
     for rank, (parts, p) in enumerate(ranked[:most], 1):
         lines.append(f"\n{rank}. {percent(p).strip()} of all resolutions{_beside(p, fractions)}, "
                      f"{percent(p / total).strip()} of these")
-        lines.extend(f"     {part}" for part in parts or ("(nothing else changes)",))
+        told = [line for line, kept in parts if not kept and (line, kept) not in shared]
+        left = [line for line, kept in parts if kept]  # never shared: another way changes each
+        if left:
+            told.append("as they began: " + ", ".join(left))
+        lines.extend(f"     {part}" for part in told or ("(nothing else changes)",))
     if len(ranked) > most:
         rest = sum((p for _, p in ranked[most:]), Fraction(0))
         lines.append(f"\n... and {len(ranked) - most} more ways, {percent(rest).strip()} together")
