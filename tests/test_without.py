@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import pytest
@@ -106,3 +107,14 @@ def test_a_step_s_value_added_to_a_list_is_told_once():
     found = refusals(DECK.replace("        let card = draw(d)\n        drawn = drawn + [card]\n",
                                   "        drawn = drawn + [draw(d)]\n"))
     assert found == ["the value of the step 'draw' is taken only as the whole value of 'let', an assignment or 'return'"]
+
+
+def test_without_takes_out_the_first_equal_item_as_python_s_remove_does():
+    rules = load("outcome left: list of int = []\naction go(xs: list of int, x: int) { left = without(xs, x) }\n")
+    rng = random.Random(5)
+    for _ in range(30):
+        items = [rng.randrange(4) for _ in range(rng.randrange(1, 7))]
+        item = rng.choice(items)
+        expected = list(items)
+        expected.remove(item)
+        assert exact(rules, Scenario("go", {"xs": items, "x": item})).marginal("left") == {tuple(expected): 1}
