@@ -199,8 +199,32 @@ def test_a_loop_of_as_many_passes_as_the_loop_items_limit_runs_and_one_more_stop
 
 def test_an_exact_loop_whose_states_never_repeat_stops_at_the_loop_items_limit():
     line, message, hint = refused("while 1d6 != 6 { x += 1 }")
-    assert (line, message) == (5, "this loop keeps meeting new states for more than 10000 passes")
+    assert (line, message[:61]) == (5, "this loop keeps meeting new states for more than 10000 passes")
     assert "--limit loop_items=N" in hint and "--samples" in hint
+
+
+def test_a_loop_past_its_limit_names_the_value_that_wanders():
+    _, message, _ = refused("let passes = 0\nwhile 1d6 != 6 {\n passes += 1\n y = min(passes, 1)\n}\nx = passes")
+    assert message.endswith(": 'passes' has taken 10002 values (0, 1, 2, ...)")
+
+
+def test_an_outcome_or_a_field_that_wanders_is_named_as_the_rules_name_it():
+    _, message, _ = refused("while 1d6 != 6 { x += 1 }")
+    assert message.endswith(": the outcome 'x' has taken 10002 values (0, 1, 2, ...)")
+    rules = dsl.loads(HEADER + "kind walker { steps: int = 0 }\naction go(w: walker) {\n"
+                      "  while 1d6 != 6 { w.steps += 1 }\n  x = w.steps\n}\n", "loops.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {"w": {}}))
+    assert caught.value.diagnostics[0].message.endswith(": 'w.steps' has taken 10002 values (0, 1, 2, ...)")
+
+
+def test_a_loop_past_its_limit_with_no_value_taking_many_names_none():
+    from fracas.dsl.limits import Limits
+
+    rules = dsl.loads(HEADER + "action go() {\n  while x < 3 { x += 1 }\n}\n", "loops.rules", Limits(loop_items=2))
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    assert caught.value.diagnostics[0].message == "this loop keeps meeting new states for more than 2 passes"
 
 
 def test_break_outside_a_loop_is_a_checker_error():
@@ -251,3 +275,11 @@ def test_a_fn_whose_loop_never_ends_stops_at_the_loop_items_limit():
     with pytest.raises(ScenarioError) as caught:
         exact(rules, Scenario("go", {}))
     assert caught.value.diagnostics[0].message == "a while loop made more than 10000 passes"
+
+
+def test_a_loop_meeting_more_states_than_the_limit_names_the_value_that_spreads():
+    rules = rules_of("while 1d6 != 6 { y += 1 }")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}), max_states=30)
+    assert caught.value.diagnostics[0].message == ("the exact engine meets more than 30 states at the start of this "
+                                                   "loop: the outcome 'y' has taken 31 values (0, 1, 2, ...)")

@@ -588,7 +588,7 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
                 yield from _loop_solved(routine, head, group, engine, R, projection, rounds)
                 return
         rounds += 1
-        _check_loop_limits(routine, head, engine, R, rounds, len(met))
+        _check_loop_limits(routine, head, engine, R, rounds, met, projection)
         waiting, group = group, {}
         for following, states in _flow(routine, {head: waiting}, engine, R, projection, region, head).items():
             if following == head:
@@ -598,18 +598,48 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
                 yield key, p, following
 
 
-def _check_loop_limits(routine: Routine, head: int, engine: ExactEngine, R: Run, rounds: int, met: int) -> None:
-    """The limits on a loop's passes run (rounds of them) and on the states met at its start."""
+def _check_loop_limits(routine: Routine, head: int, engine: ExactEngine, R: Run, rounds: int,
+                       met: set[Key] | list[Key], projection: liveness.Projection) -> None:
+    """The limits on a loop's passes run (rounds of them) and on the `met` states at its start."""
     limits = R.program.rules.limits
     if rounds - 1 > limits.loop_items:  # the passes of the rounds before this one's: its own may all leave
         raise RunError(_block_pos(routine, head),
-                       f"this loop keeps meeting new states for more than {limits.loop_items} passes",
+                       f"this loop keeps meeting new states for more than {limits.loop_items} passes"
+                       + _wandering(routine, head, met, projection, R),
                        "a value it changes may wander without bound (a count of passes, a random walk): "
                        "bound it, or estimate by sampling (fracas odds --samples N); " + limits.hint("loop_items"))
-    if met > engine.max_states:
+    if len(met) > engine.max_states:
         raise RunError(_block_pos(routine, head),
-                       f"the exact engine meets more than {engine.max_states} states at the start of this loop",
-                       ESTIMATE_HINT)
+                       f"the exact engine meets more than {engine.max_states} states at the start of this loop"
+                       + _wandering(routine, head, met, projection, R), ESTIMATE_HINT)
+
+
+def _wandering(routine: Routine, head: int, met: set[Key] | list[Key], projection: liveness.Projection,
+               R: Run) -> str:
+    """What takes the most values among the states a loop met at its start, as the rules name it (where it takes
+    more than a few): what a designer bounds, or reads less of, to bring the loop within the limits."""
+    assert R.interned is not None
+    values = R.interned.values
+    named = {slot: name for name, slot in routine.names.items()}
+    taken: dict[str, set[Any]] = {}
+    for frame, world, outcomes, *_ in met:
+        for slot, value in zip(projection.kept[head], frame):
+            if slot in named:
+                taken.setdefault(f"'{named[slot]}'", set()).add(value)
+        for name, value in values[outcomes].items():
+            taken.setdefault(f"the outcome '{name}'", set()).add(value)
+        for entity, record in values[world].items():
+            for field, value in record.items():
+                taken.setdefault(f"'{entity}.{field}'", set()).add(value)
+    if not taken:
+        return ""
+    most = max(taken, key=lambda what: len(taken[what]))
+    count = len(taken[most])
+    if count < 10:
+        return ""
+    shown = sorted(taken[most]) if all(type(v) in (int, Fraction) for v in taken[most]) else list(taken[most])
+    sample = ", ".join(show_brief(v) for v in shown[:3])
+    return f": {most} has taken {count} values ({sample}, ...)"
 
 
 def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
@@ -632,7 +662,7 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
         fresh = [key for key in frontier if key not in passes]
         if fresh:  # their passes, all at once
             rounds += 1
-            _check_loop_limits(routine, head, engine, R, rounds, 0)
+            _check_loop_limits(routine, head, engine, R, rounds, [], projection)
             for key in fresh:
                 passes[key] = {}
             starts = {key: loops.ByStart({key: Fraction(1)}) for key in fresh}
@@ -648,7 +678,7 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
                     met.append(again)
                     following_frontier.append(again)
         frontier = following_frontier
-        _check_loop_limits(routine, head, engine, R, rounds, len(met))
+        _check_loop_limits(routine, head, engine, R, rounds, met, projection)
     times, endless = loops.solve(met, {key: passes[key].get(head, {}) for key in met}, group,
                                  {key: any(f != head for f in passes[key]) for key in met},
                                  lambda steps: rt.spend(R, steps, pos))
