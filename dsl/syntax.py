@@ -53,6 +53,24 @@ def keywords() -> frozenset[str]:
                      if term.pattern.type == "str" and term.pattern.value.isidentifier())
 
 
+# Reserved words of examples, modifiers and types, which start no statement, declaration or expression: each may be a
+# name (`outcome rolls: int`, `p.set`), and is read as one where the parser wants a name and not the word. The
+# parser's tables may want the word right after a statement (`rolls` in an example, after its `run`), where it
+# starts the next: `rolls = n`.
+_NAMEABLE = frozenset({"rolls", "run", "set", "expect", "add", "multiply", "replace", "at", "least", "most", "when",
+                       "default", "of", "list"})
+
+
+def read_as_name(error: UnexpectedInput) -> bool:
+    """The parser's on_error: a reserved word met where a name may stand, and the word may not, fed as the name."""
+    token = getattr(error, "token", None)
+    if (isinstance(error, UnexpectedToken) and isinstance(token, Token) and token.type != "NAME"
+            and "NAME" in error.expected and str(token) in _NAMEABLE):
+        error.interactive_parser.feed_token(Token.new_borrow_pos("NAME", str(token), token))
+        return True
+    return False
+
+
 def is_name(text: str) -> bool:
     """Whether a text may be written as a name: the grammar's NAME, and no keyword."""
     [pattern] = [term.pattern for term in parser().terminals if term.name == "NAME"]
@@ -71,7 +89,7 @@ def _to_nodes(text: str, path: str, start: str, limits: Limits) -> object:
     """Parse from a start symbol, check the nesting, build the nodes; every failure a RulesError."""
     source = SourceFile(path, text)
     try:
-        tree = parser().parse(text, start=start)
+        tree = parser().parse(text, start=start, on_error=read_as_name)
     except UnexpectedInput as error:
         raise RulesError([_syntax_diagnostic(source, error)]) from None
     if isinstance(tree, lark.Tree):

@@ -345,9 +345,9 @@ def test_of_two_blocks_left_open_the_one_whose_closing_brace_is_out_of_line_is_s
 
 
 def test_a_reserved_word_in_a_block_that_is_closed_is_still_said_to_be_reserved():
-    d = only(BASE + "kind piece {\n    size: int = 1\n    at: int\n}\n")
+    d = only(BASE + "kind piece {\n    size: int = 1\n    then: int\n}\n")
     assert (d.line, d.column) == (12, 5)
-    assert d.message == "'at' is a reserved word of the language and cannot be a name here"
+    assert d.message == "'then' is a reserved word of the language and cannot be a name here"
 
 
 @pytest.mark.parametrize("body", ["if true { lost = 1 } else { lost = 2 } else { lost = 3 }",

@@ -1,0 +1,32 @@
+"""A reserved word that starts no statement may be a name: read as one wherever the parser wants a name."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from fracas import dsl
+from fracas.dsl.format import format_text
+from fracas.interpreter import Scenario, exact
+
+ROLLS = "outcome rolls: int = 0\naction go() {\n    let n = 1d6\n    rolls = n\n}\n"
+
+
+def test_an_outcome_named_rolls_is_set_at_a_statement_s_start_after_another_statement():
+    rules = dsl.loads(ROLLS, "words.rules")
+    assert exact(rules, Scenario("go", {})).marginal("rolls") == {face: Fraction(1, 6) for face in range(1, 7)}
+
+
+def test_a_local_named_set_is_changed_after_a_statement():
+    rules = dsl.loads("outcome o: int = 0\naction go() {\n    let set = 1d2\n    set += 1\n    o = set\n}\n",
+                      "words.rules")
+    assert exact(rules, Scenario("go", {})).marginal("o") == {2: Fraction(1, 2), 3: Fraction(1, 2)}
+
+
+def test_a_field_named_at_follows_a_field_s_default():
+    rules = dsl.loads("outcome o: int = 0\nkind piece {\n    size: int = 1\n    at: int = 4\n}\n"
+                      "action go(p: piece = {}) { o = p.at + p.size }\n", "words.rules")
+    assert exact(rules, Scenario("go", {})).marginal("o") == {5: 1}
+
+
+def test_fmt_reads_a_file_that_names_an_outcome_rolls():
+    assert format_text(ROLLS, "words.rules") == ROLLS
