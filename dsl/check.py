@@ -156,6 +156,9 @@ class Checker:
         self._requires: list[n.Require] = []  # at the top of the file: over the parameters
         # Declarations refused for their names (a builtin's, the examples' own): a use of one is not told again.
         self._misnamed: set[str] = set()
+        # Names declared twice as different things (an enum's value and an outcome): a use may mean either, so it is
+        # left unjudged, the declaration told once rather than each use after it.
+        self._clashing: set[str] = set()
         self.learnt = Learnt()  # dice literals that describe a roll rather than make one, the kinds of records
         self._taken_away: set[n.Pos] = set()  # `1d6 - 1d4` where a dice value is wanted, reported once
         self._loops = 0  # loops around the statement being checked, in its step: where `break` may stand
@@ -267,8 +270,13 @@ class Checker:
                 continue
             if decl.name in seen:
                 first = seen[decl.name]
-                self.error(decl.pos, f"'{decl.name}' is declared twice",
-                           f"the first is at line {first.pos.line}")
+                if type(first) is type(decl):
+                    self.error(decl.pos, f"'{decl.name}' is declared twice", f"the first is at line {first.pos.line}")
+                else:
+                    self.error(decl.pos, f"'{decl.name}' is declared twice",
+                               f"the first, at line {first.pos.line}, is {_declared_as(first)}: one of the two needs "
+                               "another name")
+                    self._clashing.add(decl.name)
                 continue
             if decl.name in SIGNATURES and not isinstance(decl, n.RowDecl):  # a row is never called: `fire` may name one
                 self.error(decl.pos, f"'{decl.name}' is the name of a builtin function",
@@ -921,6 +929,8 @@ class Checker:
                 and scope.owner(head) is body.params):
             self.parameter_assigned(stmt, body)
             return
+        if target is None and head in self._clashing:
+            return
         if target is None:
             if head in self.rules.outcomes:
                 target = self.rules.outcomes[head].type
@@ -1272,6 +1282,8 @@ class Checker:
 
     def infer_Name(self, expr: n.Name, scope: Scope) -> Type:
         found = scope.lookup(expr.name)
+        if found is None and expr.name in self._clashing:
+            return ANY
         if found is None:
             found = self.global_type(expr.name)
         if found is None:
@@ -1747,6 +1759,16 @@ def _written(expr: n.Expr) -> int | tuple[Any, ...] | None:
         items = tuple(_written(item) for item in expr.items)
         return None if any(item is None for item in items) else items
     return _written_int(expr)
+
+
+def _declared_as(decl: n.Decl) -> str:
+    """What a top-level declaration declares, as a message says it."""
+    if isinstance(decl, n.RowDecl):
+        return f"a row of {decl.kind}" if decl.fields else f"a value of {decl.kind}"
+    if isinstance(decl, n.StepDecl):
+        return "an action" if decl.is_action else "a step"
+    return {n.OutcomeDecl: "an outcome", n.ParamDecl: "a parameter", n.ChoiceDecl: "a choice", n.TableDecl: "a table",
+            n.FnDecl: "a fn", n.ModifierDecl: "a modifier"}.get(type(decl), "something else")
 
 
 def _written_number(expr: n.Expr) -> Fraction | None:

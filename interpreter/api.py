@@ -93,11 +93,15 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
     """Check a scenario against the rules and build the starting state."""
     params = {**scenario.params, **(overrides or {})}
     try:
-        problems = ([InputProblem(f"params.{name}", f"unknown parameter '{name}'", did_you_mean(name, rules.params)
+        problems = ([InputProblem(f"params.{name}", f"unknown parameter '{name}'",
+                                  (f"'{name}' is a choice: give it under [choices] (on the command line, --choose "
+                                   f"{name}=...)" if name in rules.choices else "") or did_you_mean(name, rules.params)
                                   or ("the parameters are: " + ", ".join(rules.params) if rules.params
                                       else "these rules have no parameters"))
                      for name in params if name not in rules.params]
-                    + [InputProblem(f"choices.{name}", f"unknown choice '{name}'", did_you_mean(name, rules.choices)
+                    + [InputProblem(f"choices.{name}", f"unknown choice '{name}'",
+                                    (f"'{name}' is a parameter: give it under [params] (on the command line, --set "
+                                     f"{name}=...)" if name in rules.params else "") or did_you_mean(name, rules.choices)
                                     or ("the choices are: " + ", ".join(rules.choices) if rules.choices
                                         else "these rules declare no choices"))
                        for name in scenario.choices if name not in rules.choices])
@@ -202,11 +206,7 @@ class Distribution:
 
     @functools.cached_property
     def outcomes_not_set(self) -> tuple[str, ...]:
-        """The declared outcomes that the action never assigns, nor anything it calls: each stays at its
-        starting value, which is no result of the resolution."""
-        rules = self.prepared.program.rules
-        written = outcomes_set_by(rules, self.prepared.action.name)
-        return tuple(name for name in rules.outcomes if name not in written)
+        return not_set(self.prepared)
 
     def _rows(self) -> Iterator[tuple[Frozen, str | None, Any]]:
         """Each final state's outcomes, why it stopped and its probability: what odds read of it."""
@@ -379,6 +379,14 @@ def show_plain(value: Any) -> str:
     return text
 
 
+def not_set(prepared: Prepared) -> tuple[str, ...]:
+    """The declared outcomes that the action never assigns, nor anything it calls: each stays at its starting value,
+    which is no result of the resolution."""
+    rules = prepared.program.rules
+    written = outcomes_set_by(rules, prepared.action.name)
+    return tuple(name for name in rules.outcomes if name not in written)
+
+
 @record
 class Run:
     """One sampled (or forced) resolution."""
@@ -395,6 +403,10 @@ class Run:
     @property
     def stopped(self) -> str | None:
         return self.state.stopped
+
+    @property
+    def outcomes_not_set(self) -> tuple[str, ...]:
+        return not_set(self.prepared)
 
     def new_state(self) -> dict[str, Any]:
         """The scenario's inputs after the resolution, as plain data (writable as TOML).
@@ -427,6 +439,7 @@ class Run:
             "mode": "sample",
             "seed": self.seed,
             "outcomes": {k: show_plain(v) for k, v in self.outcomes.items()},
+            "not_set": list(self.outcomes_not_set),  # as odds --json names them
             "stopped": self.stopped or "",  # as the rules read it, and as odds --json gives it
             "events": self.events,
             "state": self.new_state(),

@@ -219,14 +219,30 @@ def test_explain_why_says_once_what_every_way_shares(capsys):
     shared = out.split("\n\n")[1].splitlines()
     assert shared[0] == "in all 11 ways:" and "     defender.health = 3" in shared and "     bonus = 4" in shared
     assert out.count("bonus = 4") == 1
-    assert out.split("\n\n")[2].splitlines()[1:] == ["     attacker.health = 8"]  # what tells the likeliest way apart
+    # What tells the likeliest way apart: the other outcome it sets, and the field behind it.
+    assert out.split("\n\n")[2].splitlines()[1:] == ["     attacker_loss = 2", "     attacker.health = 8"]
 
 
 def test_explain_why_shows_a_field_that_another_way_changes_as_it_began(capsys):
     assert main(["explain", WEEWAR, GANGING_UP, "--why", "defender_loss=7"]) == 0
     ways = capsys.readouterr().out.split("\n\n")
-    assert ways[6].splitlines() == ["5. 0.06% of all resolutions, 0.10% of these",
+    assert ways[6].splitlines() == ["5. 0.06% of all resolutions, 0.10% of these", "     attacker_loss = 0",
                                     "     as they began: attacker.health = 10"]
+
+
+def test_explain_why_shows_a_list_that_lost_items_by_the_items_taken_out(capsys, tmp_path):
+    rules = tmp_path / "deck.rules"
+    rules.write_text("kind deck { cards: list of int = [1, 1, 2, 3] }\noutcome total: int = 0\n"
+                     "action deal(d: deck = {}) {\n    let card = pick(d.cards)\n    d.cards = without(d.cards, card)\n"
+                     "    total = card\n}\n")
+    assert main(["explain", str(rules), "--why", "total=1"]) == 0
+    assert "     d.cards: 1 taken out (1 of its 4 items)" in capsys.readouterr().out
+
+
+def test_explain_why_shows_the_other_outcomes_each_way_sets(capsys):
+    assert main(["explain", WEEWAR, GANGING_UP, "--why", "defender_loss=7"]) == 0
+    out = capsys.readouterr().out
+    assert "     attacker_loss = 2" in out and "defender_loss = 7\n" not in out.split("\n", 1)[1]
 
 
 def test_explain_why_of_one_way_shows_it_whole(capsys):
@@ -257,9 +273,12 @@ def test_explain_why_of_a_value_that_never_happens_exits_2(capsys):
 
 
 @pytest.mark.parametrize("written, told", [
-    ("bogus", "--why: 'bogus' is no value of side; its values are: red, blue"),
-    ("blu", "--why: 'blu' is no value of side; did you mean 'blue'? its values are: red, blue"),
+    ("bogus", "--why: 'bogus' is no value of side; its values are: red, blue (and green, which it never is here)"),
+    ("blu", "--why: 'blu' is no value of side; did you mean 'blue'? its values are: red, blue (and green, which it "
+            "never is here)"),
     ("green", "--why: winner is never green; its values are: red, blue"),
+    ("gren", "--why: 'gren' is no value of side; did you mean 'green'? its values are: red, blue (and green, which "
+             "it never is here)"),
 ])
 def test_explain_why_of_an_enum_value_names_the_values_it_may_be(capsys, tmp_path, written, told):
     rules = tmp_path / "toss.rules"

@@ -495,3 +495,15 @@ def test_an_unknown_name_compared_with_an_enum_keeps_the_hint_its_name_gives(wri
     d = only("enum skill { block dodge }\nkind c { k: skill? = none }\noutcome r: bool = false\n"
              f"action go(x: c, wanted: skill) {{ r = x.k == {written} }}\n")
     assert (d.message, d.hint) == (f"unknown name '{written}'", hint)
+
+
+def test_an_outcome_named_as_an_enum_s_value_is_told_once_with_what_the_first_is():
+    d = only(BASE + "enum hand { seventeen bust }\noutcome bust: bool = false\noutcome final: hand = seventeen\n"
+                    "action deal() {\n    bust = true\n    final = if bust then bust else seventeen\n}\n")
+    assert d.message == "'bust' is declared twice"
+    assert d.hint == "the first, at line 10, is a value of hand: one of the two needs another name"
+
+
+def test_a_name_declared_twice_as_the_same_thing_keeps_its_short_hint():
+    d = only(BASE + "outcome lost: int = 0\n")
+    assert (d.message, d.hint) == ("'lost' is declared twice", "the first is at line 8")

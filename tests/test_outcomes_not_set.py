@@ -126,3 +126,17 @@ def test_an_outcome_set_by_any_one_action_is_not_warned_of():
 def test_rules_without_an_action_are_not_judged():
     rules = dsl.loads('rules "a base"\noutcome a: int = 0\nstep s() { a = 1 }\n')
     assert rules.warnings == ()
+
+
+def test_a_sampled_run_lists_the_outcomes_its_action_never_sets_apart(capsys):
+    assert main(["run", str(ROOT / "rules" / "risk.rules"), str(ROOT / "rules" / "scenarios" / "risk-ten-against-ten.toml"),
+                 "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "  not set by battle: attacker_lost = 0, defender_lost = 0" in out
+    assert "  attacker_lost = 0\n" not in out
+
+
+def test_a_sampled_run_s_json_names_the_outcomes_not_set(capsys):
+    assert main(["run", str(ROOT / "rules" / "risk.rules"), str(ROOT / "rules" / "scenarios" / "risk-ten-against-ten.toml"),
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["not_set"] == ["attacker_lost", "defender_lost"]

@@ -283,3 +283,16 @@ def test_a_loop_meeting_more_states_than_the_limit_names_the_value_that_spreads(
         exact(rules, Scenario("go", {}), max_states=30)
     assert caught.value.diagnostics[0].message == ("the exact engine meets more than 30 states at the start of this "
                                                    "loop: the outcome 'y' has taken 31 values (0, 1, 2, ...)")
+
+
+def test_the_work_limit_met_inside_a_loop_says_what_wanders_there():
+    from fracas.dsl.limits import Limits
+
+    rules = dsl.loads(HEADER + "action go() {\n  while x < 3 {\n    y += roll(1, 6)\n    if chance(1/2) { x += 1 }\n"
+                      "  }\n}\n", "loops.rules", Limits(work=3000))
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    found = caught.value.diagnostics[0]
+    assert found.message == "this resolution did more than 3000 steps of work"
+    assert "; in the loop at line 5: the outcome 'y' has taken " in found.hint
+    assert found.hint.endswith(", ...): bound it with a cap, as min(n + 1, 20) caps a count")

@@ -575,7 +575,6 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
     those met once, the states waiting are solved as a Markov chain instead (_loop_solved), which also finds a
     loop that may run for ever: their passes are run from each state apart, which costs far more.
     """
-    region = routine.loops[head]
     met: set[Key] = set(group)
     again: set[Key] = set()  # the states passes came round to
     rounds = runs = 0
@@ -590,7 +589,7 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
         rounds += 1
         _check_loop_limits(routine, head, engine, R, rounds, met, projection)
         waiting, group = group, {}
-        for following, states in _flow(routine, {head: waiting}, engine, R, projection, region, head).items():
+        for following, states in _passes(routine, head, waiting, engine, R, projection, met).items():
             if following == head:
                 group = states
                 continue
@@ -612,6 +611,30 @@ def _check_loop_limits(routine: Routine, head: int, engine: ExactEngine, R: Run,
         raise RunError(_block_pos(routine, head),
                        f"the exact engine meets more than {engine.max_states} states at the start of this loop"
                        + _wandering(routine, head, met, projection, R), ESTIMATE_HINT)
+
+
+def _passes(routine: Routine, head: int, waiting: dict[Key, Any], engine: ExactEngine, R: Run,
+            projection: liveness.Projection, met: set[Key] | list[Key]) -> dict[int, dict[Key, Any]]:
+    """One pass of a loop from each state waiting at its start: the states leaving, by the block they go to (the
+    loop's start for those that go round again). A limit met on the way says what wanders among the `met` states."""
+    try:
+        return _flow(routine, {head: waiting}, engine, R, projection, routine.loops[head], head)
+    except RunError as error:
+        _told_wandering(error, routine, head, met, projection, R)
+        raise
+
+
+def _told_wandering(error: RunError, routine: Routine, head: int, met: set[Key] | list[Key],
+                    projection: liveness.Projection, R: Run) -> None:
+    """A limit of the exact engine met while a loop's passes ran: its hint says what wanders among the states the
+    loop met, if something does. A count of passes that is an outcome keeps the states of a loop that ends for sure
+    from ever meeting, and the work or the states run out before the loop's own limit is reached."""
+    if SAMPLE_INSTEAD not in error.hint or "in the loop at line" in error.hint:  # not a limit, or told by a loop within
+        return
+    wandering = _wandering(routine, head, met, projection, R)
+    if wandering:
+        error.hint += (f"; in the loop at line {_block_pos(routine, head).line}{wandering}: bound it with a cap, "
+                       "as min(n + 1, 20) caps a count")
 
 
 def _wandering(routine: Routine, head: int, met: set[Key] | list[Key], projection: liveness.Projection,
@@ -651,7 +674,6 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
     which gives a Markov chain over those states; where they come round again, the chain is solved
     exactly (loops.solve), so a loop that may run for ever but ends with probability 1 has exact odds.
     """
-    region = routine.loops[head]
     group = {key: p.fraction() if type(p) is Scaled else p for key, p in group.items()}  # the chain is solved in Fractions
     passes = R.solved.setdefault((id(routine), head, id(projection)), {})
     pos = _block_pos(routine, head)
@@ -666,7 +688,7 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
             for key in fresh:
                 passes[key] = {}
             starts = {key: loops.ByStart({key: Fraction(1)}) for key in fresh}
-            for following, states in _flow(routine, {head: starts}, engine, R, projection, region, head).items():
+            for following, states in _passes(routine, head, starts, engine, R, projection, met).items():
                 for key, weight in states.items():
                     for origin, p in weight.parts.items():
                         passes[origin].setdefault(following, {})[key] = p

@@ -510,8 +510,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
             rows = [row for row, decl in rules.rows.items() if decl.kind == kind]
             told = (f"'{written}' is no value of {kind}" if rows and written not in rows
                     else f"{name} is never {written}")
-            meant = did_you_mean(written, shown) if rows else ""  # a row misspelt; a number is not
-            raise UsageError(f"--why: {told}; {meant + ' ' if meant else ''}its values are: {', '.join(shown)}")
+            # A row misspelt is offered among all of its kind's (one this scenario never reaches too); a number is not.
+            meant = did_you_mean(written, rows) if rows and written not in rows else ""
+            never = [row for row in rows if row not in shown and row != written]
+            listed = ", ".join(shown) + (f" (and {', '.join(never)}, which it never is here)" if never else "")
+            raise UsageError(f"--why: {told}; {meant + ' ' if meant else ''}its values are: {listed}")
         _show(report.why_text(dist, name, found, fractions=args.fractions))
         return EXIT_OK
     if args.fractions:

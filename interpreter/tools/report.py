@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
@@ -330,16 +331,18 @@ def sweep_csv(varies: list[Any], cases: list[Any], metric: str) -> str:
     return buffer.getvalue()
 
 
-def _summary(dist: Distribution, state: Any) -> tuple[tuple[str, str], ...]:
-    """What a final state records beyond its outcomes, as (what, the line that shows it): changed fields of
-    things, and the action's locals."""
+def _summary(dist: Distribution, state: Any, asked: str) -> tuple[tuple[str, str], ...]:
+    """What a final state records beside the outcome asked about, as (what, the line that shows it): the other
+    outcomes the action sets, changed fields of things, and the action's locals."""
     start = dist.prepared.start
-    parts = []
+    values = dist.values(state)
+    parts = [(name, f"{name} = {show_plain(values[name])}") for name in dist.outcome_names
+             if name != asked and name != STOPPED and name not in dist.outcomes_not_set]
     for entity, fields in state.world.items():
         before = start.world.get(entity)
         for field, value in fields.items():
             if before is None or before.get(field) != value:
-                parts.append((f"{entity}.{field}", f"{entity}.{field} = {show_plain(value)}"))
+                parts.append((f"{entity}.{field}", f"{entity}.{field}" + _changed(before and before.get(field), value)))
     params = {p.name for p in dist.prepared.action.params}
     types = dist.prepared.rules.action_locals.get(dist.prepared.action.name, {})
     for name, value in state.frames[0].items():
@@ -360,6 +363,22 @@ def _summary(dist: Distribution, state: Any) -> tuple[tuple[str, str], ...]:
     if state.stopped:
         parts.append(("stopped", f"stopped: {state.stopped}"))
     return tuple(parts)
+
+
+def _changed(before: Any, value: Any) -> str:
+    """A field's new value, as a line of --why shows it: a list that lost some of its items (a deck drawn from) by
+    what it lost, the rest in full."""
+    if isinstance(before, tuple) and isinstance(value, tuple) and len(value) < len(before):
+        left = Counter(value)
+        taken = []
+        for item in before:
+            if left[item]:
+                left[item] -= 1
+            else:
+                taken.append(item)
+        if not +left:  # every item left was there at the start
+            return f": {show_plain(tuple(taken))[1:-1]} taken out ({len(taken)} of its {len(before)} items)"
+    return f" = {show_plain(value)}"
 
 
 def _as_it_began(dist: Distribution, ways: list[tuple[tuple[str, str], ...]]) -> list[tuple[tuple[str, bool], ...]]:
@@ -399,7 +418,7 @@ def why_text(dist: Distribution, name: str, value: Any, most: int = 5, fractions
     found: dict[tuple[tuple[str, str], ...], Fraction] = {}
     for state, p in dist.states.items():
         if dist.values(state).get(name) == value:
-            key = _summary(dist, state)
+            key = _summary(dist, state, name)
             found[key] = found.get(key, Fraction(0)) + p
     ways: dict[tuple[tuple[str, bool], ...], Fraction] = {}
     for parts, p in zip(_as_it_began(dist, list(found)), found.values()):
@@ -493,8 +512,13 @@ def run_text(run: Run, state_toml: str | ScenarioError) -> str:
     if not run.events:
         lines.append("  (none)")
     lines.append("\noutcomes")
+    unset = run.outcomes_not_set
     for name, value in run.outcomes.items():
-        lines.append(f"  {name} = {show_plain(value)}")
+        if name not in unset:
+            lines.append(f"  {name} = {show_plain(value)}")
+    if unset:  # as odds lists them: their starting values, which no rule of this action gave them
+        lines.append(f"  not set by {run.prepared.action.name}: "
+                     + ", ".join(f"{name} = {show_plain(run.outcomes[name])}" for name in unset))
     if run.stopped:
         lines.append(f"  stopped: {run.stopped}")
     lines.append("\nstate")
