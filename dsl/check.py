@@ -1147,6 +1147,8 @@ class Checker:
                 hint = self.roll_hint(expr)
             elif actual.name == "bool" and expected.is_numeric and self._in_aggregate == "mean":
                 hint = f"a truth counts for no number: how often it holds is prob({self.rules.text_of(expr)})"
+            elif actual.name == "text":
+                hint = self.unquoted_hint(expr, expected)
             self.error(expr.pos, f"expected {expected}, found {actual}", hint)
         return actual
 
@@ -1227,7 +1229,9 @@ class Checker:
         if obj.name == "any":
             return ANY
         if not obj.is_kind:
-            self.error(pos, f"{with_article(obj)} has no field '{name}'")
+            counted = obj.name in ("list", "text") and name in ("length", "len", "size", "count")
+            self.error(pos, f"{with_article(obj)} has no field '{name}'",
+                       f"len(...) counts the {'items' if obj.name == 'list' else 'characters'}" if counted else "")
             return ANY
         kind = self.rules.kinds[obj.name]
         info = kind.field(name)
@@ -1365,7 +1369,8 @@ class Checker:
             both = unify(left, right)
             if both is None:
                 self.error(expr.pos, f"comparing {with_article(left)} with {with_article(right)} "
-                                     f"is always {op == '!='}".lower())
+                                     f"is always {op == '!='}".lower(),
+                           self.unquoted_hint(expr.right, left) or self.unquoted_hint(expr.left, right))
             elif both.name == "dice":  # two descriptions compared: `sword.damage == 1d6 + 1`
                 self.describe_dice(expr.left)
                 self.describe_dice(expr.right)
@@ -1416,9 +1421,17 @@ class Checker:
         otherwise = self.infer(expr.otherwise, scope.narrowed(proven(expr.test, False)))
         result = unify(then, otherwise)
         if result is None:
-            self.error(expr.pos, f"the two branches give {with_article(then)} and {with_article(otherwise)}")
+            self.error(expr.pos, f"the two branches give {with_article(then)} and {with_article(otherwise)}",
+                       self.unquoted_hint(expr.then, otherwise) or self.unquoted_hint(expr.otherwise, then))
             return ANY
         return result
+
+    def unquoted_hint(self, written: n.Expr, wanted: Type) -> str:
+        """A row's name written in quotes where a value of its kind is wanted: "retreat" for retreat."""
+        if isinstance(written, n.Text) and wanted.is_kind and written.value in self.rules.rows \
+                and self.rules.rows[written.value].kind == wanted.name:
+            return f"'{written.value}' is a value of {wanted.name}: write it without quotes, {written.value}"
+        return ""
 
     def infer_ListLit(self, expr: n.ListLit, scope: Scope) -> Type:
         return list_of(self.item_type(expr.items, [self.infer(element, scope) for element in expr.items]))

@@ -43,6 +43,7 @@ RANGE_IN_FOR = Missing("a loop runs over a list, and 'a..b' is none: it bounds a
                        "for i in range(3) runs i over 0, 1, 2; for i from 1 to 3, use i + 1 in the body")
 CHAINED = Missing("comparisons do not chain: 'a < b < c' is written as two",
                   "a < b and b < c; for whole numbers within bounds, b in LOW..HIGH")
+STEP_BY_ONE = Missing("fracas has no '{op}{op}'", "write {name} {op}= 1")
 METHOD = Missing("fracas has no methods: '.{name}(...)' calls nothing",
                  "call a function with the value instead, as in len(xs) or sort(xs); language.md lists the builtins")
 

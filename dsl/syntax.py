@@ -200,7 +200,7 @@ def _expected(names: set[str]) -> str:
 def _syntax_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic:
     tokens = _tokens_before(source.text, _error_offset(source.text, error))
     return (_glued_number(source, tokens) or _no_starting_value(source, tokens, error)
-            or _missing_construct(source, tokens, error)
+            or _closed_early(source, tokens, error) or _missing_construct(source, tokens, error)
             or _unclosed_block(source, tokens, error) or _parser_diagnostic(source, error))
 
 
@@ -361,6 +361,13 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
         return at(tokens[wrong], missing.RANGE_IN_FOR)
     if wrong is not None and tokens[wrong].type == "COMPARE" and _compared_before(tokens[:wrong]):  # `a < b < c`
         return at(tokens[wrong], missing.CHAINED)
+    if wrong is not None and wrong >= 1 and tokens[wrong].type in ("PLUS", "MINUS") \
+            and source.text[tokens[wrong].end_pos:tokens[wrong].end_pos + 1] == str(tokens[wrong]) \
+            and tokens[wrong - 1].type == "NAME":  # `rounds++`
+        op, name = str(tokens[wrong]), tokens[wrong - 1]
+        return Diagnostic(source.path, name.line, name.column, missing.STEP_BY_ONE.message.format(op=op),
+                          missing.STEP_BY_ONE.hint.format(op=op, name=name), source.line(name.line),
+                          tokens[wrong].end_pos + 1 - name.start_pos)
     if wrong is not None and wrong >= 2 and tokens[wrong].type == "LPAR" and tokens[wrong - 1].type == "NAME" \
             and tokens[wrong - 2].type == "DOT":  # another language's method: `xs.index(2)`
         name = tokens[wrong - 1]
@@ -547,6 +554,31 @@ def _unclosed_block(source: SourceFile, tokens: list[Token], error: UnexpectedIn
     met = "the file ends" if token.type == "$END" else f"'{token}' at line {token.line} is still"
     return Diagnostic(source.path, unclosed.line, unclosed.column, "the block opened here is not closed",
                       f"{met} inside it; add the '}}' that ends it", source.line(unclosed.line))
+
+
+def _closed_early(source: SourceFile, tokens: list[Token], error: UnexpectedInput) -> Diagnostic | None:
+    """An indented line met outside every block: the '}' that closed its block too early.
+
+    Of the braces paired before it, the first '}' that does not line up with
+    its '{' is most likely one too many, as _unclosed_block reads them.
+    """
+    if not isinstance(error, UnexpectedToken) or error.token.type == "$END" or not tokens:
+        return None
+    before = tokens[:-1]
+    if _count(before, "LBRACE") != _count(before, "RBRACE") or _indent(source, tokens[-1]) == 0:
+        return None
+    opened: list[Token] = []
+    for brace in before:
+        if brace.type == "LBRACE":
+            opened.append(brace)
+        elif brace.type == "RBRACE" and opened:
+            start = opened.pop()
+            if brace.line != start.line and _indent(source, brace) != _indent(source, start):
+                return Diagnostic(source.path, brace.line, brace.column,
+                                  f"this '}}' closes the block opened at line {start.line}, out of line with it",
+                                  f"line {tokens[-1].line} is then outside every block: take this '}}' out if it is "
+                                  "one too many", source.line(brace.line))
+    return None
 
 
 def _count(tokens: list[Token], kind: str) -> int:

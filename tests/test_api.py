@@ -114,3 +114,12 @@ def test_the_exact_engine_stops_at_its_state_limit_with_a_located_error():
     diagnostic = caught.value.diagnostics[0]
     assert diagnostic.path.endswith("epicinium.rules") and diagnostic.line > 0
     assert "exact engine" in diagnostic.message
+
+
+def test_a_roll_of_no_dice_takes_no_forced_number_and_no_trials_takes_its_count():
+    rules = dsl.loads("outcome a: int = 0\noutcome b: int = 0\naction go() {\n    a = roll(0, 6)\n"
+                      "    b = trials(0, 1/2)\n}\n", "zero.rules")
+    run = forced(rules, Scenario("go", {}), [0])
+    assert (run.outcomes["a"], run.outcomes["b"]) == (0, 0)
+    with pytest.raises(ScenarioError, match="0 trials needs another number"):
+        forced(rules, Scenario("go", {}), [])

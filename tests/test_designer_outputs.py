@@ -157,6 +157,17 @@ def test_sweep_heatmap_is_a_png(tmp_path, capsys):
     assert 200 <= width <= 2000 and 150 <= height <= 2000
 
 
+def test_sweep_heatmap_names_what_its_rows_and_columns_vary(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    drawn = []
+    monkeypatch.setattr(plots, "_save", lambda figure, path: drawn.append(figure))
+    assert main(["sweep", EPI, CITY, "--vary", "target.type=rifleman,tank", "--vary", "space.tile=city,dirt",
+                 "--plot", str(tmp_path / "heat.png")]) == 0
+    [figure] = drawn
+    axis = figure.axes[0]
+    assert (axis.get_ylabel(), axis.get_xlabel()) == ("target.type", "space.tile")
+
+
 @pytest.mark.parametrize("args, message", [
     (["--vary", "target.typ e=rifleman"], "is not a name"),
     (["--vary", "target.type=rifelman"], "unknown unit_type 'rifelman'"),
@@ -405,3 +416,20 @@ def test_explain_says_stop_once_before_its_reason(capsys, tmp_path):
                                           (float("inf"), "inf"), (float("nan"), "nan"), (1e300, "1e+300")])
 def test_a_heatmap_cell_never_shows_a_value_that_is_not_whole_as_whole(value, shown):
     assert plots.cell_text(value) == shown
+
+
+def test_each_choice_says_so_when_every_option_gives_the_same_odds(tmp_path, capsys):
+    rules = tmp_path / "unread.rules"
+    rules.write_text('choice careful: bool = false "never read"\noutcome hit: bool = false\n'
+                     "action shoot() { hit = chance(1/2) }\n")
+    assert main(["odds", str(rules), "--each-choice", "careful"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(
+        "every option of 'careful' gives the same odds here: shoot and the steps it runs may not read it")
+
+
+def test_each_choice_says_nothing_more_when_the_options_differ(tmp_path, capsys):
+    rules = tmp_path / "read.rules"
+    rules.write_text('choice careful: bool = false "aim"\noutcome hit: bool = false\n'
+                     "action shoot() { hit = chance(if careful then 3/4 else 1/2) }\n")
+    assert main(["odds", str(rules), "--each-choice", "careful"]) == 0
+    assert "gives the same odds" not in capsys.readouterr().out

@@ -507,3 +507,16 @@ def test_an_outcome_named_as_an_enum_s_value_is_told_once_with_what_the_first_is
 def test_a_name_declared_twice_as_the_same_thing_keeps_its_short_hint():
     d = only(BASE + "outcome lost: int = 0\n")
     assert (d.message, d.hint) == ("'lost' is declared twice", "the first is at line 8")
+
+
+def test_a_length_read_as_a_field_of_a_list_is_told_len():
+    d = only(BASE + "fn count_of(xs: list of int) = xs.length\n")
+    assert (d.message, d.hint) == ("a list of int has no field 'length'", "len(...) counts the items")
+
+
+@pytest.mark.parametrize("line", ['    result = "retreat"', '    result = if true then "retreat" else hold',
+                                  '    flag = result == "retreat"'])
+def test_an_enum_value_written_in_quotes_is_told_to_lose_them(line):
+    d = only(BASE + "enum stance { hold retreat }\noutcome result: stance = hold\noutcome flag: bool = false\n"
+                    f"action go() {{\n{line}\n}}\n")
+    assert d.hint == "'retreat' is a value of stance: write it without quotes, retreat"

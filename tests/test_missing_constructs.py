@@ -153,3 +153,18 @@ def test_a_range_after_a_comprehension_s_for_is_no_loop_s_list():
 def test_a_range_in_a_loop_s_head_is_told_however_its_bounds_are_written():
     assert problem(in_a_step("    for i in 1..hp + 1 {", "        r += i", "    }"))[2].startswith(
         "a loop runs over a list")
+
+
+@pytest.mark.parametrize("op", ["+", "-"])
+def test_a_step_by_one_of_another_language_is_told_its_fracas_form(op):
+    line, column, message, hint = problem(in_a_step(f"rounds{op}{op}"))
+    assert (message, hint) == (f"fracas has no '{op}{op}'", f"write rounds {op}= 1")
+
+
+def test_a_closing_brace_out_of_line_that_leaves_a_statement_outside_every_block_is_shown():
+    text = ("outcome rounds: int = 0\noutcome won: bool = false\naction fight() {\n    while rounds < 3 {\n"
+            "        rounds += 1\n        }\n        won = true\n    }\n    won = rounds > 2\n}\n")
+    line, column, message, hint = problem(text)
+    assert (line, column) == (6, 9)
+    assert message == "this '}' closes the block opened at line 4, out of line with it"
+    assert hint == "line 9 is then outside every block: take this '}' out if it is one too many"

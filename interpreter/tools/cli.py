@@ -652,7 +652,11 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
                          indent=2))
     else:
         title = f"{dists[0].prepared.action.name}: every option of the choice '{name}'"
-        _show(report.side_by_side(dists, labels, title))
+        text = report.side_by_side(dists, labels, title)
+        if args.samples is None and all(dist.joint() == dists[0].joint() for dist in dists[1:]):
+            text += (f"\n\nevery option of '{name}' gives the same odds here: {dists[0].prepared.action.name} and "
+                     "the steps it runs may not read it")
+        _show(text)
     return EXIT_OK
 
 
@@ -737,7 +741,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if target is not None:
         rows, columns, cells = report.sweep_matrix(varies, results)
         values = [[None if c is None else as_float(c.value) for c in row] for row in cells]
-        _writing(target, lambda: plot_heatmap(rows, columns, values, target, metric), told=True)
+        down, across = varies[0].path, (varies[1].path if len(varies) > 1 else "")
+        _writing(target, lambda: plot_heatmap(rows, columns, values, target, metric, down, across), told=True)
     if args.csv:
         _show(report.sweep_csv(varies, results, metric), end="")
     else:

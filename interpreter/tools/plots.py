@@ -80,7 +80,10 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
     plt.close(figure)
 
 
-def plot_heatmap(rows: list[str], columns: list[str], cells: list[list[float | None]], path: Path, title: str) -> None:
+def plot_heatmap(rows: list[str], columns: list[str], cells: list[list[float | None]], path: Path, title: str,
+                 down: str = "", across: str = "") -> None:
+    """A sweep's values, a cell for each pair of varied values: `down` names what the rows vary, `across` the
+    columns'."""
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(1.2 * len(columns) + 3, 0.6 * len(rows) + 2))
     data = [[float("nan") if c is None else c for c in row] for row in cells]
@@ -93,6 +96,8 @@ def plot_heatmap(rows: list[str], columns: list[str], cells: list[list[float | N
                 axis.text(c, r, cell_text(value), ha="center", va="center", color="white", fontsize="small")
     figure.colorbar(image, ax=axis)
     axis.set_title(title)
+    axis.set_ylabel(down)
+    axis.set_xlabel(across)
     figure.tight_layout()
     _save(figure, path)
     plt.close(figure)
