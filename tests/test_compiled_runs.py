@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import random
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -366,3 +367,17 @@ def test_runs_one_after_another_refuse_an_engine_with_an_event_log_or_a_script()
     for engine in (engines.SampleEngine(1, engines.Trace()), engines.ForcedEngine([1, 2, 3])):
         with pytest.raises(TypeError, match="sampling engine without an event log"):
             next(resolve.sample_runs(prepared.program, prepared.action, prepared.start, engine, 3))
+
+
+def test_a_fraction_written_with_whole_numbers_is_worked_out_once_not_at_each_run(monkeypatch):
+    from fracas.interpreter.core import rt
+
+    rules = dsl.loads("outcome hits: int = 0\noutcome half: number = 0\naction go(n: int = 3) {\n"
+                      "    hits = trials(n, 2/6)\n    half = 6/2 + n / 2\n}\n", "fold.rules")
+    divided = []
+    real = rt.div
+    monkeypatch.setattr(rt, "div", lambda a, b, R, pos: divided.append((a, b)) or real(a, b, R, pos))
+    odds = exact(rules, Scenario("go", {}))
+    assert odds.marginal("hits")[3] == Fraction(1, 27)
+    assert set(divided) == {(3, 2)}  # n / 2 alone: 2/6 and 6/2 were worked out when the code was written
+    assert {sample(rules, Scenario("go", {}), seed=s).outcomes["half"] for s in range(3)} == {Fraction(9, 2)}

@@ -77,8 +77,10 @@ def _sides(a: Args, env: Env, pos: n.Pos) -> int:
 
 
 def _probability(args: Args, pos: n.Pos) -> Fraction:
-    p = Fraction(args["p"])
-    if not 0 <= p <= 1:
+    p = args["p"]
+    if type(p) is not Fraction:
+        p = Fraction(p)
+    if p.numerator < 0 or p.numerator > p.denominator:  # out of 0..1: read off its parts, the fraction kept as it is
         raise RunError(pos, not_a_probability(show(normalize(p))), PROBABILITY_HINT)
     return p
 

@@ -399,6 +399,11 @@ class Generator:
         op = node.op
         if op in ("and", "or"):
             return f"({self.test(node.left, scope)} {op} {self.test(node.right, scope)})"
+        if (op == "/" and isinstance(node.left, n.Number) and isinstance(node.right, n.Number)
+                and type(node.left.value) is int and type(node.right.value) is int and node.right.value):
+            # A probability written as a fraction (`trials(n, 2/6)`): worked out once, not at each call.
+            quotient = Fraction(node.left.value, node.right.value)
+            return repr(quotient.numerator) if quotient.denominator == 1 else self.const(quotient)
         left, right = self.expr(node.left, scope), self.expr(node.right, scope)
         pos = self.const(node.pos)
         if op in self._ARITHMETIC:

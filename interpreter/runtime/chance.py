@@ -267,7 +267,7 @@ class Bernoulli(Chance):
     p: Fraction
 
     def sample(self, rng: random.Random) -> bool:
-        p = Fraction(self.p)
+        p = self.p if type(self.p) is Fraction else Fraction(self.p)
         return rng.randrange(p.denominator) < p.numerator
 
     def weights(self, budget: Budget = UNLIMITED) -> Weights:
@@ -289,8 +289,9 @@ class Binomial(Chance):
     p: Fraction
 
     def sample(self, rng: random.Random) -> int:
-        p = Fraction(self.p)
-        return sum(1 for _ in range(self.n) if rng.randrange(p.denominator) < p.numerator)
+        p = self.p if type(self.p) is Fraction else Fraction(self.p)
+        below, den, num = rng.randrange, p.denominator, p.numerator
+        return sum(1 for _ in range(self.n) if below(den) < num)
 
     def _weights(self, budget: Budget) -> Weights:
         # With p = num/den, k successes weigh comb(n, k) * num**k * (den - num)**(n - k) over den**n.
