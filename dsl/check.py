@@ -868,7 +868,7 @@ class Checker:
 
     def check_call_stmt(self, call: n.Call, scope: Scope) -> None:
         step = self.rules.steps.get(call.func) or self.rules.actions.get(call.func)
-        if step is None and call.func in self._misnamed:  # refused for its name already
+        if step is None and (call.func in self._misnamed or call.func in self._clashing):  # refused already
             self.arguments_alone(call, scope)
             return
         if step is None:
@@ -929,7 +929,8 @@ class Checker:
                 and scope.owner(head) is body.params):
             self.parameter_assigned(stmt, body)
             return
-        if target is None and head in self._clashing:
+        if target is None and head in self._clashing:  # either thing may be meant: what is written to it is checked
+            self.infer(stmt.value, scope)
             return
         if target is None:
             if head in self.rules.outcomes:
@@ -1246,10 +1247,10 @@ class Checker:
     def plus_type(self, a: Type, b: Type) -> Type | None:
         if "dice" in (a.name, b.name) and fits(a, DICE) and fits(b, DICE):
             return DICE  # more dice, or a number more: still a roll to make
-        if "any" in (a.name, b.name):  # a value of no known type (an error in it, said already): anything adds
+        if a is UNKNOWN or b is UNKNOWN:  # an error in it, said already: anything adds, and nothing more is said
             return ANY
         if a.is_numeric and b.is_numeric:
-            return INT if a.name == b.name == "int" else NUMBER
+            return INT if a.name == b.name == "int" else (ANY if "any" in (a.name, b.name) else NUMBER)
         for same in (POOL, VOLLEY, TEXT):
             if a.name == same.name and b.name == same.name:
                 return same
@@ -1484,8 +1485,8 @@ class Checker:
             types = self.rules.param_types(decl)
             self.check_arguments(call, types, decl.params, scope)
             return types[decl.params[0].name] if decl.params else ANY
-        if name in self._misnamed:  # a declaration refused for its name: its calls are not the builtin's
-            self.arguments_alone(call, scope)
+        if name in self._misnamed or name in self._clashing:  # a declaration refused (for its name, or as the second
+            self.arguments_alone(call, scope)                      # of a name): its calls are not judged by another's
             return ANY
         if name in SIGNATURES:
             return self.check_builtin(call, SIGNATURES[name], scope)
@@ -1605,6 +1606,10 @@ class Checker:
         arg_types: dict[str, Type] = {}
         one_type = sig.name == "pick"  # the value drawn is one of the items: of the list's one type
         for (pname, ptype), arg in zip(sig.params, call.args):
+            items = arg_types.get("items")
+            if sig.name == "without" and pname == "item" and isinstance(arg, n.RecordLit) and items is not None \
+                    and items.name == "list" and items.item is not None and items.item.is_kind:
+                ptype = items.item  # a record written out: of the list's kind
             arg_types[pname] = self.expect(arg, ptype, scope, one_type=one_type)
         for kw in call.keywords:
             ptype = dict(sig.params).get(kw.name)

@@ -224,10 +224,10 @@ class _Walk:
 def _tokens(text: str, path: str, limits: Limits) -> list[Tok]:
     import lark
 
-    from fracas.dsl.syntax import read_as_name
+    from fracas.dsl.syntax import NamesRead
 
     try:
-        tree = _parser().parse(text, on_error=read_as_name)
+        tree = _parser().parse(text, on_error=NamesRead(text))
     except lark.exceptions.UnexpectedInput:
         parse(text, path, limits)  # reports the syntax error as `fracas check` does
         raise CannotFormat(None, "fracas fmt cannot read this file", "this is a bug in fracas fmt, please report it")
@@ -766,10 +766,10 @@ class Reformatter:
         """A piece's tokens as if it began the file, and how many blocks it holds; None if it cannot be read alone."""
         import lark
 
-        from fracas.dsl.syntax import read_as_name
+        from fracas.dsl.syntax import NamesRead
 
         try:
-            tree = _parser().parse(text, on_error=read_as_name)
+            tree = _parser().parse(text, on_error=NamesRead(text))
         except lark.exceptions.UnexpectedInput:
             return None
         if _depth(tree) > self.limits.nesting:

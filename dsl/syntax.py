@@ -61,14 +61,31 @@ _NAMEABLE = frozenset({"rolls", "run", "set", "expect", "add", "multiply", "repl
                        "default", "of", "list"})
 
 
-def read_as_name(error: UnexpectedInput) -> bool:
-    """The parser's on_error: a reserved word met where a name may stand, and the word may not, fed as the name."""
-    token = getattr(error, "token", None)
-    if (isinstance(error, UnexpectedToken) and isinstance(token, Token) and token.type != "NAME"
-            and "NAME" in error.expected and str(token) in _NAMEABLE):
+class NamesRead:
+    """The parser's on_error: a reserved word met where a name may stand, and the word may not, fed as the name.
+
+    Each one fed is kept: where the file fails later all the same, a word read so in the middle of a line (`o = 1
+    rolls [1]`, `x += 1 when c`), where no statement starts, was most likely meant as the word, and its own error is
+    the one to tell (`first_mistaken`).
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self.mid_line: list[UnexpectedToken] = []
+
+    def __call__(self, error: UnexpectedInput) -> bool:
+        token = getattr(error, "token", None)
+        if not (isinstance(error, UnexpectedToken) and isinstance(token, Token) and token.type != "NAME"
+                and "NAME" in error.expected and str(token) in _NAMEABLE):
+            return False
+        if self.text[self.text.rfind("\n", 0, token.start_pos) + 1:token.start_pos].strip():
+            self.mid_line.append(error)
         error.interactive_parser.feed_token(Token.new_borrow_pos("NAME", str(token), token))
         return True
-    return False
+
+    def first_mistaken(self, error: UnexpectedInput) -> UnexpectedInput:
+        """The error to tell of a parse that failed: that of the first word read as a name mid-line, if any."""
+        return self.mid_line[0] if self.mid_line else error
 
 
 def is_name(text: str) -> bool:
@@ -88,10 +105,11 @@ def _cache_file(grammar: str) -> Path | None:
 def _to_nodes(text: str, path: str, start: str, limits: Limits) -> object:
     """Parse from a start symbol, check the nesting, build the nodes; every failure a RulesError."""
     source = SourceFile(path, text)
+    names = NamesRead(text)
     try:
-        tree = parser().parse(text, start=start, on_error=read_as_name)
+        tree = parser().parse(text, start=start, on_error=names)
     except UnexpectedInput as error:
-        raise RulesError([_syntax_diagnostic(source, error)]) from None
+        raise RulesError([_syntax_diagnostic(source, names.first_mistaken(error))]) from None
     if isinstance(tree, lark.Tree):
         _check_tree(tree, source, limits)
     try:

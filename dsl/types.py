@@ -47,7 +47,10 @@ POOL = Type("pool")
 VOLLEY = Type("volley")
 NONE = Type("none")
 ANY = Type("any")
-UNKNOWN = ANY  # the type of an expression with an error in it: fits anywhere, so no follow-on error
+# The type of an expression with an error in it, told already: equal to ANY, and so fits anywhere (no follow-on
+# error), but its own object, so that what nothing can add (a text to a number) is still refused of a value of no
+# declared type (a fn that calls itself).
+UNKNOWN = Type("any")
 
 
 def list_of(item: Type) -> Type:

@@ -433,3 +433,30 @@ def test_each_choice_says_nothing_more_when_the_options_differ(tmp_path, capsys)
                      "action shoot() { hit = chance(if careful then 3/4 else 1/2) }\n")
     assert main(["odds", str(rules), "--each-choice", "careful"]) == 0
     assert "gives the same odds" not in capsys.readouterr().out
+
+
+NESTED = ("kind inner { hp: int = 2  tags: list of int = [1, 2, 3] }\n"
+          "kind outer { a: inner = {}  xs: list of int = [1, 2, 3] }\noutcome o: int = 0\n"
+          "action go(w: outer = {}) {\n    let r = 1d3\n    if r == 1 { w.a.hp -= 1 }\n"
+          "    if r == 2 { w.xs = [2, 1] }\n    if r == 3 { w.xs = [1, 2] }\n    o = 1\n}\n")
+
+
+def test_explain_why_shows_a_list_whose_items_moved_whole(capsys, tmp_path):
+    (tmp_path / "n.rules").write_text(NESTED)
+    assert main(["explain", str(tmp_path / "n.rules"), "--why", "o=1"]) == 0
+    out = capsys.readouterr().out
+    assert "     w.xs = [2, 1]\n" in out and "     w.xs: 3 taken out (1 of its 3 items)\n" in out
+
+
+def test_explain_why_shows_a_field_of_a_thing_within_a_thing_as_it_began(capsys, tmp_path):
+    (tmp_path / "n.rules").write_text(NESTED)
+    assert main(["explain", str(tmp_path / "n.rules"), "--why", "o=1"]) == 0
+    assert "     as they began: w.a.hp = 2\n" in capsys.readouterr().out
+
+
+def test_explain_of_one_run_lists_the_outcomes_its_action_never_sets_apart(capsys):
+    assert main(["explain", str(ROOT / "rules" / "risk.rules"),
+                 str(ROOT / "rules" / "scenarios" / "risk-ten-against-ten.toml")]) == 0
+    lines = capsys.readouterr().out.rstrip().splitlines()
+    assert lines[-1] == "not set by battle: attacker_lost = 0, defender_lost = 0"
+    assert "attacker_lost" not in lines[-2]

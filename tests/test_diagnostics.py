@@ -520,3 +520,19 @@ def test_an_enum_value_written_in_quotes_is_told_to_lose_them(line):
     d = only(BASE + "enum stance { hold retreat }\noutcome result: stance = hold\noutcome flag: bool = false\n"
                     f"action go() {{\n{line}\n}}\n")
     assert d.hint == "'retreat' is a value of stance: write it without quotes, retreat"
+
+
+def test_a_text_added_to_the_value_of_a_fn_that_calls_itself_is_refused_by_check():
+    d = only(BASE + 'fn f(n: int) = if n <= 0 then 0 else f(n - 1) + "a"\naction go() { lost = f(1) }\n')
+    assert d.message == "cannot add any and text"
+
+
+def test_what_is_written_to_a_name_declared_twice_is_still_checked():
+    found = problems(BASE + "enum colour { red blue }\noutcome red: int = 0\naction go() {\n    red = nosuch + 1\n}\n")
+    assert [d.message for d in found] == ["'red' is declared twice", "unknown name 'nosuch'"]
+
+
+def test_a_call_of_a_step_named_as_an_enum_s_value_is_told_once():
+    found = problems(BASE + "enum pace { slow fast }\nstep fast(n: int): int { return n + 1 }\n"
+                            "action go() {\n    let f = fast(1)\n    fast(2)\n}\n")
+    assert [d.message for d in found] == ["'fast' is declared twice"]

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
+
 from fracas import dsl
 from fracas.dsl.format import format_text
+from fracas.dsl.syntax import _NAMEABLE, keywords
 from fracas.interpreter import Scenario, exact
 
 ROLLS = "outcome rolls: int = 0\naction go() {\n    let n = 1d6\n    rolls = n\n}\n"
@@ -30,3 +33,15 @@ def test_a_field_named_at_follows_a_field_s_default():
 
 def test_fmt_reads_a_file_that_names_an_outcome_rolls():
     assert format_text(ROLLS, "words.rules") == ROLLS
+
+
+def test_a_word_read_as_a_name_in_the_middle_of_a_line_is_told_as_the_word_where_the_file_fails():
+    with pytest.raises(dsl.RulesError) as caught:
+        dsl.loads("outcome o: int = 0\naction go(c: bool = true) {\n    o += 1 when c\n}\n", "words.rules")
+    [told] = caught.value.diagnostics
+    assert (told.line, told.column) == (3, 12)
+    assert told.message == "'when' is a reserved word of the language and cannot be a name here"
+
+
+def test_every_word_that_may_be_a_name_is_a_word_of_the_grammar():
+    assert _NAMEABLE <= keywords()

@@ -296,3 +296,30 @@ def test_the_work_limit_met_inside_a_loop_says_what_wanders_there():
     assert found.message == "this resolution did more than 3000 steps of work"
     assert "; in the loop at line 5: the outcome 'y' has taken " in found.hint
     assert found.hint.endswith(", ...): bound it with a cap, as min(n + 1, 20) caps a count")
+
+
+def test_a_wandering_text_is_named_with_its_first_values_in_order():
+    rules = dsl.loads(HEADER + 'outcome t: text = ""\naction go() {\n  while 1d6 != 6 { t = t + "a" }\n}\n', "loops.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}), max_states=20)
+    assert caught.value.diagnostics[0].message.endswith(': the outcome \'t\' has taken 21 values ("", "a", "aa", ...)')
+
+
+def test_a_loop_solved_as_a_markov_chain_names_what_wanders_past_its_pass_limit():
+    from fracas.dsl.limits import Limits
+
+    rules = dsl.loads('outcome x: int = 25\naction go() {\n    while x > 0 and x < 50 {\n'
+                      '        if chance(1/2) { x += 1 } else { x -= 1 }\n    }\n}\n', "walk.rules", Limits(loop_items=10))
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    message = caught.value.diagnostics[0].message
+    assert message.startswith("this loop keeps meeting new states for more than 10 passes: the outcome 'x' has taken")
+
+
+def test_a_loop_within_a_loop_that_names_what_wanders_is_not_told_again_by_the_outer_one():
+    rules = rules_of("while 1d4 != 4 {\n  x += 1\n  let j = 0\n  while 1d2 != 2 and j < 3 {\n    j += 1\n"
+                     "    y += j\n  }\n}")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}), max_states=60)
+    found = caught.value.diagnostics[0]
+    assert ": the outcome 'y' has taken " in found.message and "in the loop at line" not in found.hint

@@ -118,3 +118,13 @@ def test_without_takes_out_the_first_equal_item_as_python_s_remove_does():
         expected = list(items)
         expected.remove(item)
         assert exact(rules, Scenario("go", {"xs": items, "x": item})).marginal("left") == {tuple(expected): 1}
+
+
+def test_a_record_written_out_is_never_one_of_a_list_s_things():
+    rules = load("kind card { value: int = 1 }\nkind hand { cards: list of card = [{value: 1}, {value: 2}] }\n"
+                 "outcome n: int = 0\naction go(h: hand = {}) {\n    h.cards = without(h.cards, {value: 2})\n"
+                 "    n = len(h.cards)\n}\n")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    [told] = caught.value.diagnostics
+    assert told.message == "card{value: 2} is a record written out, never one of the list's things"

@@ -21,7 +21,7 @@ from fracas.interpreter.runtime.bodies import ANY, Pool, Volley
 from fracas.interpreter.runtime.chance import Bernoulli, Binomial, Dice, DiceValue, Fire, SuccessPool, Tally, Uniform, dice_value
 from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
 from fracas.interpreter.runtime.weights import briefly
-from fracas.interpreter.core.values import normalize, show, show_brief
+from fracas.interpreter.core.values import Record, Ref, normalize, show, show_brief
 
 Args = dict[str, Any]
 
@@ -258,6 +258,9 @@ def _without(a: Args, env: Env, pos: n.Pos) -> tuple[Any, ...]:
     for index, held in enumerate(items):
         if held == item:
             return items[:index] + items[index + 1:]
+    if isinstance(item, Record) and any(type(held) is Ref for held in items):
+        raise RunError(pos, f"{show_brief(item)} is a record written out, never one of the list's things",
+                       "take out a thing the list holds: one picked from it, say")
     raise RunError(pos, f"{show_brief(item)} is not in the list, so it cannot be taken out of it",
                    "take out only an item the list holds: one picked from it, say")
 

@@ -28,6 +28,7 @@ from fracas.interpreter.core.errors import ESTIMATE_HINT, SAMPLE_INSTEAD, RunErr
 from fracas.interpreter.core.interned import Interned
 from fracas.interpreter.runtime.chance import Chance, Dice, DiceValue, Fire, ForcedRollError
 from fracas.interpreter.runtime.getters import tuple_getter
+from fracas.interpreter.runtime.keys import stable_sorted
 from fracas.interpreter.runtime.weights import PRIMITIVE_STEPS, Allowance, LimitError, WorkLimitError, long_products
 from fracas.interpreter.core.state import Frozen
 from fracas.interpreter.core.values import BRIEF_ITEMS, show, show_brief
@@ -598,19 +599,23 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
 
 
 def _check_loop_limits(routine: Routine, head: int, engine: ExactEngine, R: Run, rounds: int,
-                       met: set[Key] | list[Key], projection: liveness.Projection) -> None:
-    """The limits on a loop's passes run (rounds of them) and on the `met` states at its start."""
+                       met: set[Key] | list[Key], projection: liveness.Projection, count_met: bool = True) -> None:
+    """The limits on a loop's passes run (rounds of them) and, with count_met, on the `met` states at its start."""
     limits = R.program.rules.limits
+    error = None
     if rounds - 1 > limits.loop_items:  # the passes of the rounds before this one's: its own may all leave
-        raise RunError(_block_pos(routine, head),
-                       f"this loop keeps meeting new states for more than {limits.loop_items} passes"
-                       + _wandering(routine, head, met, projection, R),
-                       "a value it changes may wander without bound (a count of passes, a random walk): "
-                       "bound it, or estimate by sampling (fracas odds --samples N); " + limits.hint("loop_items"))
-    if len(met) > engine.max_states:
-        raise RunError(_block_pos(routine, head),
-                       f"the exact engine meets more than {engine.max_states} states at the start of this loop"
-                       + _wandering(routine, head, met, projection, R), ESTIMATE_HINT)
+        error = RunError(_block_pos(routine, head),
+                         f"this loop keeps meeting new states for more than {limits.loop_items} passes",
+                         "a value it changes may wander without bound (a count of passes, a random walk): "
+                         "bound it, or estimate by sampling (fracas odds --samples N); " + limits.hint("loop_items"))
+    elif count_met and len(met) > engine.max_states:
+        error = RunError(_block_pos(routine, head),
+                         f"the exact engine meets more than {engine.max_states} states at the start of this loop",
+                         ESTIMATE_HINT)
+    if error is not None:
+        error.message += _wandering(routine, head, met, projection, R)
+        error.wandering_told = True  # a loop around this one says no more of it
+        raise error
 
 
 def _passes(routine: Routine, head: int, waiting: dict[Key, Any], engine: ExactEngine, R: Run,
@@ -629,12 +634,13 @@ def _told_wandering(error: RunError, routine: Routine, head: int, met: set[Key] 
     """A limit of the exact engine met while a loop's passes ran: its hint says what wanders among the states the
     loop met, if something does. A count of passes that is an outcome keeps the states of a loop that ends for sure
     from ever meeting, and the work or the states run out before the loop's own limit is reached."""
-    if SAMPLE_INSTEAD not in error.hint or "in the loop at line" in error.hint:  # not a limit, or told by a loop within
+    if SAMPLE_INSTEAD not in error.hint or error.wandering_told:  # not a limit of the exact engine, or told within
         return
     wandering = _wandering(routine, head, met, projection, R)
     if wandering:
         error.hint += (f"; in the loop at line {_block_pos(routine, head).line}{wandering}: bound it with a cap, "
                        "as min(n + 1, 20) caps a count")
+        error.wandering_told = True
 
 
 def _wandering(routine: Routine, head: int, met: set[Key] | list[Key], projection: liveness.Projection,
@@ -656,11 +662,12 @@ def _wandering(routine: Routine, head: int, met: set[Key] | list[Key], projectio
                 taken.setdefault(f"'{entity}.{field}'", set()).add(value)
     if not taken:
         return ""
-    most = max(taken, key=lambda what: len(taken[what]))
+    most = max(taken, key=lambda what: len(taken[what]))  # of as many, the first named: the same every run
     count = len(taken[most])
     if count < 10:
         return ""
-    shown = sorted(taken[most]) if all(type(v) in (int, Fraction) for v in taken[most]) else list(taken[most])
+    # The same values shown every run, whatever order the states met in.
+    shown = [value for value, _ in stable_sorted((value, None) for value in taken[most])]
     sample = ", ".join(show_brief(v) for v in shown[:3])
     return f": {most} has taken {count} values ({sample}, ...)"
 
@@ -684,7 +691,7 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
         fresh = [key for key in frontier if key not in passes]
         if fresh:  # their passes, all at once
             rounds += 1
-            _check_loop_limits(routine, head, engine, R, rounds, [], projection)
+            _check_loop_limits(routine, head, engine, R, rounds, met, projection, count_met=False)
             for key in fresh:
                 passes[key] = {}
             starts = {key: loops.ByStart({key: Fraction(1)}) for key in fresh}

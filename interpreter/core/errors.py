@@ -14,6 +14,8 @@ ESTIMATE_HINT = SAMPLE_INSTEAD + ", or raise the limit with --limit states=N"
 class RunError(Exception):
     """A rule could not be carried out (a field of none, a division by zero, a limit)."""
 
+    wandering_told = False  # a limit met in a loop, said with what wanders there: a loop around it adds nothing
+
     def __init__(self, pos: Pos | None, message: str, hint: str = ""):
         super().__init__(message)
         self.pos = pos

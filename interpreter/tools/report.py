@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections import Counter
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
@@ -369,15 +368,14 @@ def _changed(before: Any, value: Any) -> str:
     """A field's new value, as a line of --why shows it: a list that lost some of its items (a deck drawn from) by
     what it lost, the rest in full."""
     if isinstance(before, tuple) and isinstance(value, tuple) and len(value) < len(before):
-        left = Counter(value)
-        taken = []
+        kept, taken = 0, []
         for item in before:
-            if left[item]:
-                left[item] -= 1
+            if kept < len(value) and value[kept] == item:
+                kept += 1
             else:
                 taken.append(item)
-        if not +left:  # every item left was there at the start
-            return f": {show_plain(tuple(taken))[1:-1]} taken out ({len(taken)} of its {len(before)} items)"
+        if kept == len(value):  # the items left, in the order they began in: the rest were taken out
+            return f": {show_plain(tuple(taken))[1:-1]} taken out ({len(taken)} of its {counted(len(before), 'item')})"
     return f" = {show_plain(value)}"
 
 
@@ -388,13 +386,13 @@ def _as_it_began(dist: Distribution, ways: list[tuple[tuple[str, str], ...]]) ->
     changed: dict[str, str] = {}  # the fields some way changes, each as it began
     for parts in ways:
         for what, _ in parts:
-            entity, _, field = what.partition(".")
+            entity, _, field = what.rpartition(".")  # a thing held by another is named by its path: `w.a`
             if field and what not in changed and entity in start and start[entity].has(field):
                 changed[what] = f"{what} = {show_plain(start[entity].get(field))}"
     entities = {entity: i for i, entity in enumerate(start)}
 
     def placed(what: str) -> tuple[int, int]:  # in the things' order, each thing's fields in its kind's
-        entity, _, field = what.partition(".")
+        entity, _, field = what.rpartition(".")
         return entities[entity], start[entity].shape.index[field]
 
     in_order = sorted(changed, key=placed)
@@ -485,7 +483,10 @@ def explain_text(run: Run) -> str:
     flush()
     if run.stopped:
         lines.append(f"\nstopped: {run.stopped}")
-    lines.append("\noutcomes: " + ", ".join(f"{k} = {show_plain(v)}" for k, v in run.outcomes.items()))
+    unset = run.outcomes_not_set
+    lines.append("\noutcomes: " + ", ".join(f"{k} = {show_plain(v)}" for k, v in run.outcomes.items() if k not in unset))
+    if unset:
+        lines.append(_not_set_text(run))
     return "\n".join(lines)
 
 
@@ -503,6 +504,13 @@ def _nested(events: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], int]
             depth += 1
 
 
+def _not_set_text(run: Run) -> str:
+    """The outcomes a run's action never sets, as odds lists them: with their starting values, which no rule of
+    the action gave them."""
+    return f"not set by {run.prepared.action.name}: " + ", ".join(
+        f"{name} = {show_plain(run.outcomes[name])}" for name in run.outcomes_not_set)
+
+
 def run_text(run: Run, state_toml: str | ScenarioError) -> str:
     """A sampled run: its events, its outcomes and the state it leaves (or why that cannot be written)."""
     lines = [f"{run.prepared.action.name} (seed {run.seed})" if run.seed is not None else run.prepared.action.name]
@@ -516,9 +524,8 @@ def run_text(run: Run, state_toml: str | ScenarioError) -> str:
     for name, value in run.outcomes.items():
         if name not in unset:
             lines.append(f"  {name} = {show_plain(value)}")
-    if unset:  # as odds lists them: their starting values, which no rule of this action gave them
-        lines.append(f"  not set by {run.prepared.action.name}: "
-                     + ", ".join(f"{name} = {show_plain(run.outcomes[name])}" for name in unset))
+    if unset:
+        lines.append("  " + _not_set_text(run))
     if run.stopped:
         lines.append(f"  stopped: {run.stopped}")
     lines.append("\nstate")
