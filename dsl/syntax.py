@@ -556,19 +556,11 @@ def _unclosed_block(source: SourceFile, tokens: list[Token], error: UnexpectedIn
     token = error.token
     if token.type != "$END" and not (token.type == str(token).upper() and str(token).isidentifier()):
         return None  # not a reserved word: a plain syntax error, said as such
-    opened: list[Token] = []
-    misaligned: Token | None = None
-    for brace in tokens:
-        if brace.type == "LBRACE":
-            opened.append(brace)
-        elif brace.type == "RBRACE" and opened:
-            start = opened.pop()
-            if misaligned is None and brace.line != start.line and _indent(source, brace) != _indent(source, start):
-                misaligned = start
+    opened, misaligned = _paired(source, tokens)
     everything = _tokens_before(source.text, len(source.text))
     if not opened or _count(everything, "LBRACE") == _count(everything, "RBRACE"):
         return None  # every block is closed somewhere: the reserved word is the mistake
-    unclosed = misaligned or opened[-1]
+    unclosed = misaligned[0] if misaligned else opened[-1]
     met = "the file ends" if token.type == "$END" else f"'{token}' at line {token.line} is still"
     return Diagnostic(source.path, unclosed.line, unclosed.column, "the block opened here is not closed",
                       f"{met} inside it; add the '}}' that ends it", source.line(unclosed.line))
@@ -585,18 +577,29 @@ def _closed_early(source: SourceFile, tokens: list[Token], error: UnexpectedInpu
     before = tokens[:-1]
     if _count(before, "LBRACE") != _count(before, "RBRACE") or _indent(source, tokens[-1]) == 0:
         return None
+    _, misaligned = _paired(source, before)
+    if misaligned is None:
+        return None
+    start, brace = misaligned
+    return Diagnostic(source.path, brace.line, brace.column,
+                      f"this '}}' closes the block opened at line {start.line}, out of line with it",
+                      f"line {tokens[-1].line} is then outside every block: take this '}}' out if it is one too many",
+                      source.line(brace.line))
+
+
+def _paired(source: SourceFile, tokens: list[Token]) -> tuple[list[Token], tuple[Token, Token] | None]:
+    """The braces of the tokens paired as the parser pairs them: the '{'s left open, and the first pair whose '}'
+    does not line up with its '{' (on a line of its own, indented otherwise), the likeliest to be misplaced."""
     opened: list[Token] = []
-    for brace in before:
+    misaligned: tuple[Token, Token] | None = None
+    for brace in tokens:
         if brace.type == "LBRACE":
             opened.append(brace)
         elif brace.type == "RBRACE" and opened:
             start = opened.pop()
-            if brace.line != start.line and _indent(source, brace) != _indent(source, start):
-                return Diagnostic(source.path, brace.line, brace.column,
-                                  f"this '}}' closes the block opened at line {start.line}, out of line with it",
-                                  f"line {tokens[-1].line} is then outside every block: take this '}}' out if it is "
-                                  "one too many", source.line(brace.line))
-    return None
+            if misaligned is None and brace.line != start.line and _indent(source, brace) != _indent(source, start):
+                misaligned = (start, brace)
+    return opened, misaligned
 
 
 def _count(tokens: list[Token], kind: str) -> int:
