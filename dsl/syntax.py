@@ -57,7 +57,7 @@ def keywords() -> frozenset[str]:
 # name (`outcome rolls: int`, `p.set`), and is read as one where the parser wants a name and not the word. The
 # parser's tables may want the word right after a statement (`rolls` in an example, after its `run`), where it
 # starts the next: `rolls = n`.
-_NAMEABLE = frozenset({"rolls", "run", "set", "expect", "add", "multiply", "replace", "at", "least", "most", "when",
+NAMEABLE = frozenset({"rolls", "run", "set", "expect", "add", "multiply", "replace", "at", "least", "most", "when",
                        "default", "of", "list"})
 
 
@@ -76,7 +76,7 @@ class NamesRead:
     def __call__(self, error: UnexpectedInput) -> bool:
         token = getattr(error, "token", None)
         if not (isinstance(error, UnexpectedToken) and isinstance(token, Token) and token.type != "NAME"
-                and "NAME" in error.expected and str(token) in _NAMEABLE):
+                and "NAME" in error.expected and str(token) in NAMEABLE):
             return False
         if self.text[self.text.rfind("\n", 0, token.start_pos) + 1:token.start_pos].strip():
             self.mid_line.append(error)
@@ -89,9 +89,9 @@ class NamesRead:
 
 
 def is_name(text: str) -> bool:
-    """Whether a text may be written as a name: the grammar's NAME, and no keyword."""
+    """Whether a text may be written as a name: the grammar's NAME, and no keyword but those that may be names."""
     [pattern] = [term.pattern for term in parser().terminals if term.name == "NAME"]
-    return re.fullmatch(pattern.to_regexp(), text) is not None and text not in keywords()
+    return re.fullmatch(pattern.to_regexp(), text) is not None and (text not in keywords() or text in NAMEABLE)
 
 
 def _cache_file(grammar: str) -> Path | None:

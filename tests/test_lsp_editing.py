@@ -457,3 +457,18 @@ async def test_a_rename_to_a_keyword_or_a_name_in_use_is_refused(client: Languag
     uri, _ = await open_scopes(client, tmp_path)
     assert why in await refused_rename(client, uri, where(SCOPES, "sum += p", "sum"), new_name)
     close(client, uri)
+
+
+async def test_a_local_may_be_renamed_to_a_word_that_may_be_a_name(client: LanguageClient, tmp_path):
+    uri, _ = await open_scopes(client, tmp_path)
+    edit = await rename(client, uri, where(SCOPES, "sum += p", "sum"), "rolls")
+    assert "let rolls = 0" in applied(SCOPES, edit.changes[uri])
+    close(client, uri)
+
+
+async def test_signature_help_shows_a_step_named_with_a_word_that_may_be_a_name(client: LanguageClient, tmp_path):
+    text = CALLS.replace("barrage", "replace")
+    uri = await open_document(client, tmp_path / "calls.rules", text)
+    found = await signature_at(client, uri, where(text, "replace(3)", "3"))
+    assert found is not None and found.signatures[0].label == "step replace(count: int, target: int = 4)"
+    close(client, uri)

@@ -8,7 +8,7 @@ import pytest
 
 from fracas import dsl
 from fracas.dsl.format import format_text
-from fracas.dsl.syntax import _NAMEABLE, keywords
+from fracas.dsl.syntax import NAMEABLE, keywords
 from fracas.interpreter import Scenario, exact
 
 ROLLS = "outcome rolls: int = 0\naction go() {\n    let n = 1d6\n    rolls = n\n}\n"
@@ -44,4 +44,4 @@ def test_a_word_read_as_a_name_in_the_middle_of_a_line_is_told_as_the_word_where
 
 
 def test_every_word_that_may_be_a_name_is_a_word_of_the_grammar():
-    assert _NAMEABLE <= keywords()
+    assert NAMEABLE <= keywords()

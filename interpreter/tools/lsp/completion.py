@@ -20,7 +20,7 @@ from fracas.dsl.diagnostics import with_article
 from fracas.dsl.pieces import split
 from fracas.dsl.records import field, record
 from fracas.dsl.ruleset import Ruleset
-from fracas.dsl.syntax import keywords
+from fracas.dsl.syntax import NAMEABLE, keywords
 from fracas.dsl.types import BASIC_TYPES, Type, type_from
 from fracas.interpreter.tools.lsp.analysis import Analysis, Place
 from fracas.interpreter.tools.lsp.features import doc_comment, signature
@@ -110,7 +110,8 @@ def call_at(analysis: Analysis, text: str, line: int, column: int) -> tuple[str,
         return None
     # The innermost bracket that is a call's: not one that groups (`(1 + 2)`, `else (x)`).
     calls = [frame for frame in _frames(analysis.rules, analysis, _tokens(before))
-             if frame.bracket == "(" and frame.callee and frame.callee not in keywords()]
+             if frame.bracket == "(" and frame.callee
+             and (frame.callee not in keywords() or frame.callee in NAMEABLE)]
     if not calls or calls[-1].declaring:
         return None
     frame = calls[-1]
