@@ -486,7 +486,7 @@ def explain_text(run: Run) -> str:
     unset = run.outcomes_not_set
     lines.append("\noutcomes: " + ", ".join(f"{k} = {show_plain(v)}" for k, v in run.outcomes.items() if k not in unset))
     if unset:
-        lines.append(_not_set_text(run))
+        lines.append(_not_set_text(run, unset))
     return "\n".join(lines)
 
 
@@ -504,11 +504,11 @@ def _nested(events: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], int]
             depth += 1
 
 
-def _not_set_text(run: Run) -> str:
-    """The outcomes a run's action never sets, as odds lists them: with their starting values, which no rule of
-    the action gave them."""
+def _not_set_text(run: Run, unset: tuple[str, ...]) -> str:
+    """The outcomes a run's action never sets (`unset`), as odds lists them: with their starting values, which no
+    rule of the action gave them."""
     return f"not set by {run.prepared.action.name}: " + ", ".join(
-        f"{name} = {show_plain(run.outcomes[name])}" for name in run.outcomes_not_set)
+        f"{name} = {show_plain(run.outcomes[name])}" for name in unset)
 
 
 def run_text(run: Run, state_toml: str | ScenarioError) -> str:
@@ -525,7 +525,7 @@ def run_text(run: Run, state_toml: str | ScenarioError) -> str:
         if name not in unset:
             lines.append(f"  {name} = {show_plain(value)}")
     if unset:
-        lines.append("  " + _not_set_text(run))
+        lines.append("  " + _not_set_text(run, unset))
     if run.stopped:
         lines.append(f"  stopped: {run.stopped}")
     lines.append("\nstate")
