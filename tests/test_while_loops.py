@@ -298,6 +298,42 @@ def test_the_work_limit_met_inside_a_loop_says_what_wanders_there():
     assert found.hint.endswith(", ...): bound it with a cap, as min(n + 1, 20) caps a count")
 
 
+COUNTS_THAT_ONLY_GO_DOWN = """rules "two sides wear down"
+outcome rounds: int = 0
+action go() {
+  let a = 12
+  let b = 12
+  while a > 0 and b > 0 {
+    rounds = min(rounds + 1, 10)
+    a = max(0, a - trials(2, 1/6))
+    b = max(0, b - trials(2, 1/6))
+  }
+}
+"""
+
+
+def work_limit_hint(text: str, work: int) -> str:
+    from fracas.dsl.limits import Limits
+
+    with pytest.raises(ScenarioError) as caught:
+        exact(dsl.loads(text, "loops.rules", Limits(work=work)), Scenario("go", {}))
+    found = caught.value.diagnostics[0]
+    assert found.message == f"this resolution did more than {work} steps of work"
+    return found.hint
+
+
+def test_a_count_that_only_goes_down_is_not_told_to_be_capped():
+    # At 3000 steps 'a' has taken 11 values, 12 down to 2: the states are many because the counts are.
+    hint = work_limit_hint(COUNTS_THAT_ONLY_GO_DOWN, 3000)
+    assert "in the loop at line" not in hint and "cap" not in hint
+
+
+def test_a_count_already_at_its_cap_is_not_told_to_be_capped():
+    # At 20000 steps the rounds stay at 10 and every count has met 0: nothing takes a new value.
+    hint = work_limit_hint(COUNTS_THAT_ONLY_GO_DOWN, 20000)
+    assert "in the loop at line" not in hint and "cap" not in hint
+
+
 def test_a_wandering_text_is_named_with_its_first_values_in_order():
     rules = dsl.loads(HEADER + 'outcome t: text = ""\naction go() {\n  while 1d6 != 6 { t = t + "a" }\n}\n', "loops.rules")
     with pytest.raises(ScenarioError) as caught:

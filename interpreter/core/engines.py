@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -576,19 +576,19 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
     those met once, the states waiting are solved as a Markov chain instead (_loop_solved), which also finds a
     loop that may run for ever: their passes are run from each state apart, which costs far more.
     """
-    met: set[Key] = set(group)
+    met = _Met(group)
     again: set[Key] = set()  # the states passes came round to
     rounds = runs = 0
     while group:
         if rounds:
-            met.update(group)
+            met.round(group)
             again.update(group)
             runs += len(group)
             if rounds > len(again) or runs > 2 * len(again):
-                yield from _loop_solved(routine, head, group, engine, R, projection, rounds)
+                yield from _loop_solved(routine, head, group, engine, R, projection, rounds, met)
                 return
         rounds += 1
-        _check_loop_limits(routine, head, engine, R, rounds, met, projection)
+        _check_loop_limits(routine, head, engine, R, rounds, len(met.order), met, projection)
         waiting, group = group, {}
         for following, states in _passes(routine, head, waiting, engine, R, projection, met).items():
             if following == head:
@@ -598,9 +598,25 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
                 yield key, p, following
 
 
-def _check_loop_limits(routine: Routine, head: int, engine: ExactEngine, R: Run, rounds: int,
-                       met: set[Key] | list[Key], projection: liveness.Projection, count_met: bool = True) -> None:
-    """The limits on a loop's passes run (rounds of them) and, with count_met, on the `met` states at its start."""
+class _Met:
+    """The states a loop met at its start, in the order first met, and where those first met in its latest round
+    begin: what a limit's message reads to say what wanders."""
+
+    __slots__ = ("order", "since")
+
+    def __init__(self, keys: Iterable[Key]) -> None:
+        self.order = dict.fromkeys(keys)
+        self.since = 0
+
+    def round(self, keys: Iterable[Key]) -> None:
+        self.since = len(self.order)
+        self.order.update(dict.fromkeys(keys))
+
+
+def _check_loop_limits(routine: Routine, head: int, engine: ExactEngine, R: Run, rounds: int, count: int | None,
+                       met: _Met, projection: liveness.Projection) -> None:
+    """The limits on a loop's passes run (rounds of them) and on the `count` of states met at its start (None:
+    not counted), `met` read to say what wanders."""
     limits = R.program.rules.limits
     error = None
     if rounds - 1 > limits.loop_items:  # the passes of the rounds before this one's: its own may all leave
@@ -608,7 +624,7 @@ def _check_loop_limits(routine: Routine, head: int, engine: ExactEngine, R: Run,
                          f"this loop keeps meeting new states for more than {limits.loop_items} passes",
                          "a value it changes may wander without bound (a count of passes, a random walk): "
                          "bound it, or estimate by sampling (fracas odds --samples N); " + limits.hint("loop_items"))
-    elif count_met and len(met) > engine.max_states:
+    elif count is not None and count > engine.max_states:
         error = RunError(_block_pos(routine, head),
                          f"the exact engine meets more than {engine.max_states} states at the start of this loop",
                          ESTIMATE_HINT)
@@ -619,7 +635,7 @@ def _check_loop_limits(routine: Routine, head: int, engine: ExactEngine, R: Run,
 
 
 def _passes(routine: Routine, head: int, waiting: dict[Key, Any], engine: ExactEngine, R: Run,
-            projection: liveness.Projection, met: set[Key] | list[Key]) -> dict[int, dict[Key, Any]]:
+            projection: liveness.Projection, met: _Met) -> dict[int, dict[Key, Any]]:
     """One pass of a loop from each state waiting at its start: the states leaving, by the block they go to (the
     loop's start for those that go round again). A limit met on the way says what wanders among the `met` states."""
     try:
@@ -629,8 +645,8 @@ def _passes(routine: Routine, head: int, waiting: dict[Key, Any], engine: ExactE
         raise
 
 
-def _told_wandering(error: RunError, routine: Routine, head: int, met: set[Key] | list[Key],
-                    projection: liveness.Projection, R: Run) -> None:
+def _told_wandering(error: RunError, routine: Routine, head: int, met: _Met, projection: liveness.Projection,
+                    R: Run) -> None:
     """A limit of the exact engine met while a loop's passes ran: its hint says what wanders among the states the
     loop met, if something does. A count of passes that is an outcome keeps the states of a loop that ends for sure
     from ever meeting, and the work or the states run out before the loop's own limit is reached."""
@@ -643,39 +659,65 @@ def _told_wandering(error: RunError, routine: Routine, head: int, met: set[Key] 
         error.wandering_told = True
 
 
-def _wandering(routine: Routine, head: int, met: set[Key] | list[Key], projection: liveness.Projection,
-               R: Run) -> str:
-    """What takes the most values among the states a loop met at its start, as the rules name it (where it takes
-    more than a few): what a designer bounds, or reads less of, to bring the loop within the limits."""
-    assert R.interned is not None
-    values = R.interned.values
-    named = {slot: name for name, slot in routine.names.items()}
-    taken: dict[str, set[Any]] = {}
-    for frame, world, outcomes, *_ in met:
-        for slot, value in zip(projection.kept[head], frame):
-            if slot in named:
-                taken.setdefault(f"'{named[slot]}'", set()).add(value)
-        for name, value in values[outcomes].items():
-            taken.setdefault(f"the outcome '{name}'", set()).add(value)
-        for entity, record in values[world].items():
-            for field, value in record.items():
-                taken.setdefault(f"'{entity}.{field}'", set()).add(value)
-    if not taken:
+def _wandering(routine: Routine, head: int, met: _Met, projection: liveness.Projection, R: Run) -> str:
+    """What wanders among the states a loop met at its start, as the rules name it: of the values that the
+    states first met in its latest round take past those met before (a number higher than all of theirs, or a
+    value of another kind not met), the one that has taken the most values, where that is more than a few.
+
+    That is what a designer bounds to bring the loop within the limits. A count already capped, or health
+    that only goes down, takes no such value: the states are many because the counts are, and nothing is named.
+    """
+    before: dict[str, set[Any]] = {}
+    now: dict[str, set[Any]] = {}
+    for number, key in enumerate(met.order):
+        taken = now if number >= met.since else before
+        for what, value in _named_values(routine, head, key, projection, R):
+            taken.setdefault(what, set()).add(value)
+    growing = {what: values | before.get(what, set()) for what, values in now.items()
+               if _beyond(values, before.get(what, set()))}
+    if not growing:
         return ""
-    most = max(taken, key=lambda what: len(taken[what]))  # of as many, the first named: the same every run
-    count = len(taken[most])
+    most = max(growing, key=lambda what: len(growing[what]))  # of as many, the first named: the same every run
+    count = len(growing[most])
     if count < 10:
         return ""
     # The same values shown every run, whatever order the states met in.
-    shown = [value for value, _ in stable_sorted((value, None) for value in taken[most])]
+    shown = [value for value, _ in stable_sorted((value, None) for value in growing[most])]
     sample = ", ".join(show_brief(v) for v in shown[:3])
     return f": {most} has taken {count} values ({sample}, ...)"
 
 
+def _named_values(routine: Routine, head: int, key: Key, projection: liveness.Projection,
+                  R: Run) -> Iterator[tuple[str, Any]]:
+    """The values a state at a loop's start holds, each with its name as a message says it."""
+    assert R.interned is not None
+    values = R.interned.values
+    named = {slot: name for name, slot in routine.names.items()}
+    frame, world, outcomes, *_ = key
+    for slot, value in zip(projection.kept[head], frame):
+        if slot in named:
+            yield f"'{named[slot]}'", value
+    for name, value in values[outcomes].items():
+        yield f"the outcome '{name}'", value
+    for entity, record in values[world].items():
+        for field, value in record.items():
+            yield f"'{entity}.{field}'", value
+
+
+def _beyond(values: set[Any], before: set[Any]) -> bool:
+    """Whether `values` take one past `before`: a number above every number of theirs, or another value not met."""
+    highest = max((v for v in before if type(v) in (int, Fraction)), default=None)
+    for value in values - before:
+        if type(value) not in (int, Fraction) or highest is None or value > highest:
+            return True
+    return False
+
+
 def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
-                 projection: liveness.Projection, rounds: int = 0) -> Iterator[tuple[Key, Any, int]]:
+                 projection: liveness.Projection, rounds: int = 0, named: _Met | None = None
+                 ) -> Iterator[tuple[Key, Any, int]]:
     """Every state leaving a while loop from the states at its start, as a Markov chain (after `rounds` rounds of
-    passes run forward, for its limit).
+    passes run forward, for its limit, which met the states of `named`).
 
     A pass of the loop from each state met at its start is run once (and kept for the resolution),
     which gives a Markov chain over those states; where they come round again, the chain is solved
@@ -687,15 +729,17 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
     met = list(group)
     seen = set(met)
     frontier = list(met)
+    if named is None:
+        named = _Met(group)
     while frontier:
         fresh = [key for key in frontier if key not in passes]
         if fresh:  # their passes, all at once
             rounds += 1
-            _check_loop_limits(routine, head, engine, R, rounds, met, projection, count_met=False)
+            _check_loop_limits(routine, head, engine, R, rounds, None, named, projection)
             for key in fresh:
                 passes[key] = {}
             starts = {key: loops.ByStart({key: Fraction(1)}) for key in fresh}
-            for following, states in _passes(routine, head, starts, engine, R, projection, met).items():
+            for following, states in _passes(routine, head, starts, engine, R, projection, named).items():
                 for key, weight in states.items():
                     for origin, p in weight.parts.items():
                         passes[origin].setdefault(following, {})[key] = p
@@ -707,7 +751,8 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
                     met.append(again)
                     following_frontier.append(again)
         frontier = following_frontier
-        _check_loop_limits(routine, head, engine, R, rounds, met, projection)
+        named.round(frontier)
+        _check_loop_limits(routine, head, engine, R, rounds, len(met), named, projection)
     times, endless = loops.solve(met, {key: passes[key].get(head, {}) for key in met}, group,
                                  {key: any(f != head for f in passes[key]) for key in met},
                                  lambda steps: rt.spend(R, steps, pos))
