@@ -250,6 +250,14 @@ def test_explain_why_shows_a_list_that_lost_items_by_the_items_taken_out(capsys,
     assert "     d.cards: 1 taken out (1 of its 4 items)" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("written", ["[1,2]", "[1, 2]", "[ 1 , 2 ]"])
+def test_explain_why_of_a_list_takes_it_written_with_spaces_or_without(capsys, tmp_path, written):
+    rules = tmp_path / "hand.rules"
+    rules.write_text("outcome hand: list of int = []\naction deal() {\n    hand = [1, roll(1, 2)]\n}\n")
+    assert main(["explain", str(rules), "--why", f"hand={written}"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "why hand = [1, 2]: probability 50.00% (1/2), 1 way"
+
+
 def test_explain_why_shows_the_other_outcomes_each_way_sets(capsys):
     assert main(["explain", WEEWAR, GANGING_UP, "--why", "defender_loss=7"]) == 0
     out = capsys.readouterr().out

@@ -538,7 +538,8 @@ _NEVER_STOPS = "--why stopped: no resolution of this scenario stops early; the o
 
 def _value_written(written: str, values: list[Any]) -> Any:
     """The outcome value that `written` names: as the odds table shows it ("none", a text "none" in its quotes),
-    as the same number written otherwise (1.5 for 3/2, 2/6 for 1/3), or as a text in quotes; else _NOT_FOUND."""
+    as the same number written otherwise (1.5 for 3/2, 2/6 for 1/3), as a text in quotes, or with its spaces
+    written otherwise; else _NOT_FOUND."""
     shown = {show_plain(value): value for value in values}
     for text in (written, written.lower()):  # true, or True as Python writes it
         if text in shown:
@@ -549,7 +550,10 @@ def _value_written(written: str, values: list[Any]) -> Any:
             return value
     if len(written) >= 2 and written[0] == written[-1] == '"' and written[1:-1] in shown:
         return shown[written[1:-1]]
-    return _NOT_FOUND
+    # A list or a record written with its spaces left out, or more of them ([2,2] for [2, 2]), where that names one.
+    squeezed = "".join(written.split())
+    alike = [value for text, value in shown.items() if "".join(text.split()) == squeezed]
+    return alike[0] if len(alike) == 1 else _NOT_FOUND
 
 
 def _labels(paths: list[str]) -> list[str]:
