@@ -135,6 +135,30 @@ def test_a_failed_expectation_shows_how_likely_it_fails_and_its_parts_in_the_lik
         "    hits       1")
 
 
+def test_an_always_found_false_shows_how_likely_its_condition_fails_and_the_likeliest_outcome_where_it_does():
+    assert why("always(hits < 3)") == (
+        "expect always(hits < 3) (line 7) is false:\n"
+        "  always(hits < 3)    false\n"
+        "  hits < 3 is false with probability 1/8 (0.125); the likeliest outcome where it is false:\n"
+        "    hits    3")
+
+
+def test_a_never_found_false_shows_how_likely_its_condition_holds_and_the_likeliest_outcome_where_it_does():
+    assert why("never(hits == 0 and lost == 2)") == (
+        "expect never(hits == 0 and lost == 2) (line 7) is false:\n"
+        "  never(hits == 0 and lost == 2)    false\n"
+        "  hits == 0 and lost == 2 is true with probability 1/16 (0.0625); the likeliest outcome where it is true:\n"
+        "    hits == 0    true\n"
+        "      hits       0\n"
+        "    lost == 2    true\n"
+        "      lost       2")
+
+
+def test_an_always_under_forced_rolls_shows_its_condition_in_the_one_outcome():
+    assert why("always(lost == 2)", rolls="rolls [1, 3]") == (
+        "expect always(lost == 2) (line 7) is false:\n  always(lost == 2)    false\n  lost == 2 is false:\n    lost    1")
+
+
 def test_under_forced_rolls_there_is_one_outcome_and_no_probability_to_give():
     assert why("lost == 2", rolls="rolls [1, 3]") == "expect lost == 2 (line 7) is false:\n  lost    1"
 

@@ -103,6 +103,12 @@ def test_chance_is_a_bernoulli_trial():
     assert odds("flag = chance(1/3)", outcome="flag") == {False: Fraction(2, 3), True: Fraction(1, 3)}
 
 
+@pytest.mark.parametrize("roll, flag", [(1, True), (0, False)])
+def test_a_forced_chance_comes_out_true_for_1_and_false_for_0(roll, flag):
+    rules = dsl.loads(HEADER + "action go() {\nflag = chance(1/3)\n}\n", "test.rules")
+    assert forced(rules, Scenario("go", {}), [roll]).outcomes["flag"] is flag
+
+
 def test_trials_is_one_binomial_even_for_sixty_trials():
     dist = odds("result = trials(60, 0.55)")
     assert sum(dist.values()) == 1

@@ -17,7 +17,7 @@ from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.reads import free_names
 from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
-from fracas.interpreter.tools.aggregates import substitute_aggregates
+from fracas.interpreter.tools.aggregates import aggregate_calls, substitute_aggregates
 from fracas.interpreter.api import (Prepared, RunError, Scenario, ScenarioError, State, exact, final_value, forced, prepare,
                                     program_problems, reads_only_outcomes, run_diagnostic, stable_key)
 from fracas.interpreter.tools.failures import explain, shown_value
@@ -97,16 +97,47 @@ def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, An
         first = next(iter(states))
         if final_value(substituted, prepared, first, once=True) is True:
             return ""
-        return _block(f"{head} is false:", explain(rules, prepared, first, expect, known))
+        return _block(f"{head} is false:", explain(rules, prepared, first, expect, known)
+                      + _counterexamples(rules, prepared, states, values))
     failing = {state: p for state, p in states.items() if final_value(substituted, prepared, state) is not True}
     if not failing:
         return ""
-    likeliest = _likeliest(prepared, failing, read)
+    tail, lines = _where(rules, prepared, states, failing, read, expect, known)
+    return _block(f"{head} is false{tail}", lines)
+
+
+def _where(rules: Ruleset, prepared: Prepared, states: dict[State, Any], failing: dict[State, Any],
+           read: list[str], expect: n.Expr, known: dict[n.Pos, Any] | None = None,
+           word: str = "false") -> tuple[str, list[str]]:
+    """How likely an expectation read in each final state is `word` there (in the `failing` states, which the `read`
+    names tell apart), to follow the words saying so; and the parts of it in the likeliest outcome where it is."""
+    likeliest = _likeliest(prepared, failing, read) if read else next(iter(failing))
+    lines = explain(rules, prepared, likeliest, expect, known)
     if len(states) == 1:
-        return _block(f"{head} is false:", explain(rules, prepared, likeliest, expect, known))
+        return ":", lines
     p = Fraction(sum(failing.values())) / sum(states.values())
-    return _block(f"{head} is false with probability {shown_value(p)}; the likeliest outcome where it is false:",
-                  explain(rules, prepared, likeliest, expect, known))
+    return f" with probability {shown_value(p)}; the likeliest outcome where it is {word}:", lines
+
+
+def _counterexamples(rules: Ruleset, prepared: Prepared, states: dict[State, Any],
+                     values: list[tuple[n.Call, Any]]) -> list[str]:
+    """For each `always(c)` found false, or `never(c)`, the outcomes where c is false (or true), as an
+    expectation of c alone would show them: how likely, and the likeliest."""
+    lines: list[str] = []
+    for call, value in values:
+        condition = call.args[0] if call.args else call.keywords[0].value if call.keywords else None
+        if call.func not in ("always", "never") or value is not False or condition is None or aggregate_calls(condition):
+            continue
+        word = "false" if call.func == "always" else "true"
+        broken = {state: p for state, p in states.items()
+                  if (final_value(condition, prepared, state) is True) is (word == "true")}
+        if not broken:
+            continue
+        read = sorted({name.name for name in free_names(condition)} & _per_state_names(rules, prepared))
+        tail, parts = _where(rules, prepared, states, broken, read, condition, word=word)
+        lines.append(f"{rules.full_text_of(condition)} is {word}{tail}")
+        lines.extend("  " + line for line in parts)
+    return lines
 
 
 def _per_state_names(rules: Ruleset, prepared: Prepared) -> set[str]:
