@@ -44,6 +44,14 @@ RANGE_IN_FOR = Missing("a loop runs over a list, and 'a..b' is none: it bounds a
 CHAINED = Missing("comparisons do not chain: 'a < b < c' is written as two",
                   "a < b and b < c; for whole numbers within bounds, b in LOW..HIGH")
 STEP_BY_ONE = Missing("fracas has no '{op}{op}'", "write {name} {op}= 1")
+# Other languages' operators of two characters, each of which fracas has alone.
+DOUBLED: dict[str, Missing] = {
+    "/": Missing("fracas has no '//': '/' divides exactly", "round the quotient as the rule says: floor(a / b)"),
+    "*": Missing("fracas has no '**'", "multiply the number by itself, as in x * x * x"),
+}
+REMAINDER = Missing("fracas has no remainder operator '%'",
+                    "a - floor(a / b) * b is what is left of a after b goes into it; a percentage is written "
+                    "right after its number: 60%")
 METHOD = Missing("fracas has no methods: '.{name}(...)' calls nothing",
                  "call a function with the value instead, as in len(xs) or sort(xs); language.md lists the builtins")
 

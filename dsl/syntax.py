@@ -347,6 +347,9 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
     if isinstance(error, UnexpectedCharacters):
         offset = error.pos_in_stream
         char = source.text[offset : offset + 1]
+        if char == "%" and re.match(r"%\s*[A-Za-z0-9_(]", source.text[offset:]) and tokens:  # `x % 2`: a remainder
+            return Diagnostic(source.path, error.line, error.column, missing.REMAINDER.message, missing.REMAINDER.hint,
+                              source.line(error.line), 1)
         if char not in missing.CHARACTERS:
             return None
         found = missing.CHARACTERS[char]
@@ -386,6 +389,11 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
         return Diagnostic(source.path, name.line, name.column, missing.STEP_BY_ONE.message.format(op=op),
                           missing.STEP_BY_ONE.hint.format(op=op, name=name), source.line(name.line),
                           tokens[wrong].end_pos + 1 - name.start_pos)
+    if wrong is not None and wrong >= 1 and str(tokens[wrong]) in missing.DOUBLED \
+            and str(tokens[wrong - 1]) == str(tokens[wrong]) and tokens[wrong - 1].end_pos == tokens[wrong].start_pos:
+        first = tokens[wrong - 1]  # `7 // 2`, `2 ** 3`: both characters shown
+        found = missing.DOUBLED[str(first)]
+        return Diagnostic(source.path, first.line, first.column, found.message, found.hint, source.line(first.line), 2)
     if wrong is not None and wrong >= 2 and tokens[wrong].type == "LPAR" and tokens[wrong - 1].type == "NAME" \
             and tokens[wrong - 2].type == "DOT":  # another language's method: `xs.index(2)`
         name = tokens[wrong - 1]

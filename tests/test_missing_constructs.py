@@ -70,6 +70,24 @@ def test_other_languages_operators_are_named(written, message):
     assert problem(in_a_step("    " + written))[2] == message
 
 
+@pytest.mark.parametrize("written, column, message, hint", [
+    ("r = 7 // 2", 11, "fracas has no '//': '/' divides exactly", "round the quotient as the rule says: floor(a / b)"),
+    ("r = 2 ** 3", 11, "fracas has no '**'", "multiply the number by itself, as in x * x * x"),
+])
+def test_other_languages_operators_of_two_characters_are_named_at_both(written, column, message, hint):
+    assert problem(in_a_step("    " + written)) == (3, column, message, hint)
+
+
+@pytest.mark.parametrize("written", ["r = hp % 2", "r = 7 %2", "r = 7 % (hp + 1)"])
+def test_a_remainder_is_told_how_to_write_it(written):
+    line, column, message, hint = problem(in_a_step("    " + written))
+    assert message == "fracas has no remainder operator '%'" and hint.startswith("a - floor(a / b) * b")
+
+
+def test_a_percent_sign_after_a_space_and_nothing_else_is_still_told_as_a_percentage():
+    assert problem(in_a_step("    r = 60 %"))[3].startswith("a percentage is written right after its number")
+
+
 def test_a_block_after_a_colon_is_told_to_use_braces():
     assert problem(in_a_step("    if a:", "        r = 1"))[2] == "blocks are written in braces, not after ':'"
 
