@@ -59,3 +59,29 @@ def test_joint_takes_two_different_outcomes(capsys):
 def test_joint_does_not_go_with_json_whose_output_has_the_whole_joint(capsys):
     code, out, _ = odds(capsys, "--joint", "ended,trail", "--json")  # a JSON error, for the machine that asked
     assert code == 2 and "does not go with --json" in out
+
+
+def two_outcomes(tmp_path: Path, faces: int) -> str:
+    rules = tmp_path / "two.rules"
+    rules.write_text(f"outcome flag: bool = false\noutcome s: int = 0\naction go() {{\n    s = roll(1, {faces})\n"
+                     "    flag = s > 1\n}\n")
+    return str(rules)
+
+
+def test_two_outcomes_whose_grid_is_too_wide_across_are_shown_the_other_way_round(capsys, tmp_path):
+    assert main(["odds", two_outcomes(tmp_path, 30)]) == 0
+    out = capsys.readouterr().out
+    assert "joint: s (down) by flag (across)" in out and max(map(len, out.splitlines())) <= 120
+
+
+def test_two_outcomes_of_too_many_values_for_a_grid_are_told_how_to_ask_for_it(capsys, tmp_path):
+    assert main(["odds", two_outcomes(tmp_path, 80)]) == 0
+    out = capsys.readouterr().out
+    assert "joint:" not in out and out.rstrip().endswith(
+        "flag and s vary together (2 by 80 values, too many for a grid here): --joint flag,s ends the table with "
+        "them as a grid")
+
+
+def test_a_grid_asked_for_is_shown_however_large(capsys, tmp_path):
+    assert main(["odds", two_outcomes(tmp_path, 80), "--joint", "s,flag"]) == 0
+    assert "joint: s (down) by flag (across)" in capsys.readouterr().out

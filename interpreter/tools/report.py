@@ -86,7 +86,13 @@ def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, st
     if joint is not None:
         lines.append(joint_grid(dist, *joint))
     elif len(varying) == 2:
-        lines.append(joint_grid(dist, *varying))
+        fitting = [pair for pair in (tuple(varying), tuple(reversed(varying))) if _grid_fits(dist, *pair)]
+        if fitting:
+            lines.append(joint_grid(dist, *fitting[0]))
+        else:  # a grid of hundreds of rows, or wider than a terminal, only when asked for
+            sizes = " by ".join(str(len(dist.marginal(name))) for name in varying)
+            lines.append(f"\n{varying[0]} and {varying[1]} vary together ({sizes} values, too many for a grid here): "
+                         f"--joint {','.join(varying)} ends the table with them as a grid")
     elif len(varying) > 2:
         shown = sorted(varying, key=lambda name: dist.mean(name) is None)[:2]  # outcomes of numbers first
         lines.append(f"\n{len(varying)} outcomes vary: --joint {','.join(shown)} ends the table with those two "
@@ -109,6 +115,22 @@ def unseen_bound(samples: int) -> str:
     return f"values no sample gave are not shown: each has a probability below {_hundredths(hundredths)}% (95%)"
 
 
+GRID_WIDTH = 120  # characters of a joint grid shown unasked, at most
+GRID_ROWS = 60  # and its rows
+
+
+def _grid_fits(dist: Distribution, down: str, across: str) -> bool:
+    """Whether the grid of these two outcomes is small enough to end an odds table unasked."""
+    label, width = _grid_widths(dist, down, across)
+    return len(dist.marginal(down)) <= GRID_ROWS and label + 2 + width * len(dist.marginal(across)) <= GRID_WIDTH
+
+
+def _grid_widths(dist: Distribution, down: str, across: str) -> tuple[int, int]:
+    """The width of a joint grid's first column (the values down) and of each other (a value across, a percentage)."""
+    label = max(len(down), *(len(show_plain(r)) for r in dist.marginal(down)))
+    return label, max(7, *(len(show_plain(c)) + 1 for c in dist.marginal(across)))
+
+
 def joint_grid(dist: Distribution, down: str, across: str) -> str:
     """The joint distribution of two outcomes as a grid of percentages."""
     cells: dict[tuple[Any, Any], Fraction] = {}
@@ -117,8 +139,7 @@ def joint_grid(dist: Distribution, down: str, across: str) -> str:
         cells[key] = cells.get(key, Fraction(0)) + p
     rows = list(dist.marginal(down))
     columns = list(dist.marginal(across))
-    width = max(7, *(len(show_plain(c)) + 1 for c in columns))
-    label = max(len(down), *(len(show_plain(r)) for r in rows))
+    label, width = _grid_widths(dist, down, across)
     out = [f"\njoint: {down} (down) by {across} (across)",
            " " * (label + 2) + "".join(f"{show_plain(c):>{width}}" for c in columns)]
     for row in rows:
