@@ -7,6 +7,7 @@ import io
 import struct
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 
 import pytest
@@ -57,6 +58,30 @@ def test_a_plot_of_many_outcomes_draws_its_title_clear_of_the_first_plot(tmp_pat
     title = figure._suptitle.get_window_extent()
     first = figure.axes[0].title.get_window_extent()
     assert title.y0 >= first.y1  # above the first plot's own title, not over it
+
+
+def drawn_plot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, action: str) -> Any:
+    pytest.importorskip("matplotlib")
+    drawn = []
+    monkeypatch.setattr(plots, "_save", lambda figure, path: drawn.append(figure))
+    rules = tmp_path / "dealt.rules"
+    rules.write_text(f"outcome dealt: int = 0\naction hit() {{\n    {action}\n}}\n")
+    assert main(["odds", str(rules), "--plot", str(tmp_path / "dealt.png")]) == 0
+    [figure] = drawn
+    figure.canvas.draw()
+    return figure.axes[0]
+
+
+def test_a_plot_places_numbers_at_their_own_places_along_the_axis(tmp_path, monkeypatch):
+    axis = drawn_plot(tmp_path, monkeypatch, "dealt = if chance(1/2) then 456 else 480 + roll(1, 2)")
+    centres = sorted(bar.get_x() + bar.get_width() / 2 for bar in axis.patches)
+    assert centres == [456, 481, 482]  # 456 stands 25 apart from 481, not next to it
+
+
+def test_a_plot_of_many_numbers_labels_a_few_round_ones_rather_than_each_over_another(tmp_path, monkeypatch):
+    axis = drawn_plot(tmp_path, monkeypatch, "dealt = roll(1, 121)")
+    labels = [label.get_text() for label in axis.get_xticklabels() if label.get_text()]
+    assert 3 <= len(labels) <= 12 and len(axis.patches) == 121
 
 
 def test_plot_of_every_option_of_a_choice(tmp_path, capsys):

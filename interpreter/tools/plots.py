@@ -13,6 +13,8 @@ from fracas.interpreter.api import Distribution, show_plain
 from fracas.interpreter.tools.files import write_atomically
 from fracas.interpreter.tools.report import marginal_of
 
+LABELLED = 20  # values of numbers labelled each under its bar, at most: more are read off a scale
+
 INSTALL_HINT = "plots need matplotlib: pip install 'fracas[plot]' (or pip install matplotlib)"
 
 
@@ -60,17 +62,24 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
         # comparison's text keeps them.
         marginals = [{_plot_order(v): p for v, p in marginal_of(d, name).items()} for d in dists]
         values = _along_axis(marginals, dists[0].value_key)
-        positions = range(len(values))
-        width = 0.8 / len(dists)
+        numbers = all(kind == "number" for kind, _ in values)
+        # Numbers stand at their own places (456 is not next to 480 because no value between was met); other values
+        # one step apart, in order.
+        places = [float(v) for _, v in values] if numbers else list(range(len(values)))
+        gap = min((b - a for a, b in zip(places, places[1:])), default=1.0)
+        width = 0.8 * gap / len(dists)
         for i, (marginal, label) in enumerate(zip(marginals, labels)):
-            axis.bar([p + i * width for p in positions], [float(marginal.get(v, 0)) for v in values],
-                     width=width, label=label)
-            if marginal and all(kind == "number" for kind, _ in values):  # not for rules that do not declare it
+            shifted = [place + (i - (len(dists) - 1) / 2) * width for place in places]  # a group centred on its value
+            axis.bar(shifted, [float(marginal.get(v, 0)) for v in values], width=width, label=label)
+            if marginal and numbers:  # not for rules that do not declare it
                 # P(X >= v) for every value drawn, including values this distribution never takes.
                 at_least = [float(sum((p for w, p in marginal.items() if w[1] >= v[1]), 0)) for v in values]
-                axis.plot([p + i * width for p in positions], at_least,
-                          marker="o", linestyle="--", label=f"{label}: at least")
-        axis.set_xticks([p + 0.4 - width / 2 for p in positions], [show_plain(v) for _, v in values])
+                axis.plot(shifted, at_least, marker="o" if len(values) <= LABELLED else None, linestyle="--",
+                          label=f"{label}: at least")
+        if not numbers or len(values) <= LABELLED:
+            axis.set_xticks(places, [show_plain(v) for _, v in values],
+                            **({"rotation": 90, "fontsize": "small"} if len(values) > LABELLED else {}))
+        # Else matplotlib's own ticks: a few round numbers along the axis, not labels drawn over each other.
         axis.set_ylim(0, 1.05)
         axis.set_ylabel("probability")
         axis.set_title(name)
