@@ -40,6 +40,20 @@ def test_check_a_broken_file_exits_2_with_a_located_message(capsys, tmp_path):
     assert "Traceback" not in err
 
 
+def test_check_resolves_nothing_and_test_finds_what_only_a_run_meets_as_check_s_help_says(capsys, tmp_path):
+    rules = tmp_path / "moves.rules"
+    rules.write_text("kind move { power: int }\nmove tackle { power 40 }\noutcome dealt: int = 0\n"
+                     "step boosted(m: move) {\n    m.power += 10\n    dealt = m.power\n}\n"
+                     "action hit(with: move) {\n    boosted(with)\n}\n"
+                     'example "M-01 a boosted tackle" {\n    run hit(with: tackle)\n    expect dealt == 50\n}\n')
+    assert main(["check", str(rules)]) == 0
+    assert main(["test", str(rules)]) == 1
+    assert "'tackle' is a row: rows are constants" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    assert "found by 'fracas test', which runs the examples" in " ".join(capsys.readouterr().out.split())
+
+
 def test_check_json_lists_diagnostics(capsys, tmp_path):
     broken = tmp_path / "broken.rules"
     broken.write_text("kind unit { figures: int\n")

@@ -73,7 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     check = sub.add_parser("check", parents=[limits], help="check rules files and report every problem",
-                           description="Parse and check rules files; print every problem with its location.")
+                           description="Parse and check rules files; print every problem with its location. Nothing is "
+                                       "resolved: what only a run meets (a row's field changed through a step's "
+                                       "parameter, a division by zero) is found by 'fracas test', which runs the "
+                                       "examples.")
     check.add_argument("files", nargs="+", metavar="FILE", help="rules files to check")
     check.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
 
