@@ -93,11 +93,7 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
     """Check a scenario against the rules and build the starting state."""
     params = {**scenario.params, **(overrides or {})}
     try:
-        problems = ([InputProblem(f"params.{name}", f"unknown parameter '{name}'",
-                                  (f"'{name}' is a choice: give it under [choices] (on the command line, --choose "
-                                   f"{name}=...)" if name in rules.choices else "") or did_you_mean(name, rules.params)
-                                  or ("the parameters are: " + ", ".join(rules.params) if rules.params
-                                      else "these rules have no parameters"))
+        problems = ([InputProblem(f"params.{name}", f"unknown parameter '{name}'", _not_a_parameter(rules, scenario, name))
                      for name in params if name not in rules.params]
                     + [InputProblem(f"choices.{name}", f"unknown choice '{name}'",
                                     (f"'{name}' is a parameter: give it under [params] (on the command line, --set "
@@ -129,6 +125,21 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
     except RunError as error:
         raise ScenarioError([run_diagnostic(rules, error)]) from None
     return Prepared(program, action, start, scenario)
+
+
+def _not_a_parameter(rules: Ruleset, scenario: Scenario, name: str) -> str:
+    """The hint for a parameter the rules do not declare: what the name is, if it is a choice or an action's input,
+    else the parameter meant or those there are."""
+    if name in rules.choices:
+        return f"'{name}' is a choice: give it under [choices] (on the command line, --choose {name}=...)"
+    meant = scenario.action_in(rules)
+    takers = [action for action in ([meant] if meant in rules.actions else rules.actions)  # type: ignore[list-item]
+              if any(param.name == name for param in rules.actions[action].params)]
+    if takers:
+        return (f"'{name}' is an input of {takers[0]}, not a parameter: give it in a scenario file ({name} = ...), "
+                f"or vary it with fracas sweep --vary {name}=V1,V2,...")
+    return did_you_mean(name, rules.params) or ("the parameters are: " + ", ".join(rules.params) if rules.params
+                                               else "these rules have no parameters")
 
 
 def _action_meant(rules: Ruleset, scenario: Scenario, first: str) -> None:

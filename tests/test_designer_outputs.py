@@ -224,6 +224,14 @@ def test_a_dotted_name_given_to_set_is_blamed_on_the_flag(capsys):
     assert "--set a.b=1: error: params.a.b: unknown parameter 'a.b'" in capsys.readouterr().err
 
 
+def test_an_action_s_input_given_to_set_is_told_where_an_input_goes(capsys, tmp_path):
+    rules = tmp_path / "rn.rules"
+    rules.write_text("outcome hits: bool = false\naction two_rn(hit: int = 50) {\n    hits = roll(2, 100) - 2 < 2 * hit\n}\n")
+    assert main(["odds", str(rules), "--set", "hit=3"]) == 2
+    assert ("hint: 'hit' is an input of two_rn, not a parameter: give it in a scenario file (hit = ...), or vary it "
+            "with fracas sweep --vary hit=V1,V2,...") in capsys.readouterr().err
+
+
 def test_explain_why_lists_the_ways_to_an_outcome_with_exact_probabilities(capsys):
     assert main(["explain", EPI, CITY, "--why", "figures_lost=3"]) == 0
     out = capsys.readouterr().out
