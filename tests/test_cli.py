@@ -535,7 +535,10 @@ def test_explain_shows_bodies_modifiers_shots_and_steps_with_their_rules(capsys)
     assert f"<- {EPI}:{line_of(EPI, 'let pool = bodies(')}: let pool = bodies(" in out
     assert "shot 1 (1 damage from attackers[0])" in out
     assert "every body has taken lethal damage; they change nothing" in out
-    assert f"step lose_figures    ({EPI}:" in out
+    # A step is shown with what it was given, at its declaration, and where it was called.
+    called = line_of(EPI, "lose_figures(target, figures_lost, space)")
+    assert (f"step lose_figures(u: target, lost: 3, where: space)    ({EPI}:{line_of(EPI, 'step lose_figures(')}, "
+            f"called at line {called})") in out
 
 
 def test_explain_shows_an_early_exit(capsys, tmp_path):

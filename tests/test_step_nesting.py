@@ -67,7 +67,7 @@ def test_each_end_closes_the_step_last_entered():
     open_steps: list[str] = []
     for kind, _, text in events_of([1]):
         if kind == "step":
-            open_steps.append(text.removeprefix("step "))
+            open_steps.append(text.removeprefix("step ").split("(")[0])
         elif kind == "end":
             assert open_steps.pop() == text.removeprefix("end of step ")
     assert open_steps == []
@@ -134,3 +134,13 @@ def test_explain_shows_a_steps_wasted_shots_under_the_step():
     text = explain_text(sample(SHOTS, Scenario("step_shoots_twice", {}), seed=1))
     assert indent_of(text, "shots 2 to 3: every body has taken lethal damage") == 2  # the first call's last two
     assert indent_of(text, "shots 1 to 3: every body has taken lethal damage") == 2  # the second call's
+
+
+def test_a_step_is_logged_with_what_it_was_given_each_time_it_is_called():
+    steps = [text for kind, _, text in events_of([1]) if kind == "step"]
+    assert steps == ["step outer()", "step inner()", "step countdown(left: 1)", "step countdown(left: 0)"]
+
+
+def test_explain_says_where_a_step_was_called():
+    text = explain_text(forced(RULES, Scenario("go", {}), [1]))
+    assert "step countdown(left: 0)    (nest.rules:15, called at line 18)" in text

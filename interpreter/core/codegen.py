@@ -1478,7 +1478,8 @@ class RoutineBuilder:
         if slots:
             self.emit("".join(f"F[{s}], " for s in slots) + "= " + "".join(a + ", " for a in args), pos)
         self.forget_draws(pos)
-        self.emit(f"rt.log_step(R, {gen.const(decl)}, {gen.const(call)})", pos)
+        given = "(" + "".join(f"F[{s}], " for s in slots) + ")"
+        self.emit(f"{TRACED}rt.log_step(R, {gen.const(decl)}, {gen.const(call)}, {given})", pos)
         done = self.new_block()
         self.exits.append(done)
         self.results.append(result)
@@ -1502,7 +1503,7 @@ class RoutineBuilder:
         hold = self.slot()
         self.emit(f"F[{hold}] = ({''.join(a + ', ' for a in args)})", pos)
         self.forget_draws(pos)
-        self.emit(f"rt.log_step(R, {gen.const(decl)}, {gen.const(call)})", pos)
+        self.emit(f"{TRACED}rt.log_step(R, {gen.const(decl)}, {gen.const(call)}, F[{hold}])", pos)
         site = len(self.routine.blocks)
         back = site + 1
         self.routine.blocks.append(CallSite(decl.name, hold, back, call, result))

@@ -367,9 +367,10 @@ def log_return(R: Any, stmt: n.Return, value: Any = _NOTHING) -> None:
         R.trace.add("return", stmt.pos, f"end of step, giving {shown}", gives=shown)
 
 
-def log_step(R: Any, decl: n.StepDecl, call: n.Call) -> None:
-    if R.trace is not None:
-        R.trace.add("step", decl.pos, f"step {call.func}", step=call.func, called_at=call.pos.line)
+def log_step(R: Any, decl: n.StepDecl, call: n.Call, given: tuple[Any, ...]) -> None:
+    # With what it was given: strike(s: defender, t: attacker) tells a counter from an attack.
+    shown = ", ".join(f"{param.name}: {show_brief(value)}" for param, value in zip(decl.params, given))
+    R.trace.add("step", decl.pos, f"step {call.func}({shown})", step=call.func, called_at=call.pos.line)
 
 
 def log_step_end(R: Any, call: n.Call) -> None:

@@ -495,7 +495,8 @@ def explain_text(run: Run) -> str:
         source = rules.sources.get(event["file"])
         rule = source.line(event["line"]).strip() if source and event["line"] else ""
         if event["kind"] == "step":
-            lines.append(f"\n{'  ' * depth}{event['text']}    ({place})")
+            called = f", called at line {event['called_at']}" if event.get("called_at") else ""
+            lines.append(f"\n{'  ' * depth}{event['text']}    ({place}{called})")
             continue
         text = event["text"].removeprefix(f"{event['kind']}: ")  # `stop: reason` under the kind `stop`: once
         lines.append(f"{'  ' * depth}{event['kind']:<8} {text}")
