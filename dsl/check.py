@@ -469,9 +469,13 @@ class Checker:
                     self.error(name.pos, f"'{typed.name}' reads '{name.name}', which is set after it", hint)
 
     def check_choice(self, typed: Typed) -> None:
-        if not (typed.type.name == "bool" or (typed.type.is_kind and not self.rules.kinds[typed.type.name].fields)):
-            self.error(typed.decl.pos, f"choice '{typed.name}' needs options: make its type bool or an enum",
-                       "declare the options with: enum NAME { first second ... }")
+        # The options are the kind's rows: an enum's values, or rows with fields (a move among a table's moves).
+        kind = typed.type.name
+        if not (kind == "bool" or (typed.type.is_kind and not typed.type.optional
+                                   and (not self.rules.kinds[kind].fields
+                                        or any(row.kind == kind for row in self.rules.rows.values())))):
+            self.error(typed.decl.pos, f"choice '{typed.name}' needs options: make its type bool, an enum, or a kind "
+                       "with rows", "declare the options with: enum NAME { first second ... }")
             return
         self.expect(typed.value, typed.type, Scope(), constant=True)
 

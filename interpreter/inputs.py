@@ -107,8 +107,10 @@ def _built_program(rules: Ruleset, overrides: dict[str, Any], choices: dict[str,
     for section, declared, values in (("params", rules.params, overrides), ("choices", rules.choices, choices)):
         for name, typed in declared.items():
             if name in values:
-                params[name] = given._gathered(problems, given.structure, values[name], typed.type, f"{section}.{name}",
-                                               {})
+                # A record given for a parameter is a value, as one written in the rules is: no thing of a world.
+                made: dict[str, Record] = {}
+                params[name] = _as_value(given._gathered(problems, given.structure, values[name], typed.type,
+                                                         f"{section}.{name}", made), made)
             elif problems:  # a default may read a value set before it, which did not fit
                 continue
             else:
@@ -118,6 +120,16 @@ def _built_program(rules: Ruleset, overrides: dict[str, Any], choices: dict[str,
         rows[name] = given.record(decl.kind, {f.name: f.value for f in decl.fields}, name, {}, constant=True)
     given.check_constants(overrides, choices)
     return program
+
+
+def _as_value(value: Any, world: dict[str, Record]) -> Any:
+    """A value structured as a scenario's input, each thing in it (a Ref into `world`) its record, as a value."""
+    if type(value) is Ref:
+        record = world[value.id]
+        return Record(record.shape, tuple(_as_value(item, world) for _, item in record.items()))
+    if type(value) is tuple:
+        return tuple(_as_value(item, world) for item in value)
+    return value
 
 
 # A program is the same in every run of the same rules with the same parameters set and choices made: kept

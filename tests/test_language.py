@@ -443,7 +443,8 @@ def test_an_unknown_choice_or_option_is_a_scenario_error():
 def test_a_choice_needs_options():
     with pytest.raises(dsl.RulesError) as caught:
         dsl.loads(HEADER + "choice amount: int = 3\n", "t.rules")
-    assert caught.value.diagnostics[0].message == "choice 'amount' needs options: make its type bool or an enum"
+    assert caught.value.diagnostics[0].message == ("choice 'amount' needs options: make its type bool, an enum, or a "
+                                                   "kind with rows")
 
 
 def test_return_ends_the_step_but_not_the_resolution():

@@ -1,0 +1,74 @@
+"""A choice among a kind's rows (a move among the moves), and a record given for a parameter or choice, a value."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from fracas import dsl
+from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter import Scenario, ScenarioError, exact
+from fracas.interpreter.tools.cli import main
+
+MOVES = """kind move { power: int in 0..500  accuracy: int = 100 }
+move tackle { power 40 }
+move surf { power 90 }
+move blizzard { power 110  accuracy 70 }
+choice used: move = tackle "the move the attacker uses"
+param boost: move = tackle
+outcome dealt: int = 0
+action hit() {
+    if roll(1, 100) <= used.accuracy {
+        dealt = used.power + boost.power - 40  # the boost is a tackle's 40 unless set
+    }
+}
+example "M-01 a move chosen in an example" {
+    set used = blizzard
+    run hit()
+    expect prob(dealt == 110) == 7/10
+}
+"""
+
+
+def rules() -> dsl.Ruleset:
+    return dsl.loads(MOVES, "moves.rules")
+
+
+def test_a_choice_among_a_kind_s_rows_takes_the_row_chosen():
+    assert exact(rules(), Scenario("hit", {}, choices={"used": "blizzard"})).marginal("dealt") == {
+        0: Fraction(3, 10), 110: Fraction(7, 10)}
+
+
+def test_every_row_of_the_kind_is_an_option_of_each_choice(tmp_path, capsys):
+    path = tmp_path / "moves.rules"
+    path.write_text(MOVES)
+    assert main(["odds", str(path), "--each-choice", "used"]) == 0
+    assert capsys.readouterr().out.splitlines()[2].split() == ["tackle", "surf", "blizzard"]
+
+
+def test_a_row_misspelt_for_the_choice_is_offered_the_one_meant(tmp_path, capsys):
+    path = tmp_path / "moves.rules"
+    path.write_text(MOVES)
+    assert main(["odds", str(path), "--choose", "used=surff"]) == 2
+    assert "unknown move 'surff'" in capsys.readouterr().err
+
+
+def test_a_choice_of_a_kind_without_rows_still_needs_options():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads("kind move { power: int }\nchoice used: move = {power: 3}\noutcome o: int = 0\naction go() { o = 1 }\n",
+                  "none.rules")
+    assert caught.value.diagnostics[0].message.startswith("choice 'used' needs options")
+
+
+@pytest.mark.parametrize("section", ["params", "choices"])
+def test_a_record_given_for_a_parameter_or_a_choice_is_a_value_the_rules_read(section):
+    name = "boost" if section == "params" else "used"
+    given = {name: {"power": 7}}
+    assert exact(rules(), Scenario("hit", {}, **{section: given})).marginal("dealt") == {7: 1}
+
+
+def test_a_record_given_for_a_parameter_is_held_to_its_kind_s_constraints():
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules(), Scenario("hit", {}, params={"boost": {"power": -5}}))
+    assert "params.boost.power: -5 breaks the constraint 'power in 0..500'" in caught.value.diagnostics[0].brief()
