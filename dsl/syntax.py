@@ -76,12 +76,18 @@ class NamesRead:
     def __call__(self, error: UnexpectedInput) -> bool:
         token = getattr(error, "token", None)
         if not (isinstance(error, UnexpectedToken) and isinstance(token, Token) and token.type != "NAME"
-                and "NAME" in error.expected and str(token) in NAMEABLE):
+                and "NAME" in error.expected and (str(token) in NAMEABLE or self._labelled(token))):
             return False
         if self.text[self.text.rfind("\n", 0, token.start_pos) + 1:token.start_pos].strip():
             self.mid_line.append(error)
         error.interactive_parser.feed_token(Token.new_borrow_pos("NAME", str(token), token))
         return True
+
+    def _labelled(self, token: Token) -> bool:
+        """Whether a reserved word is followed by a ':', as a field's name is (`modifier: int = 0`, after another
+        field's default, where the parser's tables also take a declaration): no declaration's word is."""
+        return (str(token) in keywords() and token.end_pos is not None
+                and self.text[token.end_pos:token.end_pos + 200].lstrip(" \t").startswith(":"))
 
     def first_mistaken(self, error: UnexpectedInput) -> UnexpectedInput:
         """The error to tell of a parse that failed: that of the first word read as a name mid-line, if any."""

@@ -345,7 +345,7 @@ def test_of_two_blocks_left_open_the_one_whose_closing_brace_is_out_of_line_is_s
 
 
 def test_a_reserved_word_in_a_block_that_is_closed_is_still_said_to_be_reserved():
-    d = only(BASE + "kind piece {\n    size: int = 1\n    then: int\n}\n")
+    d = only(BASE + "kind piece {\n    size: int = 1\n    then int\n}\n")
     assert (d.line, d.column) == (12, 5)
     assert d.message == "'then' is a reserved word of the language and cannot be a name here"
 

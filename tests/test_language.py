@@ -406,7 +406,7 @@ def test_most_keywords_can_still_be_field_names():
 
 def test_a_reserved_word_where_it_cannot_be_a_name_says_so():
     with pytest.raises(dsl.RulesError) as caught:
-        dsl.loads("kind piece { size: int = 1  then: int }\n", "t.rules")
+        dsl.loads("kind piece { size: int = 1  then int }\n", "t.rules")  # no ':' makes it a field's name
     d = caught.value.diagnostics[0]
     assert d.message == "'then' is a reserved word of the language and cannot be a name here"
     assert d.hint == "choose another name, such as 'then_'"

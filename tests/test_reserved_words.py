@@ -31,6 +31,14 @@ def test_a_field_named_at_follows_a_field_s_default():
     assert exact(rules, Scenario("go", {})).marginal("o") == {5: 1}
 
 
+@pytest.mark.parametrize("word", ["modifier", "step", "kind", "then", "if"])
+def test_any_reserved_word_followed_by_a_colon_names_a_field_after_another_field_s_default(word):
+    # As the first field it always did: the parser's tables take a declaration after a default, not before.
+    rules = dsl.loads(f"outcome o: int = 0\nkind piece {{\n    size: int = 1\n    {word}: int = 4\n}}\n"
+                      f"action go(p: piece = {{}}) {{ o = p.{word} + p.size }}\n", "words.rules")
+    assert exact(rules, Scenario("go", {})).marginal("o") == {5: 1}
+
+
 def test_fmt_reads_a_file_that_names_an_outcome_rolls():
     assert format_text(ROLLS, "words.rules") == ROLLS
 
