@@ -47,7 +47,7 @@ STEP_BY_ONE = Missing("fracas has no '{op}{op}'", "write {name} {op}= 1")
 # Other languages' operators of two characters, each of which fracas has alone.
 DOUBLED: dict[str, Missing] = {
     "/": Missing("fracas has no '//': '/' divides exactly", "round the quotient as the rule says: floor(a / b)"),
-    "*": Missing("fracas has no '**'", "multiply the number by itself, as in x * x * x"),
+    "*": Missing("fracas has no power operator '**'", "multiply the number by itself, as in x * x * x"),
 }
 REMAINDER = Missing("fracas has no remainder operator '%'",
                     "a - floor(a / b) * b is what is left of a after b goes into it; a percentage is written "
@@ -60,6 +60,7 @@ CHARACTERS: dict[str, Missing] = {
     "&": Missing("fracas writes 'and', not '&&'", "a > 1 and b > 1"),
     "|": Missing("fracas writes 'or', not '||'", "a > 1 or b > 1"),
     "!": Missing("fracas writes 'not', not '!'", "not a, or a != b"),
+    "^": Missing("fracas has no power operator '^'", "multiply the number by itself, as in x * x * x"),
     ";": Missing("fracas needs no ';': a statement ends where the next begins",
                  "write statements one a line, or side by side, without ';'"),
 }

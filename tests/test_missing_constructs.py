@@ -65,6 +65,7 @@ def test_a_return_with_its_reason_is_still_fine():
     ("r = 1 || 2", "fracas writes 'or', not '||'"),
     ("if !a { r = 1 }", "fracas writes 'not', not '!'"),
     ("r = 1;", "fracas needs no ';': a statement ends where the next begins"),
+    ("r = 2 ^ 3", "fracas has no power operator '^'"),
 ])
 def test_other_languages_operators_are_named(written, message):
     assert problem(in_a_step("    " + written))[2] == message
@@ -72,7 +73,7 @@ def test_other_languages_operators_are_named(written, message):
 
 @pytest.mark.parametrize("written, column, message, hint", [
     ("r = 7 // 2", 11, "fracas has no '//': '/' divides exactly", "round the quotient as the rule says: floor(a / b)"),
-    ("r = 2 ** 3", 11, "fracas has no '**'", "multiply the number by itself, as in x * x * x"),
+    ("r = 2 ** 3", 11, "fracas has no power operator '**'", "multiply the number by itself, as in x * x * x"),
 ])
 def test_other_languages_operators_of_two_characters_are_named_at_both(written, column, message, hint):
     assert problem(in_a_step("    " + written)) == (3, column, message, hint)
