@@ -125,6 +125,10 @@ def not_a_probability(shown: str) -> str:
     return f"a probability must be between 0 and 1, not {shown}"
 
 
+# The arguments of dice builtins that are counts, which no run takes below 0: dice, dice kept or dropped, explosions.
+COUNTS = ("count", "keep", "drop", "depth")
+
+
 def negative(name: str, value: object) -> str:
     return f"'{name}' cannot be negative ({value})"
 

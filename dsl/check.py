@@ -16,7 +16,7 @@ from typing import Any
 from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl import records
-from fracas.dsl.builtins import (NO_SIDES, ORDER_WITHOUT_FOCUS, PROBABILITY_HINT, SIGNATURES, Signature, faces_problems,
+from fracas.dsl.builtins import (COUNTS, NO_SIDES, ORDER_WITHOUT_FOCUS, PROBABILITY_HINT, SIGNATURES, Signature, faces_problems,
                                  negative, not_a_probability, words_hint)
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, listed, with_article
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
@@ -1653,9 +1653,11 @@ class Checker:
 
     def check_constant_dice(self, name: str, given: dict[str, n.Expr]) -> None:
         """A count, a number of sides or faces written as numbers that no roll can take, found before any run."""
-        count, sides = _written_int(given.get("count")), _written_int(given.get("sides"))
-        if count is not None and count < 0:
-            self.error(given["count"].pos, negative("count", count), "a count is 0 or more")
+        for param in COUNTS:  # how many dice, kept, dropped, or times a die explodes
+            written = _written_int(given.get(param))
+            if written is not None and written < 0:
+                self.error(given[param].pos, negative(param, written), "a count is 0 or more")
+        sides = _written_int(given.get("sides"))
         if sides is not None and sides < 1:
             self.error(given["sides"].pos, *NO_SIDES)
             return

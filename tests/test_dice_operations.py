@@ -268,12 +268,12 @@ def test_a_forced_face_index_runs_from_zero():
 @pytest.mark.parametrize("expression, message", [
     ("keep_highest(3, zero, 1)", "dice need at least one side"),
     ("keep_highest(minus, 6, 1)", "'count' cannot be negative (-1)"),
-    ("keep_lowest(3, 6, -2)", "'keep' cannot be negative (-2)"),
+    ("keep_lowest(3, 6, 2 * minus)", "'keep' cannot be negative (-2)"),
     ("drop_lowest(3, 6, 20000)", "'drop' is 20000, over the limit of 10000"),
     ("drop_highest(20000, 6, 1)", "'count' is 20000, over the limit of 10000"),
     ("advantage(zero)", "dice need at least one side"),
     ("disadvantage(20000)", "a die of 20000 sides is over the limit of 10000"),
-    ("explode(2, 6, -1)", "'depth' cannot be negative (-1)"),
+    ("explode(2, 6, minus)", "'depth' cannot be negative (-1)"),
     ("explode(2, 6, 20000)", "'depth' is 20000, over the limit of 10000"),
     ("roll(2, 6, reroll: [seven])", "a d6 has no face 7"),
     ("roll(2, 6, reroll_while: [zero])", "a d6 has no face 0"),
@@ -304,12 +304,12 @@ def test_a_die_of_no_sides_is_no_limit_to_raise(expression):
 
 def test_a_bad_argument_stops_fracas_odds_with_exit_code_2(tmp_path, capsys):
     rules = tmp_path / "dice.rules"
-    rules.write_text("outcome x: int = 0\naction go() {\n    x = explode(2, 6, -1)\n}\n")
+    rules.write_text("outcome x: int = 0\nparam minus = -1\naction go() {\n    x = explode(2, 6, minus)\n}\n")
     scenario = tmp_path / "go.toml"
     scenario.write_text('action = "go"\n')
     assert main(["odds", str(rules), str(scenario)]) == 2
     err = capsys.readouterr().err
-    assert "dice.rules:3:" in err and "'depth' cannot be negative" in err and "Traceback" not in err
+    assert "dice.rules:4:" in err and "'depth' cannot be negative" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("expression, column, message", [
@@ -317,6 +317,9 @@ def test_a_bad_argument_stops_fracas_odds_with_exit_code_2(tmp_path, capsys):
     ("roll(2, -3)", 17, "dice need at least one side"),
     ("roll(dice(2, 0))", 22, "dice need at least one side"),
     ("successes(-1, 10, at_least: 7)", 19, "'count' cannot be negative (-1)"),
+    ("keep_lowest(3, 6, -2)", 27, "'keep' cannot be negative (-2)"),
+    ("drop_highest(3, 6, drop: -1)", 34, "'drop' cannot be negative (-1)"),
+    ("explode(2, 6, -1)", 23, "'depth' cannot be negative (-1)"),
     ("roll(2, 6, reroll: [1, 7])", 32, "a d6 has no face 7"),
     ("roll(2, 6, reroll_while: [0])", 35, "a d6 has no face 0"),
     ("roll(2, 6, reroll_while: [1, 2, 3, 4, 5, 6])", 34, "rerolling every face of a d6 would never stop"),
