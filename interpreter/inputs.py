@@ -281,8 +281,10 @@ class _Structurer:
             number = _number(value, where)
             if number is not None and (name == "number" or isinstance(number, int)):
                 return self._within_digits(number, where)
-            if number is not None:
-                raise InputProblem(where, f"expected a whole number, found {show(number)}")
+            if number is not None:  # said as the scenario writes it: 8.5, not 17/2
+                written = repr(value) if isinstance(value, float) else value.strip() if isinstance(value, str) \
+                    else show(number)
+                raise InputProblem(where, f"expected a whole number, found {written}")
         raise InputProblem(where, f"expected {type_}, found {_toml_kind(value)}")
 
     @staticmethod

@@ -36,7 +36,7 @@ def problems(inputs: dict, **given) -> list[str]:
 
 def test_every_input_that_does_not_fit_is_told():
     told = problems({"a": {"strength": "x"}, "b": {"strength": 1.5}, "rounds": "two"})
-    assert told == ["a.strength: expected int, found the text \"x\"", "b.strength: expected a whole number, found 3/2",
+    assert told == ["a.strength: expected int, found the text \"x\"", "b.strength: expected a whole number, found 1.5",
                     "rounds: expected int, found the text \"two\""]
 
 
@@ -228,3 +228,9 @@ def test_an_action_that_needs_an_input_not_given_does_not_fit_a_scenario_without
                       "action fight(a: army, bonus: int = 0) { left = a.armies + bonus }\n"
                       "action duel(a: army, b: army) { left = a.armies - b.armies }\n", "am.rules")
     assert exact(rules, Scenario(None, {"a": {"armies": 3}})).marginal("left") == {3: 1}
+
+
+@pytest.mark.parametrize("given, shown", [(8.5, "8.5"), ("17/2", "17/2"), ("60%", "60%")])
+def test_a_number_that_is_not_whole_is_told_as_the_scenario_writes_it(given, shown):
+    assert problems({"a": {"strength": given}, "b": {"strength": 1}}) == [
+        f"a.strength: expected a whole number, found {shown}"]
