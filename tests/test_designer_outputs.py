@@ -324,6 +324,11 @@ def test_explain_why_of_a_value_that_never_happens_exits_2(capsys):
     assert "figures_lost is never 9; its values are: 1, 2, 3" in capsys.readouterr().err
 
 
+def test_explain_why_of_a_word_for_a_number_says_it_is_not_one(capsys):
+    assert main(["explain", EPI, CITY, "--why", "figures_lost=abc"]) == 2
+    assert "--why: 'abc' is not a number, and figures_lost is one; its values are: 1, 2, 3" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("written, told", [
     ("bogus", "--why: 'bogus' is no value of side; its values are: red, blue (and green, which it never is here)"),
     ("blu", "--why: 'blu' is no value of side; did you mean 'blue'? its values are: red, blue (and green, which it "
@@ -397,7 +402,7 @@ def test_explain_why_stopped_without_a_value_says_so_where_the_scenario_never_st
 def test_explain_why_of_a_number_written_with_an_exponent_is_refused_at_once(capsys, written):
     # As in a scenario: no exponent, which could take minutes to make exact (1e999999999 ran away).
     assert main(["explain", EPI, CITY, "--why", f"figures_lost={written}"]) == 2
-    assert f"figures_lost is never {written}; its values are: 1, 2, 3" in capsys.readouterr().err
+    assert f"'{written}': a number is written without an exponent; its values are: 1, 2, 3" in capsys.readouterr().err
 
 
 def test_plot_of_every_option_of_a_choice_where_one_never_stops(tmp_path, capsys):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -511,7 +512,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
             declared = rules.outcomes.get(name)
             kind = None if declared is None else declared.type.name
             rows = [row for row, decl in rules.rows.items() if decl.kind == kind]
+            plain = written.strip()
             told = (f"'{written}' is no value of {kind}" if rows and written not in rows
+                    else f"'{written}': a number is written without an exponent"
+                    if re.fullmatch(r"[+-]?[0-9]*\.?[0-9]+[eE][+-]?[0-9]+", plain)
+                    else f"'{written}' is not a number, and {name} is one" if kind in ("int", "number")
+                    and api.number_written(plain) is None and plain != "none"
                     else f"{name} is never {written}")
             # A row misspelt is offered among all of its kind's (one this scenario never reaches too); a number is not.
             meant = did_you_mean(written, rows) if rows and written not in rows else ""
