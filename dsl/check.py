@@ -1556,6 +1556,10 @@ class Checker:
 
     def check_builtin(self, call: n.Call, sig: Signature, scope: Scope) -> Type:
         if sig.name == "roll" and len(call.args) == 1 and not call.keywords:
+            written = call.args[0]
+            if isinstance(written, n.Text) and _DICE_TEXT.fullmatch(written.value):  # roll("2d6"): dice in quotes
+                self.error(written.pos, "dice are written without quotes", f"write roll({written.value.strip()})")
+                return INT
             given = self.expect(call.args[0], DICE, scope)  # roll(d): a dice value, rolled here
             if given.name in ("dice", "any"):
                 return INT
@@ -1708,6 +1712,10 @@ def _dice_hint(name: str) -> str:
     """`d6` or `D6` written for one die: the hint that says how dice are written."""
     found = re.fullmatch(r"[dD]([0-9]+)", name)
     return f"did you mean 1d{found.group(1)}?" if found else ""
+
+
+# A text that writes dice as the rules do, "2d6 + 1": dice written in quotes, as a scenario gives them.
+_DICE_TEXT = re.compile(r"\s*[0-9]*d[0-9]+(\s*[-+]\s*([0-9]*d[0-9]+|[0-9]+))*\s*")
 
 
 def _dice_spine(expr: n.Expr, literals_only: bool = True) -> list[Any]:
