@@ -168,11 +168,12 @@ def _input_shape_problems(rules: Ruleset, action: n.StepDecl, given: dict[str, A
 
 def _in_order(told: list[Diagnostic]) -> list[Diagnostic]:
     """Problems in the order of each file's lines (a record's unknown keys are found before its fields are read),
-    the files and flags in the order first met."""
+    then those of the file as a whole (an input it lacks, which no line shows), the files and flags in the order
+    first met: a typo on a line is told before what it leaves missing."""
     first_met: dict[str, int] = {}
     for diagnostic in told:
         first_met.setdefault(diagnostic.path, len(first_met))
-    return sorted(told, key=lambda d: (first_met[d.path], d.line, d.column))
+    return sorted(told, key=lambda d: (first_met[d.path], not d.line, d.line, d.column))
 
 
 def program_problems(rules: Ruleset) -> list[Diagnostic]:

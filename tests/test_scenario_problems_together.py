@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fracas import dsl
-from fracas.interpreter import Scenario, ScenarioError, exact
+from fracas.interpreter import Scenario, ScenarioError, exact, load_scenario
 from fracas.interpreter.tools.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,3 +234,14 @@ def test_an_action_that_needs_an_input_not_given_does_not_fit_a_scenario_without
 def test_a_number_that_is_not_whole_is_told_as_the_scenario_writes_it(given, shown):
     assert problems({"a": {"strength": given}, "b": {"strength": 1}}) == [
         f"a.strength: expected a whole number, found {shown}"]
+
+
+def test_a_typo_on_a_line_is_told_before_the_input_it_leaves_missing(tmp_path):
+    scenario = tmp_path / "typo.toml"
+    scenario.write_text('action = "duel"\nrounds = 1\n[a]\nstrenght = 3\n')
+    with pytest.raises(ScenarioError) as found:
+        exact(RULES, load_scenario(scenario))
+    told = [(d.line, d.message) for d in found.value.diagnostics]
+    assert (4, "a.strenght: unknown field 'strenght' of fighter") in told
+    assert [line for line, _ in told] == sorted(line for line, _ in told if line) + [0]  # the lines, then the file's
+    assert "needs input 'b'" in told[-1][1]
