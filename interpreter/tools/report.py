@@ -68,7 +68,8 @@ def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, st
             if variance is not None:
                 header += f"    sd {approx(variance, root=True)}"
         lines.append(header)
-        width = max([len("value")] + [len(show_plain(v)) for v in marginal])
+        rows = _tails_gathered(marginal, every=fractions)
+        width = max([len("value")] + [len(label) for label, *_ in rows])
         # Sampled odds: each with its 95% interval, in a column of its own under its own heading.
         intervals = {value: "[{:.2f}, {:.2f}]".format(*(bound * 100 for bound in wilson_interval(p, dist.samples)))
                      for value, p in marginal.items()} if dist.mode == "estimate" else {}
@@ -76,12 +77,17 @@ def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, st
         heading = f"  {INTERVAL:<{spread}}" if intervals else ""
         lines.append(f"  {'value':>{width}}  {'p':>7}{heading}  {'at least' if at_least else '':>8}")
         top = max(marginal.values())
-        for value, p in marginal.items():
+        for label, first, values, p in rows:
+            ge = percent(at_least[first]) if at_least else ""
+            if len(values) > 1:  # a tail of values each too unlikely to show: one line for them all
+                together = f"{len(values)} values, {percent(p).strip()} together"
+                lines.append(f"  {label:>{width}}  {percent(Fraction(1, 10**6))}{' ' * (spread + 2) if intervals else ''}"
+                             f"  {ge:>8}  ({together})")
+                continue
             bar = "█" * max(1 if p else 0, round(float(p / top) * BAR_WIDTH))
             exact = f"  {exact_text(p)}" if fractions else ""
-            ge = percent(at_least[value]) if at_least else ""
-            error = f"  {intervals[value]:<{spread}}" if intervals else ""
-            lines.append(f"  {show_plain(value):>{width}}  {percent(p)}{error}  {ge:>8}  {bar}{exact}")
+            error = f"  {intervals[first]:<{spread}}" if intervals else ""
+            lines.append(f"  {label:>{width}}  {percent(p)}{error}  {ge:>8}  {bar}{exact}")
     varying = [name for name in dist.outcome_names if len(dist.marginal(name)) > 1]
     if joint is not None:
         lines.append(joint_grid(dist, *joint))
@@ -106,6 +112,35 @@ def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, st
     if dist.mode == "estimate":
         lines.append(f"\n{unseen_bound(dist.samples)}")
     return "\n".join(lines)
+
+
+TAIL_FROM = 40  # values of an outcome past which its unlikely ends are gathered, each into one line
+TAIL_LEAST = 5  # values a gathered tail holds at least
+
+
+def _tails_gathered(marginal: dict[Any, Fraction], every: bool = False) -> list[tuple[str, Any, list[Any], Fraction]]:
+    """The rows of an outcome's table: each value alone (its label, itself, [itself], its probability), but where
+    it has many values, the run at either end of those each below 0.01% as one row (`first..last`, the first, all
+    of them, their probability together). every: each value alone all the same, as --fractions shows them; the
+    JSON and the CSV keep every value too."""
+    items = list(marginal.items())
+    rows = [(show_plain(value), value, [value], p) for value, p in items]
+    if every or len(items) <= TAIL_FROM or not all(type(value) in (int, Fraction) for value, _ in items):
+        return rows
+    tiny = [percent(p) == " <0.01%" for _, p in items]
+    low = next((i for i, small in enumerate(tiny) if not small), len(items))
+    high = next((i for i, small in enumerate(reversed(tiny)) if not small), len(items))
+    if low + high >= len(items):  # every value unlikely: shown as they are
+        return rows
+
+    def gathered(part: list[tuple[Any, Fraction]]) -> tuple[str, Any, list[Any], Fraction]:
+        values = [value for value, _ in part]
+        return (f"{show_plain(values[0])}..{show_plain(values[-1])}", values[0], values,
+                sum((p for _, p in part), Fraction(0)))
+
+    head = [gathered(items[:low])] if low >= TAIL_LEAST else rows[:low]
+    tail = [gathered(items[len(items) - high:])] if high >= TAIL_LEAST else rows[len(rows) - high:]
+    return head + rows[low:len(rows) - high] + tail
 
 
 def unseen_bound(samples: int) -> str:

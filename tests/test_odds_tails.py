@@ -1,0 +1,36 @@
+"""An outcome of many values shows the unlikely values at either end of its table as one line each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fracas.interpreter.tools.cli import main
+
+EXPLODING = "outcome o: int = 0\naction go() { o = explode(2, 6, 12) }\n"
+
+
+def odds(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, *flags: str) -> str:
+    rules = tmp_path / "tails.rules"
+    rules.write_text(text)
+    assert main(["odds", str(rules), *flags]) == 0
+    return capsys.readouterr().out
+
+
+def test_the_values_past_the_last_one_of_at_least_a_hundredth_of_a_percent_are_one_line(tmp_path, capsys):
+    lines = odds(tmp_path, capsys, EXPLODING).splitlines()
+    assert lines[-1].split() == ["40..156", "<0.01%", "0.01%", "(117", "values,", "0.01%", "together)"]
+    assert lines[-2].split()[:2] == ["39", "0.01%"]
+
+
+def test_an_outcome_of_few_values_shows_each_however_unlikely(tmp_path, capsys):
+    out = odds(tmp_path, capsys, "outcome o: int = 0\naction go() { o = explode(1, 6, 6) }\n")  # 36 values
+    assert ".." not in out and out.count("<0.01%") >= 5
+
+
+def test_fractions_json_and_csv_keep_every_value(tmp_path, capsys):
+    assert ".." not in odds(tmp_path, capsys, EXPLODING, "--fractions")
+    assert len(json.loads(odds(tmp_path, capsys, EXPLODING, "--json"))["outcomes"]["o"]["distribution"]) == 155
+    assert "156" in odds(tmp_path, capsys, EXPLODING, "--csv")
