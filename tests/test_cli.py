@@ -714,3 +714,30 @@ def test_an_output_named_with_a_trailing_slash_is_a_folder_and_refused(capsys, t
     command = ["odds", EPI, TRENCHES] if flag == "--plot" else ["run", EPI, TRENCHES]
     code, out, err = run(capsys, *command, flag, f"{tmp_path / 'out.png'}/")
     assert code == 2 and "names a folder" in err and not (tmp_path / "out.png").exists()
+
+
+TWO_ACTIONS = "outcome o: int = 0\naction first() { o = 1 }\naction second(n: int = 2) { o = n }\n"
+
+
+@pytest.mark.parametrize("command", ["odds", "run", "explain"])
+def test_action_picks_the_action_to_resolve_without_a_scenario_file(capsys, tmp_path, command):
+    rules = tmp_path / "two.rules"
+    rules.write_text(TWO_ACTIONS)
+    assert main([command, str(rules), "--action", "second"]) == 0
+    assert capsys.readouterr().out.startswith("second (")
+
+
+def test_action_takes_the_place_of_the_one_a_scenario_names(capsys, tmp_path):
+    rules, scenario = tmp_path / "two.rules", tmp_path / "first.toml"
+    rules.write_text(TWO_ACTIONS)
+    scenario.write_text('action = "first"\n')
+    assert main(["odds", str(rules), str(scenario), "--action", "second"]) == 0
+    assert "certain: o = 2" in capsys.readouterr().out
+
+
+def test_an_unknown_action_is_blamed_on_the_flag_with_the_one_meant(capsys, tmp_path):
+    rules = tmp_path / "two.rules"
+    rules.write_text(TWO_ACTIONS)
+    assert main(["odds", str(rules), "--action", "secnd"]) == 2
+    assert capsys.readouterr().err.splitlines()[:2] == ["--action secnd: error: action: unknown action 'secnd'",
+                                                        "  hint: did you mean 'second'?"]

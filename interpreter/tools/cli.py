@@ -81,6 +81,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("files", nargs="+", metavar="FILE", help="rules files to check")
     check.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
 
+    def action_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--action", metavar="NAME",
+                       help="the action to resolve, in place of the one the scenario names (default: the scenario's, "
+                            "else the rules' first)")
+
     def scenario_args(p: argparse.ArgumentParser, compare: bool = False) -> None:
         if compare:
             p.add_argument("rules", metavar="RULES", nargs="+",
@@ -95,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="override a parameter of the rules (repeatable)")
         p.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION",
                        help="make a player's choice declared by the rules (repeatable)")
+        action_arg(p)
 
     run = sub.add_parser("run", parents=[limits], help="resolve a scenario once, sampled with a seed",
                          description="Resolve a scenario once: the events in order, the outcomes, the new state. "
@@ -107,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="override a parameter of the rules (repeatable)")
     run.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION",
                      help="make a player's choice declared by the rules (repeatable)")
+    action_arg(run)
     run.add_argument("--seed", type=int, default=0, help="seed of the random generator (default 0)")
     output = run.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print outcomes, events and state as JSON")
@@ -130,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
                               "30 characters is left to its percentage)")
     explain.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="override a parameter")
     explain.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", help="make a player's choice")
+    action_arg(explain)
 
     odds = sub.add_parser("odds", parents=[limits], help="the exact distribution of every outcome",
                           description="The exact distribution of every declared outcome, with means and "
@@ -177,6 +185,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="draw the matrix as a heatmap, as .png, .svg or .pdf by the suffix (needs matplotlib)")
     sweep_.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="override a parameter")
     sweep_.add_argument("--choose", action="append", default=[], metavar="NAME=OPTION", help="make a player's choice")
+    action_arg(sweep_)
 
     diff = sub.add_parser("diff", parents=[limits], help="what a variant changes from its base",
                           description="List the parameters, rows, kinds, modifiers, functions, steps and actions "
@@ -377,7 +386,10 @@ def _load(args: argparse.Namespace, rules_path: str | None = None) -> tuple[dsl.
     flags = {f"{table}.{text.partition('=')[0].strip()}": f"{flag} {text}"
              for flag, table, given in (("--set", "params", args.set), ("--choose", "choices", args.choose))
              for text in given}
-    return rules, replace(scenario, params=params, choices=choices, flags=flags)
+    action = scenario.action
+    if args.action is not None:  # in place of the scenario's: the inputs it gives must still be the action's
+        action, flags["action"] = args.action, f"--action {args.action}"
+    return rules, replace(scenario, action=action, params=params, choices=choices, flags=flags)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
