@@ -121,5 +121,5 @@ def test_a_roll_of_no_dice_takes_no_forced_number_and_no_trials_takes_its_count(
                       "    b = trials(0, 1/2)\n}\n", "zero.rules")
     run = forced(rules, Scenario("go", {}), [0])
     assert (run.outcomes["a"], run.outcomes["b"]) == (0, 0)
-    with pytest.raises(ScenarioError, match="0 trials needs another number"):
+    with pytest.raises(ScenarioError, match="0 trials at 1/2 needs another number"):
         forced(rules, Scenario("go", {}), [])

@@ -109,6 +109,25 @@ def test_a_forced_chance_comes_out_true_for_1_and_false_for_0(roll, flag):
     assert forced(rules, Scenario("go", {}), [roll]).outcomes["flag"] is flag
 
 
+@pytest.mark.parametrize("p, roll, told", [
+    ("0", 1, "a chance of 0 can only come out as 0: its forced number is 0, not 1"),
+    ("1", 0, "a chance of 1 can only come out as 1: its forced number is 1, not 0"),
+])
+def test_a_certain_chance_refuses_the_forced_number_it_cannot_come_out_as(p, roll, told):
+    rules = dsl.loads(HEADER + f"action go() {{\nflag = chance({p})\n}}\n", "test.rules")
+    with pytest.raises(ScenarioError) as caught:
+        forced(rules, Scenario("go", {}), [roll])
+    assert told in caught.value.diagnostics[0].message
+
+
+@pytest.mark.parametrize("p, roll", [("0", 1), ("1", 1)])
+def test_trials_at_0_or_1_refuse_a_count_they_cannot_come_out_as(p, roll):
+    rules = dsl.loads(HEADER + f"action go() {{\nresult = trials(2, {p})\n}}\n", "test.rules")
+    with pytest.raises(ScenarioError) as caught:
+        forced(rules, Scenario("go", {}), [roll])
+    assert f"2 trials at {p} can only come out as" in caught.value.diagnostics[0].message
+
+
 def test_trials_is_one_binomial_even_for_sixty_trials():
     dist = odds("result = trials(60, 0.55)")
     assert sum(dist.values()) == 1

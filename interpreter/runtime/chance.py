@@ -73,6 +73,8 @@ def scripted(script: Iterator[int], what: str, low: int, high: int) -> int:
     except StopIteration:
         raise ForcedRollError(f"{what} needs another number ({low} to {high}), but the rolls ran out") from None
     if not isinstance(value, int) or not low <= value <= high:
+        if low == high:  # a chance of 0 or 1: one way it can come out
+            raise ForcedRollError(f"{what} can only come out as {low}: its forced number is {low}, not {value!r}")
         raise ForcedRollError(f"{what} needs a number from {low} to {high}, not {value!r}")
     return value
 
@@ -275,7 +277,8 @@ class Bernoulli(Chance):
         return Weights.of([(False, p.denominator - p.numerator), (True, p.numerator)])
 
     def forced(self, script: Iterator[int]) -> bool:
-        return scripted(script, f"a chance of {self.p}", 0, 1) == 1
+        p = Fraction(self.p)  # a certain chance takes its number all the same, but only the one it can come out as
+        return scripted(script, f"a chance of {self.p}", int(p == 1), int(p != 0)) == 1
 
     def describe(self) -> str:
         return f"chance {self.p}"
@@ -303,7 +306,8 @@ class Binomial(Chance):
         return Weights.dense(0, binomial(miss, hit, n, budget, self.describe()))
 
     def forced(self, script: Iterator[int]) -> int:
-        return scripted(script, f"{self.n} trials", 0, self.n)
+        p = Fraction(self.p)  # at 0 or 1, only the count it can come out as
+        return scripted(script, f"{self.n} trials at {self.p}", self.n if p == 1 else 0, 0 if p == 0 else self.n)
 
     def describe(self) -> str:
         return f"{self.n} trials at {self.p}"
