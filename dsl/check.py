@@ -1032,6 +1032,11 @@ class Checker:
 
     # ---- examples
 
+    @staticmethod
+    def typed_by_default(typed: Typed) -> bool:
+        """Whether a parameter's type is its default's, no type written (`param p = 0` is an int)."""
+        return isinstance(typed.decl, n.ParamDecl) and typed.decl.type is None
+
     def check_example(self, example: n.ExampleDecl) -> None:
         if example.run is None:
             self.error(example.pos, f"example '{example.name}' has no 'run' line",
@@ -1049,6 +1054,11 @@ class Checker:
                 named = example.set_pos[index] if index < len(example.set_pos) else value.pos
                 self.error(named, f"unknown parameter or choice '{name}'",
                            did_you_mean(name, list(self.rules.params) + list(self.rules.choices)))
+            elif self.typed_by_default(param) and param.type.name == "int" \
+                    and self.infer(value, Scope()).name == "number":
+                self.error(value.pos, f"'{name}' is a whole number, as its default {self.rules.text_of(param.value)} "
+                           f"is: it takes no fraction", f"to take one, declare it as one: param {name}: number = "
+                           f"{self.rules.text_of(param.value)}")
             else:
                 self.expect(value, param.type, Scope(), constant=True)
         self.check_arguments(example.run, self.rules.param_types(action), action.params, Scope())

@@ -109,8 +109,15 @@ def _built_program(rules: Ruleset, overrides: dict[str, Any], choices: dict[str,
             if name in values:
                 # A record given for a parameter is a value, as one written in the rules is: no thing of a world.
                 made: dict[str, Record] = {}
+                told = len(problems)
                 params[name] = _as_value(given._gathered(problems, given.structure, values[name], typed.type,
                                                          f"{section}.{name}", made), made)
+                if len(problems) > told and _typed_by_whole_default(typed):
+                    default = rules.text_of(typed.value)
+                    for problem in problems[told:]:
+                        if "a whole number" in problem.message:
+                            problem.hint = (f"'{name}' is a whole number, as its default {default} is: to take a "
+                                            f"fraction, declare it as one, param {name}: number = {default}")
             elif problems:  # a default may read a value set before it, which did not fit
                 continue
             else:
@@ -120,6 +127,11 @@ def _built_program(rules: Ruleset, overrides: dict[str, Any], choices: dict[str,
         rows[name] = given.record(decl.kind, {f.name: f.value for f in decl.fields}, name, {}, constant=True)
     given.check_constants(overrides, choices)
     return program
+
+
+def _typed_by_whole_default(typed: Any) -> bool:
+    """Whether a parameter is a whole number only because its default is one, no type written (`param p = 0`)."""
+    return isinstance(typed.decl, n.ParamDecl) and typed.decl.type is None and typed.type.name == "int"
 
 
 def _as_value(value: Any, world: dict[str, Record]) -> Any:
