@@ -506,3 +506,12 @@ def test_explain_of_one_run_lists_the_outcomes_its_action_never_sets_apart(capsy
     lines = capsys.readouterr().out.rstrip().splitlines()
     assert lines[-1] == "not set by battle: attacker_lost = 0, defender_lost = 0"
     assert "attacker_lost" not in lines[-2]
+
+
+@pytest.mark.parametrize("faces, told", [(6, "... and 1 more way, "), (7, "... and 2 more ways, ")])
+def test_explain_why_counts_the_ways_left_out_in_the_singular_or_the_plural(capsys, tmp_path, faces, told):
+    rules = tmp_path / "die.rules"
+    rules.write_text(f"outcome big: bool = false\naction go() {{\n    let face = roll(1, {faces})\n"
+                     "    big = face > 0\n}\n")
+    assert main(["explain", str(rules), "--why", "big=true"]) == 0
+    assert told in capsys.readouterr().out

@@ -496,7 +496,7 @@ def why_text(dist: Distribution, name: str, value: Any, most: int = 5, fractions
         lines.extend(f"     {part}" for part in told or ("(nothing else changes)",))
     if len(ranked) > most:
         rest = sum((p for _, p in ranked[most:]), Fraction(0))
-        lines.append(f"\n... and {len(ranked) - most} more ways, {percent(rest).strip()} together")
+        lines.append(f"\n... and {counted(len(ranked) - most, 'more way')}, {percent(rest).strip()} together")
     if not fractions and any(len(exact_text(p)) > _SHORT_FRACTION for p in [total, *(p for _, p in ranked[:most])]):
         lines.append(f"\n(exact fractions longer than {_SHORT_FRACTION} characters are left out: --fractions shows them)")
     return "\n".join(lines)
