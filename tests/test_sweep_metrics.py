@@ -119,6 +119,14 @@ def test_a_metric_may_read_the_action_inputs_as_an_expect_line_can(capsys):
     assert Fraction(rows[0]["value"]) == 3 - Fraction(673, 384)
 
 
+@pytest.mark.parametrize("metric, titled", [("figures_lost", "mean(figures_lost)"),
+                                            ("figures_lost > 1", "prob(figures_lost > 1)"),
+                                            ("mean(figures_lost) * 2", "mean(figures_lost) * 2")])
+def test_a_bare_metric_is_titled_by_what_is_worked_out_its_mean_or_its_probability(capsys, metric, titled):
+    code, out, _ = sweep(capsys, metric)
+    assert code == 0 and out.splitlines()[0] == f"{titled} over target.type"
+
+
 def test_a_metric_may_do_arithmetic_on_aggregates(capsys):
     rows = sweep_rows(capsys, "prob(figures_lost == 3) - 1")
     assert Fraction(rows[0]["value"]) == Fraction(97, 1152) - 1

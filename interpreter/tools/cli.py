@@ -176,7 +176,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="a value to vary and its values (repeatable; two make a matrix)")
     sweep_.add_argument("--metric", metavar="EXPR",
                         help="an expression of the rules language over the outcomes, like 'mean(figures_lost)' or "
-                             "'prob(units_killed > 0)' (default: the mean of the first outcome)")
+                             "'prob(units_killed > 0)'; one without prob, mean, always, never or possible is its "
+                             "mean, or for a condition its probability (default: the mean of the first outcome)")
     sweep_.add_argument("--samples", type=int, default=2000, metavar="N",
                         help="runs to estimate a case too large to compute exactly (default 2000)")
     sweep_.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: every core)")
@@ -727,7 +728,7 @@ def _odds_of(args: argparse.Namespace, rules: dsl.Ruleset, scenario: api.Scenari
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     # Imported by the commands that use them, as fmt and lsp are below: every other command starts sooner.
-    from fracas.interpreter.tools.sweep import SweepError, default_metric, metric_expression, parse_vary
+    from fracas.interpreter.tools.sweep import SweepError, metric_expression, metric_title, parse_vary
     from fracas.interpreter.tools.sweep import sweep as run_sweep
 
     if args.metric is not None and not args.metric.strip():
@@ -762,7 +763,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         _show(f"fracas: error: sweep: the case {shown} failed:", error=True)
         _print_diagnostics(case.diagnostics)
         return EXIT_USAGE
-    metric = args.metric or default_metric(rules)
+    metric = metric_title(args.metric, rules, scenario.action_in(rules))
     if target is not None:
         rows, columns, cells = report.sweep_matrix(varies, results)
         values = [[None if c is None else as_float(c.value) for c in row] for row in cells]

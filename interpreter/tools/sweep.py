@@ -151,6 +151,15 @@ def metric_expression(text: str | None, rules: dsl.Ruleset, action: str | None =
     return n.Call(expr.pos, func="prob" if found.name == "bool" else "mean", args=(expr,))
 
 
+def metric_title(text: str | None, rules: dsl.Ruleset, action: str | None = None) -> str:
+    """The metric as a table or a plot names it: what is worked out, `mean(boxes)` for `boxes`."""
+    text = (text or default_metric(rules)).strip()
+    expr = metric_expression(text, rules, action)
+    if has_aggregate(parse_expression(text, METRIC, rules.limits)):
+        return text
+    return f"{expr.func}({text})"  # type: ignore[attr-defined]
+
+
 def _expect_scope(rules: dsl.Ruleset, action: str | None) -> dict[str, Type]:
     """The names an `expect` line of `action` reads besides outcomes: its inputs and top-level locals."""
     decl = rules.actions.get(action) if action else None
