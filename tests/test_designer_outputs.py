@@ -515,3 +515,9 @@ def test_explain_why_counts_the_ways_left_out_in_the_singular_or_the_plural(caps
                      "    big = face > 0\n}\n")
     assert main(["explain", str(rules), "--why", "big=true"]) == 0
     assert told in capsys.readouterr().out
+
+
+def test_a_plot_draws_at_least_as_steps_that_hold_between_values(tmp_path, monkeypatch):
+    axis = drawn_plot(tmp_path, monkeypatch, "dealt = if chance(1/2) then 0 else 9 + roll(1, 3)")
+    [curve] = axis.get_lines()
+    assert curve.get_drawstyle() == "steps-pre"  # P(dealt >= 5) is P(dealt >= 10): level from 0 to 10

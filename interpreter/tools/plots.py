@@ -74,8 +74,9 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
             if marginal and numbers:  # not for rules that do not declare it
                 # P(X >= v) for every value drawn, including values this distribution never takes.
                 at_least = [float(sum((p for w, p in marginal.items() if w[1] >= v[1]), 0)) for v in values]
+                # A step down after each value: P(X >= x) holds the next value's level between two values.
                 axis.plot(shifted, at_least, marker="o" if len(values) <= LABELLED else None, linestyle="--",
-                          label=f"{label}: at least")
+                          drawstyle="steps-pre", label=f"{label}: at least")
         if not numbers or len(values) <= LABELLED:
             axis.set_xticks(places, [show_plain(v) for _, v in values],
                             **({"rotation": 90, "fontsize": "small"} if len(values) > LABELLED else {}))
