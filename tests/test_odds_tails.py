@@ -34,3 +34,12 @@ def test_fractions_json_and_csv_keep_every_value(tmp_path, capsys):
     assert ".." not in odds(tmp_path, capsys, EXPLODING, "--fractions")
     assert len(json.loads(odds(tmp_path, capsys, EXPLODING, "--json"))["outcomes"]["o"]["distribution"]) == 155
     assert "156" in odds(tmp_path, capsys, EXPLODING, "--csv")
+
+
+def test_a_comparison_gathers_the_values_at_either_end_below_a_hundredth_of_a_percent_in_every_column(tmp_path, capsys):
+    text = "choice deep: bool = false\n" + EXPLODING.replace("o = explode(2, 6, 12)",
+                                                          "o = if deep then explode(2, 6, 12) else roll(2, 6)")
+    rows = odds(tmp_path, capsys, text, "--each-choice", "deep").splitlines()
+    assert rows[rows.index("o") + 1].split() == ["2", "2.78%", "2.78%"]
+    [gathered] = [row for row in rows if ".." in row]
+    assert gathered.split() == ["40..156", "0.00%", "0.01%", "(117", "values)"]

@@ -119,28 +119,39 @@ TAIL_LEAST = 5  # values a gathered tail holds at least
 
 
 def _tails_gathered(marginal: dict[Any, Fraction], every: bool = False) -> list[tuple[str, Any, list[Any], Fraction]]:
-    """The rows of an outcome's table: each value alone (its label, itself, [itself], its probability), but where
-    it has many values, the run at either end of those each below 0.01% as one row (`first..last`, the first, all
-    of them, their probability together). every: each value alone all the same, as --fractions shows them; the
-    JSON and the CSV keep every value too."""
-    items = list(marginal.items())
-    rows = [(show_plain(value), value, [value], p) for value, p in items]
-    if every or len(items) <= TAIL_FROM or not all(type(value) in (int, Fraction) for value, _ in items):
-        return rows
-    tiny = [percent(p) == " <0.01%" for _, p in items]
-    low = next((i for i, small in enumerate(tiny) if not small), len(items))
-    high = next((i for i, small in enumerate(reversed(tiny)) if not small), len(items))
-    if low + high >= len(items):  # every value unlikely: shown as they are
-        return rows
+    """The rows of an outcome's table, as _spans gives them: each its label, its first value, its values and their
+    probability together. every: each value alone all the same, as --fractions shows them (the JSON and the CSV
+    keep every value too)."""
+    values, ps = list(marginal), list(marginal.values())
+    spans = [range(i, i + 1) for i in range(len(values))] if every else _spans(values, [_tiny(p) for p in ps])
+    return [(_span_label(values, span), values[span[0]], [values[i] for i in span],
+             sum((ps[i] for i in span), Fraction(0))) for span in spans]
 
-    def gathered(part: list[tuple[Any, Fraction]]) -> tuple[str, Any, list[Any], Fraction]:
-        values = [value for value, _ in part]
-        return (f"{show_plain(values[0])}..{show_plain(values[-1])}", values[0], values,
-                sum((p for _, p in part), Fraction(0)))
 
-    head = [gathered(items[:low])] if low >= TAIL_LEAST else rows[:low]
-    tail = [gathered(items[len(items) - high:])] if high >= TAIL_LEAST else rows[len(rows) - high:]
-    return head + rows[low:len(rows) - high] + tail
+def _tiny(p: Fraction) -> bool:
+    """Whether a probability shows as below 0.01%, or as none."""
+    return p < Fraction(1, 20000)
+
+
+def _spans(values: list[Any], tiny: list[bool]) -> list[range]:
+    """The rows of a table of these values (in order), as the places of the values each shows: one value each, but
+    where there are more than TAIL_FROM numbers, the run at either end of the `tiny` ones (each below 0.01%) as one
+    row, where it holds TAIL_LEAST or more."""
+    singles = [range(i, i + 1) for i in range(len(values))]
+    if len(values) <= TAIL_FROM or not all(type(value) in (int, Fraction) for value in values):
+        return singles
+    low = next((i for i, small in enumerate(tiny) if not small), len(values))
+    high = next((i for i, small in enumerate(reversed(tiny)) if not small), len(values))
+    if low + high >= len(values):  # every value unlikely: shown as they are
+        return singles
+    head = [range(0, low)] if low >= TAIL_LEAST else singles[:low]
+    tail = [range(len(values) - high, len(values))] if high >= TAIL_LEAST else singles[len(values) - high:]
+    return head + singles[low:len(values) - high] + tail
+
+
+def _span_label(values: list[Any], span: range) -> str:
+    first = show_plain(values[span[0]])
+    return first if len(span) == 1 else f"{first}..{show_plain(values[span[-1]])}"
 
 
 def unseen_bound(samples: int) -> str:
@@ -290,18 +301,19 @@ def _value_rows(columns: list[_Column], values_width: int, width: int, key: Call
     for category in dict.fromkeys(c.category for c in columns if c.declared):
         own = [c for c in columns if c.category == category]
         values = sorted({v for c in own for v in c.marginal}, key=key)
-        for value in values:
-            cells = "  ".join(f"{_share(c, category, value):>{width}}" for c in columns)
-            rows.append(f"  {show_plain(value):>{values_width}}{cells}".rstrip())
+        for span in _spans(values, [all(_tiny(c.marginal.get(value, Fraction(0))) for c in own) for value in values]):
+            cells = "  ".join(f"{_share(c, category, [values[i] for i in span]):>{width}}" for c in columns)
+            together = f"  ({len(span)} values)" if len(span) > 1 else ""
+            rows.append(f"  {_span_label(values, span):>{values_width}}{cells}{together}".rstrip())
     return rows
 
 
-def _share(column: _Column, category: str | None, value: Any) -> str:
+def _share(column: _Column, category: str | None, values: list[Any]) -> str:
     if not column.declared:
         return "-"
     if column.category != category:
         return ""  # a value of another type: this column has no such row
-    return percent(column.marginal.get(value, Fraction(0)))
+    return percent(sum((column.marginal.get(value, Fraction(0)) for value in values), Fraction(0)))
 
 
 def _mean_row(dists: list[Distribution], columns: list[_Column], outcome: str, values_width: int,
