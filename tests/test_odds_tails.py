@@ -43,3 +43,9 @@ def test_a_comparison_gathers_the_values_at_either_end_below_a_hundredth_of_a_pe
     assert rows[rows.index("o") + 1].split() == ["2", "2.78%", "2.78%"]
     [gathered] = [row for row in rows if ".." in row]
     assert gathered.split() == ["40..156", "0.00%", "0.01%", "(117", "values)"]
+
+
+def test_a_value_too_unlikely_for_a_block_of_the_bar_shows_a_sliver(tmp_path, capsys):
+    out = odds(tmp_path, capsys, "outcome o: int = 0\naction go() { o = explode(1, 6, 6) }\n")
+    rows = {row.split()[0]: row for row in out.splitlines() if row.strip() and row.split()[0].isdigit()}
+    assert rows["1"].endswith("█") and rows["37"].endswith("▏")

@@ -84,7 +84,8 @@ def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, st
                 lines.append(f"  {label:>{width}}  {percent(Fraction(1, 10**6))}{' ' * (spread + 2) if intervals else ''}"
                              f"  {ge:>8}  ({together})")
                 continue
-            bar = "█" * max(1 if p else 0, round(float(p / top) * BAR_WIDTH))
+            blocks = round(float(p / top) * BAR_WIDTH)
+            bar = "█" * blocks if blocks else "▏" if p else ""  # a sliver: possible, but too unlikely for a block
             exact = f"  {exact_text(p)}" if fractions else ""
             error = f"  {intervals[first]:<{spread}}" if intervals else ""
             lines.append(f"  {label:>{width}}  {percent(p)}{error}  {ge:>8}  {bar}{exact}")
