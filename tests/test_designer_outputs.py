@@ -324,6 +324,14 @@ def test_explain_why_of_a_value_that_never_happens_exits_2(capsys):
     assert "figures_lost is never 9; its values are: 1, 2, 3" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("written, told", [("twowords", "w is never twowords"), ("1e1", "w is never 1e1")])
+def test_explain_why_of_a_text_takes_it_as_written(capsys, tmp_path, written, told):
+    rules = tmp_path / "words.rules"
+    rules.write_text('outcome w: text = ""\naction go() { w = if chance(1/2) then "two words" else "one" }\n')
+    assert main(["explain", str(rules), "--why", f"w={written}"]) == 2
+    assert f"--why: {told}; its values are: " in capsys.readouterr().err
+
+
 def test_explain_why_of_a_word_for_a_number_says_it_is_not_one(capsys):
     assert main(["explain", EPI, CITY, "--why", "figures_lost=abc"]) == 2
     assert "--why: 'abc' is not a number, and figures_lost is one; its values are: 1, 2, 3" in capsys.readouterr().err

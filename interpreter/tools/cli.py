@@ -526,11 +526,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
             kind = None if declared is None else declared.type.name
             rows = [row for row, decl in rules.rows.items() if decl.kind == kind]
             plain = written.strip()
+            numeric = kind in ("int", "number")
             told = (f"'{written}' is no value of {kind}" if rows and written not in rows
                     else f"'{written}': a number is written without an exponent"
-                    if re.fullmatch(r"[+-]?[0-9]*\.?[0-9]+[eE][+-]?[0-9]+", plain)
-                    else f"'{written}' is not a number, and {name} is one" if kind in ("int", "number")
-                    and api.number_written(plain) is None and plain != "none"
+                    if numeric and re.fullmatch(r"[+-]?[0-9]*\.?[0-9]+[eE][+-]?[0-9]+", plain)
+                    else f"'{written}' is not a number, and {name} is one"
+                    if numeric and api.number_written(plain) is None and plain != "none"
                     else f"{name} is never {written}")
             # A row misspelt is offered among all of its kind's (one this scenario never reaches too); a number is not.
             meant = did_you_mean(written, rows) if rows and written not in rows else ""
@@ -572,9 +573,11 @@ def _value_written(written: str, values: list[Any]) -> Any:
             return value
     if len(written) >= 2 and written[0] == written[-1] == '"' and written[1:-1] in shown:
         return shown[written[1:-1]]
-    # A list or a record written with its spaces left out, or more of them ([2,2] for [2, 2]), where that names one.
+    # A list or a record written with its spaces left out, or more of them ([2,2] for [2, 2]), where that names one;
+    # never a text, whose spaces are its own.
     squeezed = "".join(written.split())
-    alike = [value for text, value in shown.items() if "".join(text.split()) == squeezed]
+    alike = [value for text, value in shown.items()
+             if not isinstance(value, str) and "".join(text.split()) == squeezed]
     return alike[0] if len(alike) == 1 else _NOT_FOUND
 
 
