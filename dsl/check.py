@@ -471,11 +471,18 @@ class Checker:
     def check_choice(self, typed: Typed) -> None:
         # The options are the kind's rows: an enum's values, or rows with fields (a move among a table's moves).
         kind = typed.type.name
-        if not (kind == "bool" or (typed.type.is_kind and not typed.type.optional
-                                   and (not self.rules.kinds[kind].fields
-                                        or any(row.kind == kind for row in self.rules.rows.values())))):
+        fields = typed.type.is_kind and bool(self.rules.kinds[kind].fields)
+        if not (kind == "bool" or (typed.type.is_kind and (not fields or any(row.kind == kind
+                                                                            for row in self.rules.rows.values())))):
             self.error(typed.decl.pos, f"choice '{typed.name}' needs options: make its type bool, an enum, or a kind "
                        "with rows", "declare the options with: enum NAME { first second ... }")
+            return
+        default = typed.value
+        if fields and not (isinstance(default, n.Name) and default.name in self.rules.rows) \
+                and not isinstance(default, n.NoneLit):
+            rows = [name for name, row in self.rules.rows.items() if row.kind == kind]
+            self.error(default.pos, f"a choice's default is one of its options: one of the {kind} rows",
+                       f"the {kind} rows are: {', '.join(rows)}")
             return
         self.expect(typed.value, typed.type, Scope(), constant=True)
 

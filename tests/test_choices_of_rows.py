@@ -72,3 +72,18 @@ def test_a_record_given_for_a_parameter_is_held_to_its_kind_s_constraints():
     with pytest.raises(ScenarioError) as caught:
         exact(rules(), Scenario("hit", {}, params={"boost": {"power": -5}}))
     assert "params.boost.power: -5 breaks the constraint 'power in 0..500'" in caught.value.diagnostics[0].brief()
+
+
+def test_a_choice_of_an_optional_enum_still_takes_none_as_its_default():
+    rules = dsl.loads("enum stance { hold charge }\nchoice st: stance? = none\noutcome o: int = 0\n"
+                      "action go() { o = if st == hold then 1 else 2 }\n", "stance.rules")
+    assert exact(rules, Scenario("go", {})).marginal("o") == {2: 1}
+
+
+def test_a_choice_of_a_kind_with_rows_defaults_to_one_of_its_rows():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads("kind move { power: int }\nmove tackle { power 40 }\nchoice m: move = {power: 3}\n"
+                  "outcome o: int = 0\naction go() { o = m.power }\n", "record.rules")
+    [told] = caught.value.diagnostics
+    assert (told.message, told.hint) == ("a choice's default is one of its options: one of the move rows",
+                                         "the move rows are: tackle")
