@@ -1478,8 +1478,8 @@ class RoutineBuilder:
         if slots:
             self.emit("".join(f"F[{s}], " for s in slots) + "= " + "".join(a + ", " for a in args), pos)
         self.forget_draws(pos)
-        given = "(" + "".join(f"F[{s}], " for s in slots) + ")"
-        self.emit(f"{TRACED}rt.log_step(R, {gen.const(decl)}, {gen.const(call)}, {given})", pos)
+        passed = "(" + "".join(f"F[{s}], " for s in slots) + ")"
+        self.emit(f"{TRACED}rt.log_step(R, {gen.const(decl)}, {gen.const(call)}, {passed})", pos)
         done = self.new_block()
         self.exits.append(done)
         self.results.append(result)

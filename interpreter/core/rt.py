@@ -369,8 +369,9 @@ def log_return(R: Any, stmt: n.Return, value: Any = _NOTHING) -> None:
 
 def log_step(R: Any, decl: n.StepDecl, call: n.Call, given: tuple[Any, ...]) -> None:
     # With what it was given: strike(s: defender, t: attacker) tells a counter from an attack.
-    shown = ", ".join(f"{param.name}: {show_brief(value)}" for param, value in zip(decl.params, given))
-    R.trace.add("step", decl.pos, f"step {call.func}({shown})", step=call.func, called_at=call.pos.line)
+    shown = {param.name: show_brief(value) for param, value in zip(decl.params, given)}
+    R.trace.add("step", decl.pos, f"step {call.func}({', '.join(f'{k}: {v}' for k, v in shown.items())})",
+                step=call.func, called_at=call.pos.line, given=shown)
 
 
 def log_step_end(R: Any, call: n.Call) -> None:
