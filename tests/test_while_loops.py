@@ -322,10 +322,39 @@ def work_limit_hint(text: str, work: int) -> str:
     return found.hint
 
 
-def test_a_count_that_only_goes_down_is_not_told_to_be_capped():
-    # At 3000 steps 'a' has taken 11 values, 12 down to 2: the states are many because the counts are.
+def test_a_count_that_goes_down_is_named_but_not_told_to_be_capped():
+    # At 3000 steps 'a' has taken 11 values, 12 down to 2, and goes on down: a cap on a count would not help.
     hint = work_limit_hint(COUNTS_THAT_ONLY_GO_DOWN, 3000)
-    assert "in the loop at line" not in hint and "cap" not in hint
+    assert hint.endswith("in the loop at line 6: 'a' has taken 11 values (2, 3, 4, ...)")
+
+
+def test_a_value_that_goes_down_without_end_is_named():
+    _, message, _ = refused_with("while 1d6 != 6 { x -= 1 }", max_states=200)
+    assert message.endswith(": the outcome 'x' has taken 201 values (-200, -199, -198, ...)")
+
+
+def test_a_value_that_climbs_every_other_round_is_named_whichever_round_the_limit_is_met_in():
+    body = "let flip = false\nwhile 1d6 != 6 {\n  flip = not flip\n  if flip { x += 1 }\n}"
+    for states in (199, 200):
+        _, message, _ = refused_with(body, max_states=states)
+        assert message.endswith(": the outcome 'x' has taken 101 values (0, 1, 2, ...)")
+
+
+def test_a_loop_solved_as_a_markov_chain_names_a_value_that_goes_down():
+    from fracas.dsl.limits import Limits
+
+    rules = dsl.loads(HEADER + "action go() {\n  while x > -5000 {\n    if chance(1/2) { x -= 1 }\n"
+                      "    y = min(y + 1, 3)\n  }\n}\n", "loops.rules", Limits(loop_items=40))
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}))
+    assert caught.value.diagnostics[0].message.endswith(": the outcome 'x' has taken 42 values (-41, -40, -39, ...)")
+
+
+def refused_with(body: str, **limits: int) -> tuple[int, str, str]:
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules_of(body), Scenario("go", {}), **limits)
+    found = caught.value.diagnostics[0]
+    return found.line, found.message, found.hint
 
 
 def test_a_count_already_at_its_cap_is_not_told_to_be_capped():

@@ -599,17 +599,17 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
 
 
 class _Met:
-    """The states a loop met at its start, in the order first met, and where those first met in its latest round
-    begin: what a limit's message reads to say what wanders."""
+    """The states a loop met at its start, in the order first met, and where those first met in its last two rounds
+    begin (`since`): what a limit's message reads to say what wanders. Two rounds: a value may climb every other."""
 
-    __slots__ = ("order", "since")
+    __slots__ = ("order", "since", "_latest")
 
     def __init__(self, keys: Iterable[Key]) -> None:
         self.order = dict.fromkeys(keys)
-        self.since = 0
+        self.since = self._latest = 0
 
     def round(self, keys: Iterable[Key]) -> None:
-        self.since = len(self.order)
+        self.since, self._latest = self._latest, len(self.order)
         self.order.update(dict.fromkeys(keys))
 
 
@@ -629,7 +629,7 @@ def _check_loop_limits(routine: Routine, head: int, engine: ExactEngine, R: Run,
                          f"the exact engine meets more than {engine.max_states} states at the start of this loop",
                          ESTIMATE_HINT)
     if error is not None:
-        error.message += _wandering(routine, head, met, projection, R)
+        error.message += _wandering(routine, head, met, projection, R)[0]
         error.wandering_told = True  # a loop around this one says no more of it
         raise error
 
@@ -652,20 +652,22 @@ def _told_wandering(error: RunError, routine: Routine, head: int, met: _Met, pro
     from ever meeting, and the work or the states run out before the loop's own limit is reached."""
     if SAMPLE_INSTEAD not in error.hint or error.wandering_told:  # not a limit of the exact engine, or told within
         return
-    wandering = _wandering(routine, head, met, projection, R)
+    wandering, climbing = _wandering(routine, head, met, projection, R)
     if wandering:
-        error.hint += (f"; in the loop at line {_block_pos(routine, head).line}{wandering}: bound it with a cap, "
-                       "as min(n + 1, 20) caps a count")
+        error.hint += (f"; in the loop at line {_block_pos(routine, head).line}{wandering}"
+                       + (": bound it with a cap, as min(n + 1, 20) caps a count" if climbing else ""))
         error.wandering_told = True
 
 
-def _wandering(routine: Routine, head: int, met: _Met, projection: liveness.Projection, R: Run) -> str:
-    """What wanders among the states a loop met at its start, as the rules name it: of the values that the
-    states first met in its latest round take past those met before (a number higher than all of theirs, or a
-    value of another kind not met), the one that has taken the most values, where that is more than a few.
+def _wandering(routine: Routine, head: int, met: _Met, projection: liveness.Projection,
+               R: Run) -> tuple[str, bool]:
+    """What wanders among the states a loop met at its start, as the rules name it, and whether it climbs: of the
+    values that the states first met in its last two rounds take past those met before (a number above or below
+    all of theirs, or a value of another kind not met), the one that has taken the most values, where that is more
+    than a few.
 
-    That is what a designer bounds to bring the loop within the limits. A count already capped, or health
-    that only goes down, takes no such value: the states are many because the counts are, and nothing is named.
+    That is what a designer bounds to bring the loop within the limits. A count already at its cap, or health
+    already down to 0, takes no such value: the states are many because the counts are, and nothing is named.
     """
     before: dict[str, set[Any]] = {}
     now: dict[str, set[Any]] = {}
@@ -676,15 +678,15 @@ def _wandering(routine: Routine, head: int, met: _Met, projection: liveness.Proj
     growing = {what: values | before.get(what, set()) for what, values in now.items()
                if _beyond(values, before.get(what, set()))}
     if not growing:
-        return ""
+        return "", False
     most = max(growing, key=lambda what: len(growing[what]))  # of as many, the first named: the same every run
     count = len(growing[most])
     if count < 10:
-        return ""
+        return "", False
     # The same values shown every run, whatever order the states met in.
     shown = [value for value, _ in stable_sorted((value, None) for value in growing[most])]
     sample = ", ".join(show_brief(v) for v in shown[:3])
-    return f": {most} has taken {count} values ({sample}, ...)"
+    return f": {most} has taken {count} values ({sample}, ...)", _beyond(now[most], before.get(most, set()), up=True)
 
 
 def _named_values(routine: Routine, head: int, key: Key, projection: liveness.Projection,
@@ -704,18 +706,19 @@ def _named_values(routine: Routine, head: int, key: Key, projection: liveness.Pr
             yield f"'{entity}.{field}'", value
 
 
-def _beyond(values: set[Any], before: set[Any]) -> bool:
-    """Whether `values` take one past `before`: a number above every number of theirs, or another value not met."""
-    highest = max((v for v in before if type(v) in (int, Fraction)), default=None)
+def _beyond(values: set[Any], before: set[Any], up: bool = False) -> bool:
+    """Whether `values` take one past `before`: a number above every number of theirs (or, unless `up`, below
+    every one), or another value not met."""
+    numbers = [v for v in before if type(v) in (int, Fraction)]
+    highest, lowest = max(numbers, default=None), min(numbers, default=None)
     for value in values - before:
-        if type(value) not in (int, Fraction) or highest is None or value > highest:
+        if type(value) not in (int, Fraction) or highest is None or value > highest or (not up and value < lowest):
             return True
     return False
 
 
 def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: ExactEngine, R: Run,
-                 projection: liveness.Projection, rounds: int = 0, named: _Met | None = None
-                 ) -> Iterator[tuple[Key, Any, int]]:
+                 projection: liveness.Projection, rounds: int, named: _Met) -> Iterator[tuple[Key, Any, int]]:
     """Every state leaving a while loop from the states at its start, as a Markov chain (after `rounds` rounds of
     passes run forward, for its limit, which met the states of `named`).
 
@@ -729,8 +732,6 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
     met = list(group)
     seen = set(met)
     frontier = list(met)
-    if named is None:
-        named = _Met(group)
     while frontier:
         fresh = [key for key in frontier if key not in passes]
         if fresh:  # their passes, all at once
