@@ -46,9 +46,11 @@ CHAINED = Missing("comparisons do not chain: 'a < b < c' is written as two",
 STEP_BY_ONE = Missing("fracas has no '{op}{op}'", "write {name} {op}= 1")
 # Other languages' operators of two characters, each of which fracas has alone.
 DOUBLED: dict[str, Missing] = {
-    "/": Missing("fracas has no '//': '/' divides exactly", "round the quotient as the rule says: floor(a / b)"),
+    "/": Missing("fracas has no '//': '/' divides exactly",
+                 "round the quotient as the rule says, floor(a / b); a comment starts with '#'"),
     "*": Missing("fracas has no power operator '**'", "multiply the number by itself, as in x * x * x"),
 }
+SLASH_COMMENT = Missing("a comment starts with '#', not '//'", "# what this rule is for")
 REMAINDER = Missing("fracas has no remainder operator '%'",
                     "a - floor(a / b) * b is what is left of a after b goes into it; a percentage is written "
                     "right after its number: 60%")

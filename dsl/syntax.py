@@ -76,9 +76,12 @@ class NamesRead:
     def __call__(self, error: UnexpectedInput) -> bool:
         token = getattr(error, "token", None)
         if not (isinstance(error, UnexpectedToken) and isinstance(token, Token) and token.type != "NAME"
-                and "NAME" in error.expected and (str(token) in NAMEABLE or self._labelled(token))):
+                and "NAME" in error.expected):
             return False
-        if self.text[self.text.rfind("\n", 0, token.start_pos) + 1:token.start_pos].strip():
+        labelled = self._labelled(token)  # a field's name, for sure: no later error is its
+        if str(token) not in NAMEABLE and not labelled:
+            return False
+        if not labelled and self.text[self.text.rfind("\n", 0, token.start_pos) + 1:token.start_pos].strip():
             self.mid_line.append(error)
         error.interactive_parser.feed_token(Token.new_borrow_pos("NAME", str(token), token))
         return True
@@ -353,7 +356,7 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
     if isinstance(error, UnexpectedCharacters):
         offset = error.pos_in_stream
         char = source.text[offset : offset + 1]
-        if char == "%" and re.match(r"%\s*[A-Za-z0-9_(]", source.text[offset:]) and tokens:  # `x % 2`: a remainder
+        if char == "%" and re.match(r"%[ \t]*[A-Za-z0-9_(]", source.text[offset:]) and tokens:  # `x % 2`: a remainder
             return Diagnostic(source.path, error.line, error.column, missing.REMAINDER.message, missing.REMAINDER.hint,
                               source.line(error.line), 1)
         if char not in missing.CHARACTERS:
@@ -397,9 +400,9 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
                           tokens[wrong].end_pos + 1 - name.start_pos)
     if wrong is not None and wrong >= 1 and str(tokens[wrong]) in missing.DOUBLED \
             and str(tokens[wrong - 1]) == str(tokens[wrong]) and tokens[wrong - 1].end_pos == tokens[wrong].start_pos:
-        first = tokens[wrong - 1]  # `7 // 2`, `2 ** 3`: both characters shown
-        found = missing.DOUBLED[str(first)]
-        return Diagnostic(source.path, first.line, first.column, found.message, found.hint, source.line(first.line), 2)
+        return _doubled(source, tokens[wrong - 1])
+    if wrong is not None and str(tokens[wrong]) == "/" and source.text[tokens[wrong].end_pos:][:1] == "/":
+        return _doubled(source, tokens[wrong])  # `// a comment` where a statement starts: the first '/' fails
     if wrong is not None and wrong >= 2 and tokens[wrong].type == "LPAR" and tokens[wrong - 1].type == "NAME" \
             and tokens[wrong - 2].type == "DOT":  # another language's method: `xs.index(2)`
         name = tokens[wrong - 1]
@@ -414,6 +417,14 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
         if token.type in _STATEMENT_WORDS and depth <= 0 and starts_statement(index):
             return at(token, missing.STATEMENT_OUTSIDE_A_STEP)
     return _after_return(source, tokens) or _action_gives(source, tokens)
+
+
+def _doubled(source: SourceFile, first: Token) -> Diagnostic:
+    """`7 // 2`, `2 ** 3` or `// a comment` (alone on its line): both characters shown, with what to write."""
+    found = missing.DOUBLED[str(first)]
+    if str(first) == "/" and not source.line(first.line)[:first.column - 1].strip():
+        found = missing.SLASH_COMMENT
+    return Diagnostic(source.path, first.line, first.column, found.message, found.hint, source.line(first.line), 2)
 
 
 def _outside_brackets(tokens: list[Token]) -> Iterator[int]:

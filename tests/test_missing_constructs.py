@@ -72,7 +72,8 @@ def test_other_languages_operators_are_named(written, message):
 
 
 @pytest.mark.parametrize("written, column, message, hint", [
-    ("r = 7 // 2", 11, "fracas has no '//': '/' divides exactly", "round the quotient as the rule says: floor(a / b)"),
+    ("r = 7 // 2", 11, "fracas has no '//': '/' divides exactly",
+     "round the quotient as the rule says, floor(a / b); a comment starts with '#'"),
     ("r = 2 ** 3", 11, "fracas has no power operator '**'", "multiply the number by itself, as in x * x * x"),
 ])
 def test_other_languages_operators_of_two_characters_are_named_at_both(written, column, message, hint):
@@ -87,6 +88,17 @@ def test_a_remainder_is_told_how_to_write_it(written):
 
 def test_a_percent_sign_after_a_space_and_nothing_else_is_still_told_as_a_percentage():
     assert problem(in_a_step("    r = 60 %"))[3].startswith("a percentage is written right after its number")
+
+
+@pytest.mark.parametrize("text, line", [("// a comment\noutcome r: int = 0\n", 1),
+                                        (in_a_step("    // say why", "    r = 1"), 3)])
+def test_a_comment_written_after_two_slashes_is_told_to_start_with_a_hash(text, line):
+    assert problem(text) == (line, 1 if line == 1 else 5, "a comment starts with '#', not '//'",
+                             "# what this rule is for")
+
+
+def test_a_percent_sign_after_a_space_at_the_end_of_a_line_is_still_told_as_a_percentage():
+    assert problem(in_a_step("    let p = 60 %", "    r = p"))[3].startswith("a percentage is written right after")
 
 
 def test_a_block_after_a_colon_is_told_to_use_braces():

@@ -39,6 +39,14 @@ def test_any_reserved_word_followed_by_a_colon_names_a_field_after_another_field
     assert exact(rules, Scenario("go", {})).marginal("o") == {5: 1}
 
 
+def test_a_reserved_word_named_as_a_field_leaves_a_later_error_its_own_message():
+    with pytest.raises(dsl.RulesError) as caught:
+        dsl.loads("kind w { a: int = 0  modifier: int = 0 }\noutcome o: int = 0\naction go() { o = 1 +  }\n",
+                  "words.rules")
+    [told] = caught.value.diagnostics
+    assert (told.line, told.message) == (3, "unexpected '}'")
+
+
 def test_fmt_reads_a_file_that_names_an_outcome_rolls():
     assert format_text(ROLLS, "words.rules") == ROLLS
 
