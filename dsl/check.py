@@ -1575,7 +1575,8 @@ class Checker:
         if sig.name == "roll" and len(call.args) == 1 and not call.keywords:
             written = call.args[0]
             if isinstance(written, n.Text) and _DICE_TEXT.fullmatch(written.value):  # roll("2d6"): dice in quotes
-                self.error(written.pos, "dice are written without quotes", f"write roll({written.value.strip()})")
+                dice = re.sub(r"(?<![0-9])d", "1d", " ".join(written.value.split()))  # d6 is a name: 1d6 the die
+                self.error(written.pos, "dice are written without quotes", f"write roll({dice})")
                 return INT
             given = self.expect(call.args[0], DICE, scope)  # roll(d): a dice value, rolled here
             if given.name in ("dice", "any"):
@@ -1674,7 +1675,8 @@ class Checker:
 
     def check_constant_dice(self, name: str, given: dict[str, n.Expr]) -> None:
         """A count, a number of sides or faces written as numbers that no roll can take, found before any run."""
-        for param in COUNTS:  # how many dice, kept, dropped, or times a die explodes
+        taken = {param for param, _ in SIGNATURES[name].params}  # a word the builtin does not take is told apart
+        for param in [param for param in COUNTS if param in taken]:  # dice, dice kept or dropped, explosions
             written = _written_int(given.get(param))
             if written is not None and written < 0:
                 self.error(given[param].pos, negative(param, written), "a count is 0 or more")

@@ -334,6 +334,12 @@ def test_a_count_or_sides_written_out_of_reach_is_refused_before_running(express
     assert (found.line, found.column, found.message) == (3, column, message)
 
 
+def test_a_count_given_by_a_word_the_builtin_does_not_take_is_told_only_as_unknown():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads("outcome x: number = 0\naction go() {\n    x = roll(4, 6, keep: -1)\n}\n", "dice.rules")
+    assert [d.message for d in caught.value.diagnostics] == ["'roll' has no parameter 'keep'"]
+
+
 @pytest.mark.parametrize("expression, column", [
     ("roll(3, 6, reroll: 1)", 28),
     ("roll(3, 6, reroll_while: 1)", 34),

@@ -229,7 +229,8 @@ def test_dice_cannot_be_taken_away_from_a_local_either():
         ("dice cannot be taken away", "a dice value adds dice, and adds or takes away a number: 2d6 + 1d4 - 1")]
 
 
-@pytest.mark.parametrize("written, shown", [('"2d6"', "2d6"), ('"1d4 + 2"', "1d4 + 2"), ('"d20"', "d20")])
+@pytest.mark.parametrize("written, shown", [('"2d6"', "2d6"), ('"1d4 + 2"', "1d4 + 2"), ('" d20 "', "1d20"),
+                                            ('"2d6 + d4"', "2d6 + 1d4")])
 def test_dice_rolled_in_quotes_are_one_error_saying_to_write_them_without(written, shown):
     with pytest.raises(RulesError) as caught:
         dsl.loads(f"outcome o: int = 0\naction go() {{ o = roll({written}) }}\n", "quoted.rules")
