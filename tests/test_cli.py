@@ -735,9 +735,17 @@ def test_action_takes_the_place_of_the_one_a_scenario_names(capsys, tmp_path):
     assert "certain: o = 2" in capsys.readouterr().out
 
 
-def test_an_unknown_action_is_blamed_on_the_flag_with_the_one_meant(capsys, tmp_path):
+@pytest.mark.parametrize("command", [["odds"], ["sweep", "--vary", "n=1,2", "--jobs", "1"]])
+def test_an_unknown_action_is_blamed_on_the_flag_with_the_one_meant(capsys, tmp_path, command):
     rules = tmp_path / "two.rules"
     rules.write_text(TWO_ACTIONS)
-    assert main(["odds", str(rules), "--action", "secnd"]) == 2
+    assert main([command[0], str(rules), *command[1:], "--action", "secnd"]) == 2
     assert capsys.readouterr().err.splitlines()[:2] == ["--action secnd: error: action: unknown action 'secnd'",
                                                         "  hint: did you mean 'second'?"]
+
+
+def test_sweep_resolves_the_action_named_by_the_flag(capsys, tmp_path):
+    rules = tmp_path / "two.rules"
+    rules.write_text(TWO_ACTIONS)
+    assert main(["sweep", str(rules), "--action", "second", "--vary", "n=1,5", "--jobs", "1", "--csv"]) == 0
+    assert [row.split(",")[2] for row in capsys.readouterr().out.splitlines()[1:]] == ["1", "5"]
