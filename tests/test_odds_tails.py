@@ -49,3 +49,10 @@ def test_a_value_too_unlikely_for_a_block_of_the_bar_shows_a_sliver(tmp_path, ca
     out = odds(tmp_path, capsys, "outcome o: int = 0\naction go() { o = explode(1, 6, 6) }\n")
     rows = {row.split()[0]: row for row in out.splitlines() if row.strip() and row.split()[0].isdigit()}
     assert rows["1"].endswith("█") and rows["37"].endswith("▏")
+
+
+def test_an_outcome_that_is_sometimes_none_gathers_its_numbers_tails_and_shows_none_apart(tmp_path, capsys):
+    out = odds(tmp_path, capsys, "outcome o: int? = none\n"
+               "action go() { o = if chance(1/2) then none else explode(2, 6, 12) }\n")
+    rows = [row.split() for row in out.splitlines() if row.startswith("  ")]
+    assert rows[1][:2] == ["none", "50.00%"] and rows[-1][0] == "37..156"

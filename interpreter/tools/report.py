@@ -21,9 +21,12 @@ INTERVAL = "95% interval"  # the heading of sampled odds' intervals
 STOPPED = "stopped"  # why a resolution stopped early: a name every distribution may have
 
 
+TINY = " <0.01%"  # a probability too small to show in hundredths of a percent, but not none
+
+
 def percent(p: Fraction) -> str:
     if 0 < p < Fraction(1, 20000):
-        return " <0.01%"
+        return TINY
     if 1 - Fraction(1, 20000) <= p < 1:  # not certain: not shown as if it were
         return ">99.99%"
     hundredths = math.floor(p * 10000 + Fraction(1, 2))  # exactly, halves up: 1/32 is 3.13%, as a person rounds it
@@ -81,7 +84,7 @@ def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, st
             ge = percent(at_least[first]) if at_least else ""
             if len(values) > 1:  # a tail of values each too unlikely to show: one line for them all
                 together = f"{len(values)} values, {percent(p).strip()} together"
-                lines.append(f"  {label:>{width}}  {percent(Fraction(1, 10**6))}{' ' * (spread + 2) if intervals else ''}"
+                lines.append(f"  {label:>{width}}  {TINY}{' ' * (spread + 2) if intervals else ''}"
                              f"  {ge:>8}  ({together})")
                 continue
             blocks = round(float(p / top) * BAR_WIDTH)
@@ -136,11 +139,12 @@ def _tiny(p: Fraction) -> bool:
 
 def _spans(values: list[Any], tiny: list[bool]) -> list[range]:
     """The rows of a table of these values (in order), as the places of the values each shows: one value each, but
-    where there are more than TAIL_FROM numbers, the run at either end of the `tiny` ones (each below 0.01%) as one
-    row, where it holds TAIL_LEAST or more."""
+    where there are more than TAIL_FROM numbers (and none, perhaps), the run at either end of the `tiny` numbers
+    (each below 0.01%) as one row, where it holds TAIL_LEAST or more."""
     singles = [range(i, i + 1) for i in range(len(values))]
-    if len(values) <= TAIL_FROM or not all(type(value) in (int, Fraction) for value in values):
+    if len(values) <= TAIL_FROM or not all(type(value) in (int, Fraction) or value is None for value in values):
         return singles
+    tiny = [small and value is not None for small, value in zip(tiny, values)]  # none is shown apart, however rare
     low = next((i for i, small in enumerate(tiny) if not small), len(values))
     high = next((i for i, small in enumerate(reversed(tiny)) if not small), len(values))
     if low + high >= len(values):  # every value unlikely: shown as they are
