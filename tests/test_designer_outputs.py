@@ -529,3 +529,9 @@ def test_a_plot_draws_at_least_as_steps_that_hold_between_values(tmp_path, monke
     axis = drawn_plot(tmp_path, monkeypatch, "dealt = if chance(1/2) then 0 else 9 + roll(1, 3)")
     [curve] = axis.get_lines()
     assert curve.get_drawstyle() == "steps-pre"  # P(dealt >= 5) is P(dealt >= 10): level from 0 to 10
+
+
+def test_a_plot_of_numbers_too_far_apart_for_their_bars_places_them_one_step_apart(tmp_path, monkeypatch):
+    axis = drawn_plot(tmp_path, monkeypatch, "dealt = if chance(1/2) then 10000 else roll(1, 2) - 1")
+    assert [label.get_text() for label in axis.get_xticklabels()] == ["0", "1", "10000"]
+    assert sorted(bar.get_x() + bar.get_width() / 2 for bar in axis.patches) == [0, 1, 2]

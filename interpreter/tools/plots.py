@@ -14,6 +14,7 @@ from fracas.interpreter.tools.files import write_atomically
 from fracas.interpreter.tools.report import marginal_of
 
 LABELLED = 20  # values of numbers labelled each under its bar, at most: more are read off a scale
+SPREAD_MOST = 200  # narrowest gaps between numbers that their spread may hold, for them to stand at their places
 
 INSTALL_HINT = "plots need matplotlib: pip install 'fracas[plot]' (or pip install matplotlib)"
 
@@ -63,10 +64,14 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
         marginals = [{_plot_order(v): p for v, p in marginal_of(d, name).items()} for d in dists]
         values = _along_axis(marginals, dists[0].value_key)
         numbers = all(kind == "number" for kind, _ in values)
-        # Numbers stand at their own places (456 is not next to 480 because no value between was met); other values
-        # one step apart, in order.
+        # Numbers stand at their own places (456 is not next to 480 because no value between was met), unless the
+        # narrowest gap is too small a part of their spread to see a bar in (0, 1 and 10000); other values one step
+        # apart, in order.
         places = [float(v) for _, v in values] if numbers else list(range(len(values)))
         gap = min((b - a for a, b in zip(places, places[1:])), default=1.0)
+        at_places = numbers and (places[-1] - places[0]) / gap <= SPREAD_MOST
+        if not at_places:
+            places, gap = list(range(len(values))), 1.0
         width = 0.8 * gap / len(dists)
         for i, (marginal, label) in enumerate(zip(marginals, labels)):
             shifted = [place + (i - (len(dists) - 1) / 2) * width for place in places]  # a group centred on its value
@@ -77,10 +82,10 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
                 # A step down after each value: P(X >= x) holds the next value's level between two values.
                 axis.plot(shifted, at_least, marker="o" if len(values) <= LABELLED else None, linestyle="--",
                           drawstyle="steps-pre", label=f"{label}: at least")
-        if not numbers or len(values) <= LABELLED:
-            axis.set_xticks(places, [show_plain(v) for _, v in values],
-                            **({"rotation": 90, "fontsize": "small"} if len(values) > LABELLED else {}))
-        # Else matplotlib's own ticks: a few round numbers along the axis, not labels drawn over each other.
+        if not at_places or len(values) <= LABELLED:  # else matplotlib's own ticks: a few round numbers
+            every = math.ceil(len(values) / LABELLED)  # values one step apart: every so many labelled, in order
+            axis.set_xticks(places[::every], [show_plain(v) for _, v in values[::every]],
+                            **({"rotation": 90, "fontsize": "small"} if every > 1 else {}))
         axis.set_ylim(0, 1.05)
         axis.set_ylabel("probability")
         axis.set_title(name)
