@@ -154,6 +154,18 @@ def test_a_never_found_false_shows_how_likely_its_condition_holds_and_the_likeli
         "      lost       2")
 
 
+def test_an_always_or_never_the_expectation_wants_false_shows_no_counterexample():
+    assert why("not (always(hits < 3) or always(hits < 4))") == (
+        "expect not (always(hits < 3) or always(hits < 4)) (line 7) is false:\n"
+        "  always(hits < 3) or always(hits < 4)    true\n"
+        "    always(hits < 3)                      false\n"
+        "    always(hits < 4)                      true")
+
+
+def test_an_always_of_a_condition_reading_no_outcome_shows_no_counterexample():
+    assert why("always(1 == 2)") == "expect always(1 == 2) (line 7) is false:\n  always(1 == 2)    false"
+
+
 def test_an_always_under_forced_rolls_shows_its_condition_in_the_one_outcome():
     assert why("always(lost == 2)", rolls="rolls [1, 3]") == (
         "expect always(lost == 2) (line 7) is false:\n  always(lost == 2)    false\n  lost == 2 is false:\n    lost    1")

@@ -98,7 +98,7 @@ def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, An
         if final_value(substituted, prepared, first, once=True) is True:
             return ""
         return _block(f"{head} is false:", explain(rules, prepared, first, expect, known)
-                      + _counterexamples(rules, prepared, states, values))
+                      + _counterexamples(rules, prepared, states, values, _conjuncts(expect)))
     failing = {state: p for state, p in states.items() if final_value(substituted, prepared, state) is not True}
     if not failing:
         return ""
@@ -119,24 +119,33 @@ def _where(rules: Ruleset, prepared: Prepared, states: dict[State, Any], failing
     return f" with probability {shown_value(p)}; the likeliest outcome where it is {word}:", lines
 
 
+def _conjuncts(expr: n.Expr) -> list[n.Expr]:
+    """The parts an expectation holds only if all hold: itself, or the sides of its `and`s."""
+    if isinstance(expr, n.Binary) and expr.op == "and":
+        return _conjuncts(expr.left) + _conjuncts(expr.right)
+    return [expr]
+
+
 def _counterexamples(rules: Ruleset, prepared: Prepared, states: dict[State, Any],
-                     values: list[tuple[n.Call, Any]]) -> list[str]:
-    """For each `always(c)` found false, or `never(c)`, the outcomes where c is false (or true), as an
-    expectation of c alone would show them: how likely, and the likeliest."""
+                     values: list[tuple[n.Call, Any]], parts: list[n.Expr]) -> list[str]:
+    """For each `always(c)` found false, or `never(c)`, that is one of the `parts` the expectation needs (not one
+    it wants false, under a `not`), the outcomes where c is false (or true), as an expectation of c alone would
+    show them: how likely, and the likeliest. A condition that reads nothing of an outcome has none to show."""
     lines: list[str] = []
     for call, value in values:
         condition = call.args[0] if call.args else call.keywords[0].value if call.keywords else None
-        if call.func not in ("always", "never") or value is not False or condition is None or aggregate_calls(condition):
+        if (call.func not in ("always", "never") or value is not False or condition is None
+                or not any(call is part for part in parts) or aggregate_calls(condition)):
             continue
+        read = sorted({name.name for name in free_names(condition)} & _per_state_names(rules, prepared))
         word = "false" if call.func == "always" else "true"
         broken = {state: p for state, p in states.items()
                   if (final_value(condition, prepared, state) is True) is (word == "true")}
-        if not broken:
+        if not broken or not read:
             continue
-        read = sorted({name.name for name in free_names(condition)} & _per_state_names(rules, prepared))
-        tail, parts = _where(rules, prepared, states, broken, read, condition, word=word)
+        tail, parts_shown = _where(rules, prepared, states, broken, read, condition, word=word)
         lines.append(f"{rules.full_text_of(condition)} is {word}{tail}")
-        lines.extend("  " + line for line in parts)
+        lines.extend("  " + line for line in parts_shown)
     return lines
 
 
