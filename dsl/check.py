@@ -494,6 +494,8 @@ class Checker:
             scope = Scope({f.name: f.type for f in info.fields})
             found = [self.bounds_constraint(f.name, f.type, f.decl.bounds, scope)
                      for f in info.fields if f.decl.bounds is not None]
+            for f in info.fields:
+                self.default_within_bounds(f)
             found += [self.require_constraint(r, scope) for r in info.decl.requires]
             self.rules.kinds[name] = records.replace(info, constraints=tuple(found))
         settings = {**self.rules.params, **self.rules.choices}
@@ -529,6 +531,18 @@ class Checker:
             self.expect(end, NUMBER, scope)
         text = f"{name} in {self.rules.text_of(bounds.low)}..{self.rules.text_of(bounds.high)}"
         return Constraint(test, bounds.pos, text, "", _reads(test, scope, self.rules))
+
+    def default_within_bounds(self, field: FieldInfo) -> None:
+        """A field's default written out as a number, outside its bounds written out: told once, at the default,
+        rather than at every record of the kind made with it."""
+        bounds = field.decl.bounds
+        if bounds is None or field.default is None:
+            return
+        default, low, high = map(_written_number, (field.default, bounds.low, bounds.high))
+        if default is not None and low is not None and high is not None and not low <= default <= high:
+            self.error(field.default.pos, f"the default {self.rules.text_of(field.default)} of '{field.name}' is "
+                       f"outside its bounds {self.rules.text_of(bounds.low)}..{self.rules.text_of(bounds.high)}",
+                       "give it a default within them, or widen them")
 
     def require_constraint(self, require: n.Require, scope: Scope) -> Constraint:
         self.constraint_reads(require.test, scope)

@@ -714,3 +714,12 @@ def test_a_failing_part_that_reads_a_field_twice_names_it_once(capsys, tmp_path)
                      "action go(a: unit) { r = a.n }\n")
     err = refused(capsys, "odds", str(rules), scenario(tmp_path, 'action = "go"\na = {n = 1, k = "dodge"}\n'))
     assert "here k is dodge and n is 1\n" in err
+
+
+def test_a_field_s_default_written_outside_its_bounds_is_one_error_at_the_default():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads("kind fighter {\n    hp: int in 1..100 = 0\n}\noutcome o: int = 0\naction go(a: fighter = {}) { o = a.hp }\n"
+                  'example "F-01 one" { run go() expect o == 0 }\nexample "F-02 two" { run go(a: {}) expect o == 0 }\n',
+                  "bounds.rules")
+    [told] = caught.value.diagnostics
+    assert (told.line, told.column, told.message) == (2, 25, "the default 0 of 'hp' is outside its bounds 1..100")
