@@ -50,6 +50,8 @@ DOUBLED: dict[str, Missing] = {
                  "round the quotient as the rule says, floor(a / b); a comment starts with '#'"),
     "*": Missing("fracas has no power operator '**'", "multiply the number by itself, as in x * x * x"),
 }
+ONE_KEY_TABLE = Missing("a table has two keys: for one, give its kind a field, which each row sets",
+                        "kind damage_type { wounding: number }, damage_type cutting { wounding 1.5 }, then t.wounding")
 SLASH_COMMENT = Missing("a comment starts with '#', not '//'", "# what this rule is for")
 REMAINDER = Missing("fracas has no remainder operator '%'",
                     "a - floor(a / b) * b is what is left of a after b goes into it; a percentage is written "

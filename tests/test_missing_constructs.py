@@ -101,6 +101,13 @@ def test_a_percent_sign_after_a_space_at_the_end_of_a_line_is_still_told_as_a_pe
     assert problem(in_a_step("    let p = 60 %", "    r = p"))[3].startswith("a percentage is written right after")
 
 
+def test_a_table_of_one_key_is_told_to_be_a_field_of_the_key_s_kind():
+    line, column, message, hint = problem("enum dt { cutting impaling }\ntable wounding(dt): number {\n"
+                                          "    cutting 1.5\n}\n")
+    assert (line, column, message) == (2, 7, "a table has two keys: for one, give its kind a field, which each row sets")
+    assert "damage_type cutting { wounding 1.5 }" in hint
+
+
 def test_a_block_after_a_colon_is_told_to_use_braces():
     assert problem(in_a_step("    if a:", "        r = 1"))[2] == "blocks are written in braces, not after ':'"
 
