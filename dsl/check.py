@@ -622,12 +622,22 @@ class Checker:
         self.check_body(Body("fn", decl.name, gives, self.check_params(decl.params)), decl.block, decl.pos)
         return gives
 
+    def declaration_named(self, name: str) -> str:
+        """The top-level declaration of a name, as a message says what a name would hide: what it is, and where."""
+        rules = self.rules
+        typed = rules.params.get(name) or rules.choices.get(name) or rules.outcomes.get(name)
+        found = (typed.decl if typed is not None else rules.rows.get(name) or rules.tables.get(name)
+                 or rules.fns.get(name) or rules.modifiers.get(name) or rules.steps.get(name) or rules.actions.get(name))
+        if found is None:
+            return "a declaration of the same name"
+        return f"{_declared_as(found)} declared at line {found.pos.line}"
+
     def check_step(self, decl: n.StepDecl) -> None:
         if decl.is_action:  # its inputs are names of the examples that run it, as the declarations are
             declared = (set(self.rules.fns) | set(self.rules.tables) | set(self.rules.modifiers) | self.step_names)
             for param in decl.params:
                 if self.global_type(param.name) is not None or param.name in declared:
-                    self.error(param.pos, f"input '{param.name}' would hide a declaration of the same name",
+                    self.error(param.pos, f"input '{param.name}' would hide {self.declaration_named(param.name)}",
                                "an example's expect reads both: choose another name")
                 elif param.name in EXAMPLE_NAMES:
                     self.error(param.pos, _KEPT_NAME.format(name=param.name), "an example's expect reads it: "
@@ -682,7 +692,7 @@ class Checker:
                 self.error(stmt.pos, _KEPT_NAME.format(name=stmt.name), "an example's expect reads an action's "
                            "names and it alike: choose another name")
             elif self.global_type(stmt.name) is not None:
-                self.error(stmt.pos, f"'{stmt.name}' would hide a declaration of the same name",
+                self.error(stmt.pos, f"'{stmt.name}' would hide {self.declaration_named(stmt.name)}",
                            "choose another name")
             if stmt.type is not None:
                 declared = self.resolve_type(stmt.type)

@@ -275,7 +275,14 @@ def test_the_likeliest_outcome_shown_counts_together_the_states_the_expect_canno
 def test_an_action_input_named_like_a_declaration_is_refused():
     with pytest.raises(RulesError) as caught:
         dsl.loads("param n = 1\noutcome x: int = 0\naction go(n: int) { x = n }\n", "t.rules")
-    assert caught.value.diagnostics[0].message == "input 'n' would hide a declaration of the same name"
+    assert caught.value.diagnostics[0].message == "input 'n' would hide a parameter declared at line 1"
+
+
+def test_a_local_named_like_an_enum_s_value_says_which_it_would_hide():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads("enum side { attacker defender }\noutcome x: int = 0\naction go() {\n    let attacker = 1\n"
+                  "    x = attacker\n}\n", "t.rules")
+    assert caught.value.diagnostics[0].message == "'attacker' would hide a value of side declared at line 1"
 
 
 def test_a_distribution_function_cannot_read_the_name_of_a_comprehension_around_it():
