@@ -1247,6 +1247,11 @@ class Checker:
             info = kind.field(name)
             if info is None:
                 near = closest(name, kind.field_names)
+                before = self.rules.source(pos).line(pos.line)[:pos.column - 1]
+                if name == "d" and before[-1:].isdigit():  # `damage 1d-3`: another game's dice, the sides left out
+                    self.error(pos, missing.DICE_WITHOUT_SIDES.message.format(written=f"{before.split()[-1]}d"),
+                               missing.DICE_WITHOUT_SIDES.hint)
+                    continue
                 self.error(pos, f"unknown field '{name}' of kind '{kind.name}'",
                            f"did you mean '{near}'?" if near
                            else f"the fields of '{kind.name}' are: {', '.join(kind.field_names)}")

@@ -50,6 +50,7 @@ DOUBLED: dict[str, Missing] = {
                  "round the quotient as the rule says, floor(a / b); a comment starts with '#'"),
     "*": Missing("fracas has no power operator '**'", "multiply the number by itself, as in x * x * x"),
 }
+DICE_WITHOUT_SIDES = Missing("'{written}' is no die: dice are written with their sides", "as 2d6 - 1, or 1d6 + 2")
 ONE_KEY_TABLE = Missing("a table has two keys: for one, give its kind a field, which each row sets",
                         "kind damage_type { wounding: number }, damage_type cutting { wounding 1.5 }, then t.wounding")
 SLASH_COMMENT = Missing("a comment starts with '#', not '//'", "# what this rule is for")

@@ -340,6 +340,8 @@ def _glued_number(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
                 message, hint = f"'{written}': numbers are not written with an exponent", _in_full(written)
             elif re.fullmatch(r"[0-9]+D[0-9]+", written):
                 message, hint = f"'{written}': dice are written with a small d", f"write {written.lower()}"
+            elif re.fullmatch(r"[0-9]+[dD]", written):  # another game's `2d-1`: the sides left out
+                message, hint = missing.DICE_WITHOUT_SIDES.message.format(written=written), missing.DICE_WITHOUT_SIDES.hint
             else:
                 message, hint = (f"the number {number} runs into the name '{name}'",
                                  "put a space or an operator between them, as in 3 * x")
@@ -665,6 +667,10 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
             message = "an 'else' with no 'if' before it"
             hint = ("an else comes right after the '}' that closes an if's block (if c { ... } else { ... }), or in "
                     "an expression: if c then a else b")
+        elif str(token) == "=" and before.endswith("=") and re.match(r"\s*fn\b", source.line(line)):
+            message = "a fn's value follows one '=', not '=='"  # `fn f(x: int): bool == x > 1`
+            hint = "fn name(x: int): bool = x > 1"
+            column, width = column - 1, 2
         elif str(token) == "=":
             hint = "'=' sets a name or a field, in a statement of its own; to compare two values, write '=='"
         elif token.type == "NAME" and "PERCENT" in error.expected and "NAME" not in error.expected:

@@ -287,6 +287,8 @@ class _Structurer:
                 found = parse_dice(value)
                 if found is not None:
                     return found
+            if isinstance(value, str):  # in quotes already: the dice are what is wrong
+                raise InputProblem(where, f"'{value}' is no dice", 'write them as the rules do: "2d6 + 1", "1d6 - 3"')
             raise InputProblem(where, f"expected dice, found {_toml_kind(value)}",
                                'write dice as the rules do, in quotes: "2d6 + 1"')
         elif name in ("int", "number"):

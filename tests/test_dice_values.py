@@ -105,6 +105,19 @@ def test_a_scenario_gives_dice_as_text_and_a_state_writes_them_back():
     assert str(result.state.world["w"].get("damage")) == "2d6 + 1d4 - 1"
 
 
+def test_dice_a_scenario_gives_in_quotes_but_not_as_dice_are_told_what_is_wrong():
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules(), Scenario("hit", {"w": {"damage": "3d6-"}}))
+    [told] = caught.value.diagnostics
+    assert (told.message, told.hint) == ("w.damage: '3d6-' is no dice", 'write them as the rules do: "2d6 + 1", "1d6 - 3"')
+
+
+@pytest.mark.parametrize("text", ["weapon knife { damage 1d-3 }", "action stab(w: weapon) { result = roll(2d-1) }"])
+def test_dice_of_another_game_without_their_sides_are_told_to_write_the_sides(text):
+    [(message, hint)] = problems(RULES + text + "\n")
+    assert message.endswith("d' is no die: dice are written with their sides") and hint == "as 2d6 - 1, or 1d6 + 2"
+
+
 @pytest.mark.parametrize("text, shown", [("1d6", "1d6"), ("1d6+1d6", "2d6"), (" 3 + 1d4 ", "1d4 + 3"),
                                          ("7", "7"), ("1d6 - 1d4", "None"), ("d6", "None")])
 def test_dice_text_is_read_as_the_rules_write_it(text, shown):
