@@ -1428,8 +1428,12 @@ class Checker:
             return BOOL
         if op in ("<", "<=", ">", ">="):
             if not (left.is_numeric and right.is_numeric):
+                ranked = left.is_kind and left.name == right.name  # `a > b` of an enum: no order of its own
                 self.error(expr.pos, f"'{op}' compares numbers, not {left} and {right}",
-                           self.dice_hint(expr, left, right))
+                           self.dice_hint(expr, left, right) or (
+                               f"the values of {left.name} have no order: give the kind a number to compare, which "
+                               f"each row sets (kind {left.name} {{ rank: int }}), and compare a.rank {op} b.rank"
+                               if ranked else ""))
             return BOOL
         if op == "+":
             result = self.plus_type(left, right)

@@ -536,3 +536,9 @@ def test_a_call_of_a_step_named_as_an_enum_s_value_is_told_once():
     found = problems(BASE + "enum pace { slow fast }\nstep fast(n: int): int { return n + 1 }\n"
                             "action go() {\n    let f = fast(1)\n    fast(2)\n}\n")
     assert [d.message for d in found] == ["'fast' is declared twice"]
+
+
+def test_values_of_an_enum_compared_for_order_are_told_to_rank_them_by_a_field():
+    d = only(BASE + "enum level { failure hard }\naction rank_them(a: level = hard) { lost = if a > failure then 1 else 0 }\n")
+    assert d.message == "'>' compares numbers, not level and level"
+    assert d.hint.startswith("the values of level have no order: give the kind a number to compare")
