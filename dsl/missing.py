@@ -52,7 +52,7 @@ DOUBLED: dict[str, Missing] = {
 }
 DICE_WITHOUT_SIDES = Missing("'{written}' is no die: dice are written with their sides", "as 2d6 - 1, or 1d6 + 2")
 ONE_KEY_TABLE = Missing("a table has two keys: for one, give its kind a field, which each row sets",
-                        "kind damage_type { wounding: number }, damage_type cutting { wounding 1.5 }, then t.wounding")
+                        "kind ground { cost: number }, ground rough { cost 1.5 }, then g.cost")
 SLASH_COMMENT = Missing("a comment starts with '#', not '//'", "# what this rule is for")
 REMAINDER = Missing("fracas has no remainder operator '%'",
                     "a - floor(a / b) * b is what is left of a after b goes into it; a percentage is written "

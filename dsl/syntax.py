@@ -404,7 +404,7 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
             and str(tokens[wrong - 1]) == str(tokens[wrong]) and tokens[wrong - 1].end_pos == tokens[wrong].start_pos:
         return _doubled(source, tokens[wrong - 1])
     if wrong is not None and wrong >= 4 and str(tokens[wrong]) == ")" and str(tokens[wrong - 2]) == "(" \
-            and tokens[wrong - 4].type == "TABLE":  # `table wounding(damage_type): number {`
+            and tokens[wrong - 4].type == "TABLE":  # `table cost(ground): number {`
         return at(tokens[wrong - 3], missing.ONE_KEY_TABLE)
     if wrong is not None and str(tokens[wrong]) == "/" and source.text[tokens[wrong].end_pos:][:1] == "/":
         return _doubled(source, tokens[wrong])  # `// a comment` where a statement starts: the first '/' fails

@@ -105,7 +105,7 @@ def test_a_table_of_one_key_is_told_to_be_a_field_of_the_key_s_kind():
     line, column, message, hint = problem("enum dt { cutting impaling }\ntable wounding(dt): number {\n"
                                           "    cutting 1.5\n}\n")
     assert (line, column, message) == (2, 7, "a table has two keys: for one, give its kind a field, which each row sets")
-    assert "damage_type cutting { wounding 1.5 }" in hint
+    assert "ground rough { cost 1.5 }" in hint
 
 
 def test_a_fn_s_value_after_two_equals_signs_is_told_to_follow_one():
