@@ -197,6 +197,8 @@ SIGNATURES: dict[str, Signature] = {
                   "the sum of dice whose faces are the given numbers", chance=True),
         Signature("dice", (("count", INT), ("sides", INT)), 2, DICE,
                   "count dice of sides faces as a value of type dice, rolled later with roll(d)"),
+        Signature("max_roll", (("d", DICE),), 1, INT, "the highest total a value of type dice can roll"),
+        Signature("min_roll", (("d", DICE),), 1, INT, "the lowest total a value of type dice can roll"),
         Signature("chance", (("p", NUMBER),), 1, BOOL, "true with probability p", chance=True),
         Signature("trials", (("count", INT), ("p", NUMBER)), 2, INT,
                   "successes among independent trials at p", chance=True),

@@ -1656,8 +1656,10 @@ class Checker:
             else:
                 for arg, t in zip(call.args, types):
                     if not t.is_numeric:
+                        bound = (f"the {'highest' if sig.name == 'max' else 'lowest'} total it can roll is "
+                                 f"{sig.name}_roll({self.rules.text_of(arg)}); " if len(call.args) == 1 else "")
                         self.error(arg.pos, f"'{sig.name}' needs numbers, not {with_article(t)}",
-                                   self.roll_hint(arg) if t.name == "dice" else "")
+                                   bound + self.roll_hint(arg) if t.name == "dice" else "")
             return sig.returns(types) if callable(sig.returns) else sig.returns
         names = [p for p, _ in sig.params]
         if len(call.args) > len(names):

@@ -249,3 +249,18 @@ def test_dice_rolled_in_quotes_are_one_error_saying_to_write_them_without(writte
         dsl.loads(f"outcome o: int = 0\naction go() {{ o = roll({written}) }}\n", "quoted.rules")
     [told] = caught.value.diagnostics
     assert (told.message, told.hint) == ("dice are written without quotes", f"write roll({shown})")
+
+
+@pytest.mark.parametrize("written, highest, lowest", [("w.damage", 7, 2), ("w.damage + 2d6", 19, 4), ("3", 3, 3)])
+def test_max_roll_and_min_roll_are_the_highest_and_lowest_totals_a_dice_value_can_roll(written, highest, lowest):
+    text = RULES.replace("action hit(w: weapon) { result = roll(w.damage + extra) + w.bonus }",
+                         "outcome low: int = 0\naction hit(w: weapon) {\n    result = max_roll(" + written + ")\n"
+                         "    low = min_roll(" + written + ")\n}")
+    found = exact(rules(text), Scenario("hit", {"w": "sword"}))
+    assert (found.marginal("result"), found.marginal("low")) == ({highest: 1}, {lowest: 1})
+
+
+def test_the_largest_of_a_dice_value_is_told_to_be_its_max_roll():
+    [(message, hint)] = problems(RULES.replace("roll(w.damage + extra)", "max(w.damage)"))
+    assert message == "'max' needs numbers, not a dice" and hint.startswith(
+        "the highest total it can roll is max_roll(w.damage); ")

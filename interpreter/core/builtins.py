@@ -230,6 +230,15 @@ def _roll_value(value: DiceValue | int, env: Env, pos: n.Pos) -> int:
     return _draw(env, value, pos)
 
 
+def _roll_bound(highest: bool) -> Callable[[Args, Env, n.Pos], int]:
+    def bound(a: Args, env: Env, pos: n.Pos) -> int:
+        value = a["d"]
+        if not isinstance(value, DiceValue):
+            return value  # a dice value without dice: a fixed number
+        return value.plus + sum(count * (sides if highest else 1) for count, sides in value.groups)
+    return bound
+
+
 def _dice(a: Args, env: Env, pos: n.Pos) -> DiceValue | int:
     count = _count(a, "count", pos, env)
     return dice_value(count, _sides(a, env, pos))
@@ -321,6 +330,8 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "explode": _explode,
     "custom_dice": _custom_dice,
     "dice": _dice,
+    "max_roll": _roll_bound(highest=True),
+    "min_roll": _roll_bound(highest=False),
     "chance": lambda a, env, pos: _draw(env, Bernoulli(_probability(a, pos)), pos),
     "trials": lambda a, env, pos: _draw(env, Binomial(_count(a, "count", pos, env), _probability(a, pos)), pos),
     "pick": _pick,
