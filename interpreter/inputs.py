@@ -417,10 +417,13 @@ class _Structurer:
             else:
                 kind = self.rules.kinds.get(type_.name)
                 defaulted = kind is not None and kind.fields and all(f.default is not None for f in kind.fields)
-                problems.append(InputProblem(
-                    param.name, f"action '{action.name}' needs input '{param.name}' ({type_})",
-                    f"every field of {type_.name} has a default: give it as {param.name} = {{}}, or let the action "
-                    f"make one, {param.name}: {type_} = {{}}" if defaulted else ""))
+                rows = [name for name, row in self.rules.rows.items() if row.kind == type_.name]
+                hint = (f"every field of {type_.name} has a default: give it as {param.name} = {{}}, or let the action "
+                        f"make one, {param.name}: {type_} = {{}}" if defaulted
+                        else f'give one of its rows, as {param.name} = "{rows[0]}" '
+                             f'({listed(f"the {type_.name} rows", rows, "")})' if rows else "")
+                problems.append(InputProblem(param.name, f"action '{action.name}' needs input '{param.name}' ({type_})",
+                                             hint))
         if self.constrained:
             problems.extend(self._action_breaches(action, args, given, world, bool(problems)))
         told_together(problems)

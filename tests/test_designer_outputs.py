@@ -535,3 +535,10 @@ def test_a_plot_of_numbers_too_far_apart_for_their_bars_places_them_one_step_apa
     axis = drawn_plot(tmp_path, monkeypatch, "dealt = if chance(1/2) then 10000 else roll(1, 2) - 1")
     assert [label.get_text() for label in axis.get_xticklabels()] == ["0", "1", "10000"]
     assert sorted(bar.get_x() + bar.get_width() / 2 for bar in axis.patches) == [0, 1, 2]
+
+
+def test_explain_why_of_an_unknown_outcome_lists_stopped_where_the_rules_stop(capsys, tmp_path):
+    rules = tmp_path / "stops.rules"
+    rules.write_text('outcome hit: bool = false\naction go() {\n    if chance(1/2) { stop "missed" }\n    hit = true\n}\n')
+    assert main(["explain", str(rules), "--why", "nosuch=1"]) == 2
+    assert "--why: unknown outcome 'nosuch'; the outcomes are: hit, stopped" in capsys.readouterr().err

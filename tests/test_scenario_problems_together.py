@@ -245,3 +245,12 @@ def test_a_typo_on_a_line_is_told_before_the_input_it_leaves_missing(tmp_path):
     assert (4, "a.strenght: unknown field 'strenght' of fighter") in told
     assert [line for line, _ in told] == sorted(line for line, _ in told if line) + [0]  # the lines, then the file's
     assert "needs input 'b'" in told[-1][1]
+
+
+def test_a_missing_input_of_a_kind_with_rows_is_told_to_give_one_of_them():
+    rules = dsl.loads("kind move { power: int }\nmove tackle { power 40 }\nmove surf { power 90 }\noutcome o: int = 0\n"
+                      "action hit(with: move) { o = with.power }\n", "moves.rules")
+    with pytest.raises(ScenarioError) as found:
+        exact(rules, Scenario("hit", {}))
+    [told] = found.value.diagnostics
+    assert told.hint == 'give one of its rows, as with = "tackle" (the move rows are: tackle, surf)'

@@ -494,10 +494,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
             raise UsageError(f"--why: {error}") from None
         written = args.why.partition("=")[2].strip()
         # What can be told before the exact run, which may be long, is told first.
-        if name not in rules.outcomes and name != "stopped":
-            raise UsageError(f"--why: unknown outcome '{name}'; "
-                             + (did_you_mean(name, rules.outcomes) or "the outcomes are: " + ", ".join(rules.outcomes)))
         reasons = _stop_reasons(rules)
+        if name not in rules.outcomes and name != "stopped":
+            told = [*rules.outcomes, *(["stopped"] if reasons else [])]  # why a run stopped is asked of as one too
+            raise UsageError(f"--why: unknown outcome '{name}'; "
+                             + (did_you_mean(name, told) or "the outcomes are: " + ", ".join(told)))
         if name == "stopped" and not reasons:
             raise UsageError("--why stopped: these rules never stop a resolution early (they have no 'stop'); "
                              "the outcomes are: " + ", ".join(rules.outcomes))
