@@ -472,17 +472,13 @@ class Checker:
         # The options are the kind's rows: an enum's values, or rows with fields (a move among a table's moves).
         kind = typed.type.name
         fields = typed.type.is_kind and bool(self.rules.kinds[kind].fields)
-        if not (kind == "bool" or (typed.type.is_kind and (not fields or any(row.kind == kind
-                                                                            for row in self.rules.rows.values())))):
+        if not (kind == "bool" or (typed.type.is_kind and (not fields or self.rules.rows_of(kind)))):
             self.error(typed.decl.pos, f"choice '{typed.name}' needs options: make its type bool, an enum, or a kind "
                        "with rows", "declare the options with: enum NAME { first second ... }")
             return
-        default = typed.value
-        if fields and not (isinstance(default, n.Name) and default.name in self.rules.rows) \
-                and not isinstance(default, n.NoneLit):
-            rows = [name for name, row in self.rules.rows.items() if row.kind == kind]
-            self.error(default.pos, f"a choice's default is one of its options: one of the {kind} rows",
-                       f"the {kind} rows are: {', '.join(rows)}")
+        if fields and isinstance(typed.value, n.RecordLit):  # a record written out is none of the rows to choose
+            self.error(typed.value.pos, f"a choice's default is one of its options: one of the {kind} rows",
+                       f"the {kind} rows are: {', '.join(self.rules.rows_of(kind))}")
             return
         self.expect(typed.value, typed.type, Scope(), constant=True)
 
@@ -1135,7 +1131,7 @@ class Checker:
                 continue
             found = self.infer(other, scope)
             kind = found.item if expr.op in ("in", "not in") and found.name == "list" and found.item else found
-            rows = [row for row, decl in self.rules.rows.items() if decl.kind == kind.name]
+            rows = self.rules.rows_of(kind.name)
             self.error(name.pos, f"unknown name '{name.name}'", self.unknown_name_hint(name.name, scope)
                        or listed(f"the values of {kind.name}", rows, ""))
             return True

@@ -109,6 +109,10 @@ class Ruleset:
         # Closures do not pickle; a copy sent elsewhere compiles again (or restores what is kept).
         return {**self.__dict__, "runtime_cache": {}}
 
+    def rows_of(self, kind: str) -> list[str]:
+        """The names of a kind's rows (an enum's values), in the order declared."""
+        return [name for name, row in self.rows.items() if row.kind == kind]
+
     def source(self, pos: n.Pos) -> SourceFile:
         return self.sources.get(pos.path) or SourceFile(pos.path or self.path, "")
 
@@ -140,7 +144,7 @@ class Ruleset:
         info = self.kinds.get(kind)
         if info is None or info.fields:
             return None
-        return [name for name, row in self.rows.items() if row.kind == kind] or None
+        return self.rows_of(kind) or None
 
     @property
     def default_action(self) -> str | None:

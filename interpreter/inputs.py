@@ -345,7 +345,7 @@ class _Structurer:
     def _row(self, name: str, kind: str, where: str) -> RowRef:
         ref = self.program.row_ref(name)
         if ref is None or ref.kind != kind:
-            rows = [r for r, d in self.rules.rows.items() if d.kind == kind]
+            rows = self.rules.rows_of(kind)
             hint = did_you_mean(name, rows) or (f"the {kind} rows are: {', '.join(rows)}" if rows else "")
             raise InputProblem(where, f"unknown {kind} '{name}'", hint)
         return ref
@@ -417,7 +417,7 @@ class _Structurer:
             else:
                 kind = self.rules.kinds.get(type_.name)
                 defaulted = kind is not None and kind.fields and all(f.default is not None for f in kind.fields)
-                rows = [name for name, row in self.rules.rows.items() if row.kind == type_.name]
+                rows = self.rules.rows_of(type_.name)
                 hint = (f"every field of {type_.name} has a default: give it as {param.name} = {{}}, or let the action "
                         f"make one, {param.name}: {type_} = {{}}" if defaulted
                         else f'give one of its rows, as {param.name} = "{rows[0]}" '

@@ -87,3 +87,20 @@ def test_a_choice_of_a_kind_with_rows_defaults_to_one_of_its_rows():
     [told] = caught.value.diagnostics
     assert (told.message, told.hint) == ("a choice's default is one of its options: one of the move rows",
                                          "the move rows are: tackle")
+
+
+@pytest.mark.parametrize("default, dealt", [("if big then surf else tackle", 40), ("pm", 90), ("first", 110)])
+def test_a_choice_of_a_kind_with_rows_may_default_to_an_expression_a_parameter_or_another_choice(default, dealt):
+    rules = dsl.loads("kind move { power: int }\nmove tackle { power 40 }\nmove surf { power 90 }\n"
+                      "move blizzard { power 110 }\nparam big = false\nparam pm: move = surf\n"
+                      f"choice first: move = blizzard\nchoice m: move = {default}\noutcome o: int = 0\n"
+                      "action go() { o = m.power }\n", "defaults.rules")
+    assert exact(rules, Scenario("go", {})).marginal("o") == {dealt: 1}
+
+
+def test_a_choice_that_may_be_none_runs_none_among_its_options(tmp_path, capsys):
+    path = tmp_path / "stance.rules"
+    path.write_text("enum stance { hold charge }\nchoice st: stance? = none\noutcome o: int = 0\n"
+                    "action go() { o = if st == hold then 1 else 2 }\n")
+    assert main(["odds", str(path), "--each-choice", "st"]) == 0
+    assert capsys.readouterr().out.splitlines()[2].split() == ["hold", "charge", "none"]

@@ -525,7 +525,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             shown = [show_plain(v) for v in dist.marginal(name)]
             declared = rules.outcomes.get(name)
             kind = None if declared is None else declared.type.name
-            rows = [row for row, decl in rules.rows.items() if decl.kind == kind]
+            rows = rules.rows_of(kind) if kind is not None else []
             plain = written.strip()
             numeric = kind in ("int", "number")
             told = (f"'{written}' is no value of {kind}" if rows and written not in rows
@@ -665,10 +665,9 @@ def _odds_each_choice(args: argparse.Namespace) -> int:
     chosen = scenario.flags.get(f"choices.{name}")
     if chosen is not None:  # every option is run: the one chosen would be silently set aside
         raise UsageError(f"--each-choice {name} and {chosen} both set it; leave one out")
-    if choice.type.name == "bool":
-        options: list[Any] = [False, True]
-    else:
-        options = [row for row, decl in rules.rows.items() if decl.kind == choice.type.name]
+    options: list[Any] = [False, True] if choice.type.name == "bool" else rules.rows_of(choice.type.name)
+    if choice.type.optional:
+        options.append("none")  # as a scenario names it
     # An option that breaks a constraint is reported at the flag that ran it, as one --choose gave would be.
     flags = {**scenario.flags, f"choices.{name}": f"--each-choice {name}"}
     dists = [_odds_of(args, rules, replace(scenario, choices={**scenario.choices, name: option}, flags=flags))
