@@ -56,3 +56,10 @@ def test_an_outcome_that_is_sometimes_none_gathers_its_numbers_tails_and_shows_n
                "action go() { o = if chance(1/2) then none else explode(2, 6, 12) }\n")
     rows = [row.split() for row in out.splitlines() if row.startswith("  ")]
     assert rows[1][:2] == ["none", "50.00%"] and rows[-1][0] == "37..156"
+
+
+def test_an_outcome_that_is_sometimes_none_gathers_a_low_tail_after_none_too(tmp_path, capsys):
+    out = odds(tmp_path, capsys, "outcome o: int? = none\n"
+               "action go() { o = if chance(1/2) then none else 200 - explode(2, 6, 12) }\n")
+    rows = [row.split() for row in out.splitlines() if row.startswith("  ")]
+    assert rows[1][:2] == ["none", "50.00%"] and rows[2][0] == "44..163"

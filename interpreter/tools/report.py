@@ -139,19 +139,21 @@ def _tiny(p: Fraction) -> bool:
 
 def _spans(values: list[Any], tiny: list[bool]) -> list[range]:
     """The rows of a table of these values (in order), as the places of the values each shows: one value each, but
-    where there are more than TAIL_FROM numbers (and none, perhaps), the run at either end of the `tiny` numbers
-    (each below 0.01%) as one row, where it holds TAIL_LEAST or more."""
+    where there are more than TAIL_FROM numbers, the run at either end of the `tiny` ones (each below 0.01%) as one
+    row, where it holds TAIL_LEAST or more. None, which comes first or last, is shown apart, however rare."""
     singles = [range(i, i + 1) for i in range(len(values))]
-    if len(values) <= TAIL_FROM or not all(type(value) in (int, Fraction) or value is None for value in values):
+    start = next((i for i, value in enumerate(values) if value is not None), len(values))
+    end = len(values) - next((i for i, value in enumerate(reversed(values)) if value is not None), len(values))
+    numbers = values[start:end]
+    if len(numbers) <= TAIL_FROM or not all(type(value) in (int, Fraction) for value in numbers):
         return singles
-    tiny = [small and value is not None for small, value in zip(tiny, values)]  # none is shown apart, however rare
-    low = next((i for i, small in enumerate(tiny) if not small), len(values))
-    high = next((i for i, small in enumerate(reversed(tiny)) if not small), len(values))
-    if low + high >= len(values):  # every value unlikely: shown as they are
+    low = next((i for i, small in enumerate(tiny[start:end]) if not small), len(numbers))
+    high = next((i for i, small in enumerate(reversed(tiny[start:end])) if not small), len(numbers))
+    if low + high >= len(numbers):  # every value unlikely: shown as they are
         return singles
-    head = [range(0, low)] if low >= TAIL_LEAST else singles[:low]
-    tail = [range(len(values) - high, len(values))] if high >= TAIL_LEAST else singles[len(values) - high:]
-    return head + singles[low:len(values) - high] + tail
+    head = [range(start, start + low)] if low >= TAIL_LEAST else singles[start:start + low]
+    tail = [range(end - high, end)] if high >= TAIL_LEAST else singles[end - high:end]
+    return singles[:start] + head + singles[start + low:end - high] + tail + singles[end:]
 
 
 def _span_label(values: list[Any], span: range) -> str:
