@@ -542,3 +542,9 @@ def test_explain_why_of_an_unknown_outcome_lists_stopped_where_the_rules_stop(ca
     rules.write_text('outcome hit: bool = false\naction go() {\n    if chance(1/2) { stop "missed" }\n    hit = true\n}\n')
     assert main(["explain", str(rules), "--why", "nosuch=1"]) == 2
     assert "--why: unknown outcome 'nosuch'; the outcomes are: hit, stopped" in capsys.readouterr().err
+
+
+def test_a_plot_of_many_numbers_side_by_side_places_them_at_their_own_places(tmp_path, monkeypatch):
+    axis = drawn_plot(tmp_path, monkeypatch, "dealt = roll(3, 100)")
+    centres = sorted(bar.get_x() + bar.get_width() / 2 for bar in axis.patches)
+    assert (centres[0], centres[-1], len(centres)) == (3, 300, 298)

@@ -14,7 +14,9 @@ from fracas.interpreter.tools.files import write_atomically
 from fracas.interpreter.tools.report import marginal_of
 
 LABELLED = 20  # values of numbers labelled each under its bar, at most: more are read off a scale
-SPREAD_MOST = 200  # narrowest gaps between numbers that their spread may hold, for them to stand at their places
+# Narrowest gaps between numbers that their spread may hold, for them to stand at their places (twice as many as
+# there are values at least: 3d100's 298 values side by side stand at theirs).
+SPREAD_MOST = 200
 
 INSTALL_HINT = "plots need matplotlib: pip install 'fracas[plot]' (or pip install matplotlib)"
 
@@ -69,7 +71,7 @@ def plot_distributions(dists: list[Distribution], labels: list[str], path: Path,
         # apart, in order.
         places = [float(v) for _, v in values] if numbers else list(range(len(values)))
         gap = min((b - a for a, b in zip(places, places[1:])), default=1.0)
-        at_places = numbers and (places[-1] - places[0]) / gap <= SPREAD_MOST
+        at_places = numbers and (places[-1] - places[0]) / gap <= max(SPREAD_MOST, 2 * len(values))
         if not at_places:
             places, gap = list(range(len(values))), 1.0
         width = 0.8 * gap / len(dists)
