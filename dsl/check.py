@@ -535,10 +535,13 @@ class Checker:
         if bounds is None or field.default is None:
             return
         default, low, high = map(_written_number, (field.default, bounds.low, bounds.high))
-        if default is not None and low is not None and high is not None and not low <= default <= high:
-            self.error(field.default.pos, f"the default {self.rules.text_of(field.default)} of '{field.name}' is "
-                       f"outside its bounds {self.rules.text_of(bounds.low)}..{self.rules.text_of(bounds.high)}",
-                       "give it a default within them, or widen them")
+        if default is None or not ((low is not None and default < low) or (high is not None and default > high)):
+            return  # a bound a parameter gives is checked where a record is made
+        empty = low is not None and high is not None and low > high
+        self.error(field.default.pos, f"the default {self.rules.text_of(field.default)} of '{field.name}' is "
+                   f"outside its bounds {self.rules.text_of(bounds.low)}..{self.rules.text_of(bounds.high)}",
+                   "these bounds hold no number: write the lower first" if empty
+                   else "give it a default within them, or widen them")
 
     def require_constraint(self, require: n.Require, scope: Scope) -> Constraint:
         self.constraint_reads(require.test, scope)

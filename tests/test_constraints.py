@@ -723,3 +723,13 @@ def test_a_field_s_default_written_outside_its_bounds_is_one_error_at_the_defaul
                   "bounds.rules")
     [told] = caught.value.diagnostics
     assert (told.line, told.column, told.message) == (2, 25, "the default 0 of 'hp' is outside its bounds 1..100")
+
+
+@pytest.mark.parametrize("bounds, hint", [("1..top = 0", "give it a default within them, or widen them"),
+                                          ("10..1 = 5", "these bounds hold no number: write the lower first")])
+def test_a_field_s_default_outside_a_bound_written_out_is_refused_whatever_the_other_bound(bounds, hint):
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(f"param top = 10\nkind f {{ hp: int in {bounds} }}\noutcome o: int = 0\n"
+                  "action go(a: f = {}) { o = a.hp }\n", "bounds.rules")
+    [told] = caught.value.diagnostics
+    assert told.message.startswith("the default") and told.hint == hint
