@@ -154,6 +154,12 @@ def test_a_never_found_false_shows_how_likely_its_condition_holds_and_the_likeli
         "      lost       2")
 
 
+def test_each_always_found_false_of_an_or_shows_where_its_condition_fails():
+    message = why("always(hits < 3) or always(lost == 2)")
+    assert "hits < 3 is false with probability 1/8 (0.125)" in message
+    assert "lost == 2 is false with probability 1/2 (0.5)" in message
+
+
 def test_an_always_or_never_the_expectation_wants_false_shows_no_counterexample():
     assert why("not (always(hits < 3) or always(hits < 4))") == (
         "expect not (always(hits < 3) or always(hits < 4)) (line 7) is false:\n"

@@ -15,6 +15,7 @@ from typing import Any
 from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import Diagnostic
 from fracas.dsl.reads import free_names
+from fracas.dsl.statements import children
 from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.tools.aggregates import aggregate_calls, substitute_aggregates
@@ -98,7 +99,7 @@ def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, An
         if final_value(substituted, prepared, first, once=True) is True:
             return ""
         return _block(f"{head} is false:", explain(rules, prepared, first, expect, known)
-                      + _counterexamples(rules, prepared, states, values, _conjuncts(expect)))
+                      + _counterexamples(rules, prepared, states, values, _not_negated(expect)))
     failing = {state: p for state, p in states.items() if final_value(substituted, prepared, state) is not True}
     if not failing:
         return ""
@@ -119,17 +120,17 @@ def _where(rules: Ruleset, prepared: Prepared, states: dict[State, Any], failing
     return f" with probability {shown_value(p)}; the likeliest outcome where it is {word}:", lines
 
 
-def _conjuncts(expr: n.Expr) -> list[n.Expr]:
-    """The parts an expectation holds only if all hold: itself, or the sides of its `and`s."""
-    if isinstance(expr, n.Binary) and expr.op == "and":
-        return _conjuncts(expr.left) + _conjuncts(expr.right)
-    return [expr]
+def _not_negated(expr: n.Expr, negated: bool = False) -> list[n.Expr]:
+    """The parts of an expectation but those under a `not`, which it wants false."""
+    if isinstance(expr, n.Unary) and expr.op == "not":
+        return _not_negated(expr.operand, not negated)
+    return ([] if negated else [expr]) + [part for child in children(expr) for part in _not_negated(child, negated)]
 
 
 def _counterexamples(rules: Ruleset, prepared: Prepared, states: dict[State, Any],
                      values: list[tuple[n.Call, Any]], parts: list[n.Expr]) -> list[str]:
-    """For each `always(c)` found false, or `never(c)`, that is one of the `parts` the expectation needs (not one
-    it wants false, under a `not`), the outcomes where c is false (or true), as an expectation of c alone would
+    """For each `always(c)` found false, or `never(c)`, that is one of the `parts` the expectation wants to hold
+    (not one under a `not`), the outcomes where c is false (or true), as an expectation of c alone would
     show them: how likely, and the likeliest. A condition that reads nothing of an outcome has none to show."""
     lines: list[str] = []
     for call, value in values:
