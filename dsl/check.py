@@ -629,7 +629,8 @@ class Checker:
                  or rules.fns.get(name) or rules.modifiers.get(name) or rules.steps.get(name) or rules.actions.get(name))
         if found is None:
             return "a declaration of the same name"
-        return f"{_declared_as(found)} declared at line {found.pos.line}"
+        where = "" if found.pos.path in ("", self.rules.path) else f"{found.pos.path}:"  # a base file's, by name
+        return f"{_declared_as(found)} declared at {'line ' if not where else where}{found.pos.line}"
 
     def check_step(self, decl: n.StepDecl) -> None:
         if decl.is_action:  # its inputs are names of the examples that run it, as the declarations are
@@ -1248,7 +1249,8 @@ class Checker:
                 near = closest(name, kind.field_names)
                 before = self.rules.source(pos).line(pos.line)[:pos.column - 1]
                 if name == "d" and before[-1:].isdigit():  # `damage 1d-3`: another game's dice, the sides left out
-                    self.error(pos, missing.DICE_WITHOUT_SIDES.message.format(written=f"{before.split()[-1]}d"),
+                    count = re.search(r"[0-9]+$", before).group()  # type: ignore[union-attr]
+                    self.error(pos, missing.DICE_WITHOUT_SIDES.message.format(written=f"{count}d"),
                                missing.DICE_WITHOUT_SIDES.hint)
                     continue
                 self.error(pos, f"unknown field '{name}' of kind '{kind.name}'",
@@ -1431,7 +1433,8 @@ class Checker:
                 self.error(expr.pos, f"'{op}' compares numbers, not {left} and {right}",
                            self.dice_hint(expr, left, right) or (
                                f"the values of {left.name} have no order: give the kind a number to compare, which "
-                               f"each row sets (kind {left.name} {{ rank: int }}), and compare a.rank {op} b.rank"
+                               f"each row sets (kind {left.name} {{ rank: int }}), and compare "
+                               f"{self.rules.text_of(expr.left)}.rank {op} {self.rules.text_of(expr.right)}.rank"
                                if ranked else ""))
             return BOOL
         if op == "+":

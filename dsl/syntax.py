@@ -669,7 +669,7 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
                     "an expression: if c then a else b")
         elif str(token) == "=" and before.endswith("=") and re.match(r"\s*fn\b", source.line(line)):
             message = "a fn's value follows one '=', not '=='"  # `fn f(x: int): bool == x > 1`
-            hint = "fn name(x: int): bool = x > 1"
+            hint = source.line(line).strip().replace("==", "=", 1)
             column, width = column - 1, 2
         elif str(token) == "=":
             hint = "'=' sets a name or a field, in a statement of its own; to compare two values, write '=='"

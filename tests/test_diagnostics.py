@@ -542,3 +542,4 @@ def test_values_of_an_enum_compared_for_order_are_told_to_rank_them_by_a_field()
     d = only(BASE + "enum level { failure hard }\naction rank_them(a: level = hard) { lost = if a > failure then 1 else 0 }\n")
     assert d.message == "'>' compares numbers, not level and level"
     assert d.hint.startswith("the values of level have no order: give the kind a number to compare")
+    assert d.hint.endswith("and compare a.rank > failure.rank")

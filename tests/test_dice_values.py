@@ -112,10 +112,11 @@ def test_dice_a_scenario_gives_in_quotes_but_not_as_dice_are_told_what_is_wrong(
     assert (told.message, told.hint) == ("w.damage: '3d6-' is no dice", 'write them as the rules do: "2d6 + 1", "1d6 - 3"')
 
 
-@pytest.mark.parametrize("text", ["weapon knife { damage 1d-3 }", "action stab(w: weapon) { result = roll(2d-1) }"])
-def test_dice_of_another_game_without_their_sides_are_told_to_write_the_sides(text):
+@pytest.mark.parametrize("text, written", [("weapon knife { damage 1d-3 }", "1d"), ("weapon pike { damage 2d6+3d-1 }", "3d"),
+                                           ("action stab(w: weapon) { result = roll(2d-1) }", "2d")])
+def test_dice_of_another_game_without_their_sides_are_told_to_write_the_sides(text, written):
     [(message, hint)] = problems(RULES + text + "\n")
-    assert message.endswith("d' is no die: dice are written with their sides") and hint == "as 2d6 - 1, or 1d6 + 2"
+    assert (message, hint) == (f"'{written}' is no die: dice are written with their sides", "as 2d6 - 1, or 1d6 + 2")
 
 
 @pytest.mark.parametrize("text, shown", [("1d6", "1d6"), ("1d6+1d6", "2d6"), (" 3 + 1d4 ", "1d4 + 3"),

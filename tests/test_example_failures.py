@@ -284,6 +284,16 @@ def test_an_action_input_named_like_a_declaration_is_refused():
     assert caught.value.diagnostics[0].message == "input 'n' would hide a parameter declared at line 1"
 
 
+def test_an_input_that_would_hide_a_declaration_of_a_base_file_names_the_file(tmp_path):
+    (tmp_path / "base.rules").write_text("kind move { power: int }\nmove tackle { power 40 }\noutcome o: int = 0\n"
+                                         "action go() { o = 1 }\n")
+    (tmp_path / "variant.rules").write_text('extends "base.rules"\naction go2(tackle: int) { o = tackle }\n')
+    with pytest.raises(RulesError) as caught:
+        dsl.load(tmp_path / "variant.rules")
+    assert caught.value.diagnostics[0].message == (
+        f"input 'tackle' would hide a row of move declared at {tmp_path / 'base.rules'}:2")
+
+
 def test_a_local_named_like_an_enum_s_value_says_which_it_would_hide():
     with pytest.raises(RulesError) as caught:
         dsl.loads("enum side { attacker defender }\noutcome x: int = 0\naction go() {\n    let attacker = 1\n"

@@ -110,7 +110,7 @@ def test_a_table_of_one_key_is_told_to_be_a_field_of_the_key_s_kind():
 
 def test_a_fn_s_value_after_two_equals_signs_is_told_to_follow_one():
     assert problem("fn f(x: int): bool == x > 1\n") == (1, 20, "a fn's value follows one '=', not '=='",
-                                                        "fn name(x: int): bool = x > 1")
+                                                        "fn f(x: int): bool = x > 1")
 
 
 def test_a_block_after_a_colon_is_told_to_use_braces():
