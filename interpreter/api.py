@@ -108,9 +108,7 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
             _action_meant(rules, scenario, action_name)
         action = rules.actions.get(action_name)
         if action is None:
-            raise InputProblem("action", f"unknown action '{action_name}'",
-                               did_you_mean(action_name, rules.actions) or listed("the actions", rules.actions,
-                                                                                "these rules declare no action"))
+            raise _unknown_action(rules, action_name)
         try:
             program = build_program(rules, {k: v for k, v in params.items() if k in rules.params},
                                     {k: v for k, v in scenario.choices.items() if k in rules.choices})
@@ -125,6 +123,18 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
     except RunError as error:
         raise ScenarioError([run_diagnostic(rules, error)]) from None
     return Prepared(program, action, start, scenario)
+
+
+def check_action(rules: Ruleset, scenario: Scenario) -> None:
+    """Refuse a scenario that names an action the rules lack, as prepare would, before any program is made."""
+    name = scenario.action_in(rules)
+    if name is not None and name not in rules.actions:
+        raise ScenarioError([scenario_diagnostic(rules, scenario, _unknown_action(rules, name))])
+
+
+def _unknown_action(rules: Ruleset, name: str) -> InputProblem:
+    return InputProblem("action", f"unknown action '{name}'", did_you_mean(name, rules.actions)
+                        or listed("the actions", rules.actions, "these rules declare no action"))
 
 
 def _not_a_parameter(rules: Ruleset, scenario: Scenario, name: str) -> str:

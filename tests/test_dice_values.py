@@ -265,3 +265,16 @@ def test_the_largest_of_a_dice_value_is_told_to_be_its_max_roll():
     [(message, hint)] = problems(RULES.replace("roll(w.damage + extra)", "max(w.damage)"))
     assert message == "'max' needs numbers, not a dice" and hint.startswith(
         "the highest total it can roll is max_roll(w.damage); ")
+
+
+def test_the_least_of_a_dice_value_is_told_to_be_its_min_roll():
+    [(_, hint)] = problems(RULES.replace("roll(w.damage + extra)", "min(w.damage)"))
+    assert hint.startswith("the lowest total it can roll is min_roll(w.damage); ")
+
+
+def test_max_roll_and_min_roll_take_a_negative_number_added_and_use_no_forced_roll():
+    text = RULES.replace("action hit(w: weapon) { result = roll(w.damage + extra) + w.bonus }",
+                         "outcome low: int = 0\naction hit(w: weapon) {\n    result = max_roll(w.damage) + roll(1, 6)\n"
+                         "    low = min_roll(w.damage)\n}")
+    run = forced(rules(text), Scenario("hit", {"w": {"damage": "1d4 - 3"}}), [2])
+    assert (run.outcomes["result"], run.outcomes["low"]) == (3, -2)

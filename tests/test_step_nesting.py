@@ -102,13 +102,13 @@ def test_run_json_carries_the_ends_of_steps(tmp_path, capsys):
     assert ends == ["inner", "outer", "countdown", "countdown"]
 
 
-
 def test_run_json_gives_what_each_step_was_given_by_its_parameters_names(tmp_path, capsys):
     (tmp_path / "nest.rules").write_text(RULES_TEXT)
     (tmp_path / "go.toml").write_text('action = "go"\n')
     assert main(["run", str(tmp_path / "nest.rules"), str(tmp_path / "go.toml"), "--seed", "1", "--json"]) == 0
     given = [event["given"] for event in json.loads(capsys.readouterr().out)["events"] if event["kind"] == "step"]
     assert given == [{}, {}, {"left": "1"}, {"left": "0"}]
+
 
 SHOTS = dsl.loads("""
 outcome lost: int = 0

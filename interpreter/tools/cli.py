@@ -738,8 +738,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError("--metric is empty; give an expression, or leave the flag out for the default metric")
     rules, scenario = _load(args)
     target = _output("--plot", args.plot, args, [rules])
-    if scenario.action is not None and scenario.action not in rules.actions:
-        api.prepare(rules, scenario)  # refuses it as odds does, at the flag or the scenario's key, before any case
+    api.check_action(rules, scenario)  # an unknown one refused at the flag or the scenario's key, before any case
     try:
         varies = [parse_vary(text, lambda v: parse_assignment(f"v={v}")[1]) for text in args.vary]
         metric_expression(args.metric, rules, scenario.action_in(rules))  # before any work

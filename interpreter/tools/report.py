@@ -19,8 +19,6 @@ from fracas.interpreter.tools.words import counted
 BAR_WIDTH = 30
 INTERVAL = "95% interval"  # the heading of sampled odds' intervals
 STOPPED = "stopped"  # why a resolution stopped early: a name every distribution may have
-
-
 TINY = " <0.01%"  # a probability too small to show in hundredths of a percent, but not none
 
 
