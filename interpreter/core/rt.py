@@ -369,8 +369,11 @@ def log_return(R: Any, stmt: n.Return, value: Any = _NOTHING) -> None:
 
 def log_step(R: Any, decl: n.StepDecl, call: n.Call, given: tuple[Any, ...]) -> None:
     # With what it was given: strike(s: defender, t: attacker) tells a counter from an attack.
-    shown = {param.name: show_brief(value) for param, value in zip(decl.params, given)}
-    R.trace.add("step", decl.pos, f"step {call.func}({', '.join(f'{k}: {v}' for k, v in shown.items())})",
+    shown = {}
+    for param, value in zip(decl.params, given):  # a thing by its name, a number as it is: what most steps are given
+        kind = type(value)
+        shown[param.name] = value.id if kind is Ref else str(value) if kind is int else show_brief(value)
+    R.trace.add("step", decl.pos, f"step {call.func}({', '.join([f'{k}: {v}' for k, v in shown.items()])})",
                 step=call.func, called_at=call.pos.line, given=shown)
 
 
