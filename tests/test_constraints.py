@@ -247,7 +247,8 @@ def test_an_example_run_line_that_breaks_a_constraint_fails_at_its_place(capsys,
                      'example "T-01 a unit of 4" {\n    run hit(target: {figures: 4})\n    expect lost == 1\n}\n')
     assert main(["test", str(rules)]) == 1
     out = capsys.readouterr().out
-    assert f"FAIL T-01 a unit of 4: {rules}:5:31: target.figures: 4 breaks the constraint 'figures in 1..3'\n" in out
+    assert (f"FAIL T-01 a unit of 4: {rules}:5:31: target.figures: 4 breaks the constraint 'figures in 1..3' "
+            f"(hint: the constraint is at {rules}:1; here figures is 4)\n") in out  # the hint check gives it too
     err = refused(capsys, "check", str(rules))
     assert f"{rules}:5:31: error: target.figures: 4 breaks the constraint 'figures in 1..3'" in err
 

@@ -128,7 +128,7 @@ def test_a_weapon_of_thousands_of_attacks_stops_at_the_work_limit():
     rules = dsl.loads(text, "miniatures.rules", Limits(work=100_000))
     example = next(e for e in rules.examples if e.example_id == "MIN-07")
     result = run_example(rules, example)
-    assert not result.passed and result.message.endswith("this resolution did more than 100000 steps of work")
+    assert not result.passed and "this resolution did more than 100000 steps of work (hint: " in result.message
 
 
 def test_a_dice_value_rolled_anew_for_each_count_stops_at_the_work_limit():

@@ -78,11 +78,16 @@ def run_example(rules: Ruleset, example: n.ExampleDecl) -> ExampleResult:
             prepared, states = dist.prepared, dist.states
         failures = [check_expectation(rules, prepared, states, expect) for expect in example.expects]
     except ScenarioError as error:
-        return ExampleResult(example, False, "; ".join(d.brief() for d in error.diagnostics))
+        return ExampleResult(example, False, "; ".join(map(_with_hint, error.diagnostics)))
     except RunError as error:
-        return ExampleResult(example, False, run_diagnostic(rules, error).brief())
+        return ExampleResult(example, False, _with_hint(run_diagnostic(rules, error)))
     failed = [f for f in failures if f]
     return ExampleResult(example, not failed, "\n".join(failed))
+
+
+def _with_hint(diagnostic: Diagnostic) -> str:
+    """A problem as `fracas test` tells it on the example's line: where, what, and the hint, as check gives it."""
+    return diagnostic.brief() + (f" (hint: {diagnostic.hint})" if diagnostic.hint else "")
 
 
 def check_expectation(rules: Ruleset, prepared: Prepared, states: dict[State, Any], expect: n.Expr) -> str:
