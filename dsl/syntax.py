@@ -405,7 +405,8 @@ def _missing_construct(source: SourceFile, tokens: list[Token], error: Unexpecte
         return _doubled(source, tokens[wrong - 1])
     if wrong is not None and wrong >= 4 and str(tokens[wrong]) == ")" and str(tokens[wrong - 2]) == "(" \
             and tokens[wrong - 4].type == "TABLE":  # `table cost(ground): number {`
-        return at(tokens[wrong - 3], missing.ONE_KEY_TABLE)
+        key = str(tokens[wrong - 1])
+        return at(tokens[wrong - 3], missing.ONE_NUMBER_KEY_TABLE if key == "int" else missing.ONE_KEY_TABLE)
     if wrong is not None and str(tokens[wrong]) == "/" and source.text[tokens[wrong].end_pos:][:1] == "/":
         return _doubled(source, tokens[wrong])  # `// a comment` where a statement starts: the first '/' fails
     if wrong is not None and wrong >= 2 and tokens[wrong].type == "LPAR" and tokens[wrong - 1].type == "NAME" \

@@ -10,6 +10,7 @@ import pytest
 from fracas import dsl
 from fracas.dsl import missing
 from fracas.dsl.diagnostics import RulesError
+from fracas.interpreter import Scenario, exact
 
 GRAMMAR = Path(__file__).resolve().parent.parent / "grammars" / "fracas.lark"
 
@@ -111,6 +112,15 @@ def test_a_table_of_one_key_is_told_to_be_a_field_of_the_key_s_kind():
 def test_a_fn_s_value_after_two_equals_signs_is_told_to_follow_one():
     assert problem("fn f(x: int): bool == x > 1\n") == (1, 20, "a fn's value follows one '=', not '=='",
                                                         "fn f(x: int): bool = x > 1")
+
+
+def test_a_table_of_one_number_key_is_told_to_index_a_list():
+    line, column, message, hint = problem("enum inj { stunned out }\ntable chart(int): inj default stunned {\n"
+                                          "    2: stunned\n}\n")
+    assert (line, column, message) == (2, 7, "a table has two keys: for one number, index a list of the values")
+    rules = dsl.loads("enum inj { stunned out }\noutcome o: inj = stunned\naction go(total: int = 8) {\n"
+                      "    o = [stunned, stunned, out][total - 7]\n}\n", "m.rules")  # as the hint writes it
+    assert {row.name: p for row, p in exact(rules, Scenario("go", {})).marginal("o").items()} == {"stunned": 1}
 
 
 def test_a_block_after_a_colon_is_told_to_use_braces():
