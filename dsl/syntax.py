@@ -227,8 +227,24 @@ def _expected(names: set[str]) -> str:
 def _syntax_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic:
     tokens = _tokens_before(source.text, _error_offset(source.text, error))
     return (_glued_number(source, tokens) or _no_starting_value(source, tokens, error)
-            or _closed_early(source, tokens, error) or _missing_construct(source, tokens, error)
+            or _closed_early(source, tokens, error) or _brace_not_opened(source, tokens, error)
+            or _missing_construct(source, tokens, error)
             or _unclosed_block(source, tokens, error) or _parser_diagnostic(source, error))
+
+
+def _brace_not_opened(source: SourceFile, tokens: list[Token], error: UnexpectedInput) -> Diagnostic | None:
+    """`if f == 1` and a new line where its block's '{' belongs: told at the end of the line that lacks it, not at
+    the next line's first word."""
+    if not (isinstance(error, UnexpectedToken) and "LBRACE" in error.expected and error.token.type != "$END"):
+        return None
+    at = next((i for i, token in enumerate(tokens) if token.start_pos == error.token.start_pos), None)
+    if not at or tokens[at].line <= tokens[at - 1].line:
+        return None
+    last = tokens[at - 1]
+    line = source.line(last.line)
+    written = line[: (last.end_column or 1) - 1].strip()  # without a comment after it
+    return Diagnostic(source.path, last.line, last.end_column or 1, "the '{' that opens this block is missing",
+                      f"end the line with it: {written} {{", line, 1)
 
 
 def _error_offset(text: str, error: UnexpectedInput) -> int:

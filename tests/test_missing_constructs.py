@@ -123,6 +123,15 @@ def test_a_table_of_one_number_key_is_told_to_index_a_list():
     assert {row.name: p for row, p in exact(rules, Scenario("go", {})).marginal("o").items()} == {"stunned": 1}
 
 
+@pytest.mark.parametrize("text, line, column, hint", [
+    (in_a_step("    if a", "        r = 1", "    }"), 3, 9, "end the line with it: if a {"),
+    (in_a_step("    if hp > 2  # a note", "        r = 1", "    }"), 3, 14, "end the line with it: if hp > 2 {"),
+    ("kind piece\n    size: int\n}\n", 1, 11, "end the line with it: kind piece {"),
+])
+def test_a_block_s_opening_brace_left_out_is_told_at_the_end_of_its_line(text, line, column, hint):
+    assert problem(text) == (line, column, "the '{' that opens this block is missing", hint)
+
+
 def test_a_block_after_a_colon_is_told_to_use_braces():
     assert problem(in_a_step("    if a:", "        r = 1"))[2] == "blocks are written in braces, not after ':'"
 
