@@ -152,3 +152,10 @@ def test_a_step_is_logged_with_what_it_was_given_each_time_it_is_called():
 def test_explain_says_where_a_step_was_called():
     text = explain_text(forced(RULES, Scenario("go", {}), [1]))
     assert "step countdown(left: 0)    (nest.rules:15, called at line 18)" in text
+
+
+def test_bodies_and_shots_of_no_owner_or_source_are_logged_without_a_none():
+    rules = dsl.loads("outcome lost: int = 0\naction go() {\n    let p = bodies(3, 3)\n    p = fire(volley(1, 3), p)\n"
+                      "    lost = lethal(p)\n}\n", "plain.rules")
+    texts = [event["text"] for event in forced(rules, Scenario("go", {}), [0]).events if event["kind"] in ("bodies", "shot")]
+    assert texts == ["3 bodies of 3 hitpoints", "shot 1 (3 damage) hits a body: lethal"]

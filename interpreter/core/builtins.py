@@ -108,7 +108,8 @@ def _bodies(count: Any, hitpoints: Any, owner: Any, tag: str, env: Env, pos: n.P
     if trace is not None and count:
         life = "that cannot die" if hitpoints is None else f"of {hitpoints} hitpoint{'s' if hitpoints != 1 else ''}"
         shown = show_brief(owner)
-        trace.add("bodies", pos, f"{count} bod{'ies' if count != 1 else 'y'} {life} for {shown}"
+        whose = "" if owner is None else f" for {shown}"  # bodies of no owner: not "for none", which reads as no bodies
+        trace.add("bodies", pos, f"{count} bod{'ies' if count != 1 else 'y'} {life}{whose}"
                   + (f" ({tag})" if tag else ""), count=count, hitpoints=hitpoints, owner=shown, tag=tag)
     return Pool.make(count, hitpoints, owner, tag)
 

@@ -1186,16 +1186,16 @@ def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
     file, line = (pos.path, pos.line) if pos else ("", 0)
     add = trace.events.append
     source = owner = _UNSHOWN
-    source_text = owner_text = ""
+    source_text = owner_text = owner_value = ""
     for hit in hits:
         after, shot = hit.after, hit.shot
         if shot.source is not source:
             source = shot.source
-            source_text = show_brief(source)
+            source_text = "" if source is None else f" from {show_brief(source)}"  # a shot of no source: no "from none"
         number = hit.index + 1
         if after is None:
             add({"kind": "shot", "file": file, "line": line,
-                 "text": f"shot {number} ({shot.damage} damage from {source_text}) finds every body lethal: it "
+                 "text": f"shot {number} ({shot.damage} damage{source_text}) finds every body lethal: it "
                          "changes nothing",
                  "shot": number, "damage": shot.damage, "owner": None, "tag": None, "lethal": True, "overflow": True,
                  "carried": False})
@@ -1206,12 +1206,13 @@ def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
             status = "cannot die"
         if after.owner is not owner:
             owner = after.owner
-            owner_text = show_brief(owner)
-        text = f"the rest of shot {number}" if hit.carried else f"shot {number} ({shot.damage} damage from {source_text})"
+            owner_value = show_brief(owner)
+            owner_text = "a body" if owner is None else owner_value  # "hits none" read as a miss
+        text = f"the rest of shot {number}" if hit.carried else f"shot {number} ({shot.damage} damage{source_text})"
         add({"kind": "shot", "file": file, "line": line,
              "text": f"{'overflow: ' if hit.overflow else ''}{text} hits {owner_text}"
                      f"{f' ({after.tag})' if after.tag else ''}: {status}",
-             "shot": number, "damage": shot.damage, "owner": owner_text, "tag": after.tag, "lethal": lethal,
+             "shot": number, "damage": shot.damage, "owner": owner_value, "tag": after.tag, "lethal": lethal,
              "overflow": hit.overflow, "carried": hit.carried})
 
 
