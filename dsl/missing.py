@@ -24,9 +24,12 @@ class Missing:
 # words no rules would name a thing by: a field called `def` (defence) must not be told about `fn`.
 WORDS: dict[str, Missing] = {
     "continue": Missing("fracas has no 'continue'", "guard the rest of the loop's body with an 'if'"),
-    "elif": Missing("fracas writes 'else if', not 'elif'", "} else if CONDITION { ... }"),
-    "elsif": Missing("fracas writes 'else if', not 'elsif'", "} else if CONDITION { ... }"),
-    "elseif": Missing("fracas writes 'else if', not 'elseif'", "} else if CONDITION { ... }"),
+    "elif": Missing("fracas writes 'else if', not 'elif'",
+                    "} else if CONDITION { ... }, or in an expression: else if CONDITION then VALUE"),
+    "elsif": Missing("fracas writes 'else if', not 'elsif'",
+                    "} else if CONDITION { ... }, or in an expression: else if CONDITION then VALUE"),
+    "elseif": Missing("fracas writes 'else if', not 'elseif'",
+                    "} else if CONDITION { ... }, or in an expression: else if CONDITION then VALUE"),
     "switch": Missing("fracas has no 'switch'", "write if ... { } else if ... { } else { }, or look the value up in a table"),
     "function": Missing("fracas declares a function with 'fn'", "fn name(x: int) = x * 2, or fn name(x: int): int { ... return x * 2 }"),
     "var": Missing("fracas declares a local with 'let'", "let name = value"),

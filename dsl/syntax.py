@@ -247,6 +247,21 @@ def _brace_not_opened(source: SourceFile, tokens: list[Token], error: Unexpected
                       f"end the line with it: {written} {{", line, 1)
 
 
+def _then_left_out(source: SourceFile, token: Token) -> bool:
+    """Whether the token starts a value right after an expression's `if` condition, its `then` left out: the last
+    `if` before it has no `then`, and is one of an expression's (`= if`, `then ... else if`), not a statement's."""
+    if token.type not in ("NUMBER", "NAME", "STRING", "DICE", "PERCENT", "LPAR", "TRUE", "FALSE", "NONE"):
+        return False
+    tokens = _tokens_before(source.text, token.start_pos)
+    ifs = [i for i, before in enumerate(tokens) if before.type == "IF"]
+    if not ifs or any(before.type == "THEN" for before in tokens[ifs[-1]:]):
+        return False
+    opening = tokens[ifs[-1] - 1].type if ifs[-1] else ""
+    since_block = [before.type for before in tokens[:ifs[-1]]]
+    block = max((i for i, kind in enumerate(since_block) if kind in ("LBRACE", "RBRACE")), default=-1)
+    return opening in ("EQUAL", "LPAR", "COMMA") or (opening == "ELSE" and "THEN" in since_block[block + 1:])
+
+
 def _error_offset(text: str, error: UnexpectedInput) -> int:
     if isinstance(error, UnexpectedToken) and error.token.type != "$END":
         return error.token.end_pos or 0
@@ -684,6 +699,9 @@ def _parser_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
             message = "an 'else' with no 'if' before it"
             hint = ("an else comes right after the '}' that closes an if's block (if c { ... } else { ... }), or in "
                     "an expression: if c then a else b")
+        elif _then_left_out(source, token):
+            message = "an 'if' in an expression needs 'then' between its condition and its value"  # `if s > t 3`
+            hint = "if a > b then 1 else 2"
         elif str(token) == "=" and before.endswith("=") and re.match(r"\s*fn\b", source.line(line)):
             message = "a fn's value follows one '=', not '=='"  # `fn f(x: int): bool == x > 1`
             hint = source.line(line).strip().replace("==", "=", 1)

@@ -38,8 +38,9 @@ def test_break_outside_a_loop_says_what_leaves_a_step():
 
 
 def test_elif_is_told_to_be_else_if():
-    assert problem(in_a_step("    if a { r = 1 } elif hp > 2 { r = 2 }"))[:3] == (
-        3, 20, "fracas writes 'else if', not 'elif'")
+    assert problem(in_a_step("    if a { r = 1 } elif hp > 2 { r = 2 }")) == (
+        3, 20, "fracas writes 'else if', not 'elif'",
+        "} else if CONDITION { ... }, or in an expression: else if CONDITION then VALUE")
 
 
 def test_return_at_the_top_level_says_where_it_belongs():
@@ -130,6 +131,13 @@ def test_a_table_of_one_number_key_is_told_to_index_a_list():
 ])
 def test_a_block_s_opening_brace_left_out_is_told_at_the_end_of_its_line(text, line, column, hint):
     assert problem(text) == (line, column, "the '{' that opens this block is missing", hint)
+
+
+@pytest.mark.parametrize("written", ["    r = if hp > 1 2 else 3",
+                                     "    r = if hp > 2 then 1\n        else if hp > 1 2\n        else 3"])
+def test_an_expression_s_if_without_then_is_told_to_write_it(written):
+    assert problem(in_a_step(written))[2:] == ("an 'if' in an expression needs 'then' between its condition and its "
+                                               "value", "if a > b then 1 else 2")
 
 
 def test_a_block_after_a_colon_is_told_to_use_braces():
