@@ -749,3 +749,10 @@ def test_sweep_resolves_the_action_named_by_the_flag(capsys, tmp_path):
     rules.write_text(TWO_ACTIONS)
     assert main(["sweep", str(rules), "--action", "second", "--vary", "n=1,5", "--jobs", "1", "--csv"]) == 0
     assert [row.split(",")[2] for row in capsys.readouterr().out.splitlines()[1:]] == ["1", "5"]
+
+
+def test_sweep_of_an_input_the_action_lacks_is_told_at_the_flag_before_any_case_runs(capsys, tmp_path):
+    rules = tmp_path / "two.rules"
+    rules.write_text(TWO_ACTIONS)
+    assert main(["sweep", str(rules), "--action", "second", "--vary", "nn=1,2", "--jobs", "1"]) == 2
+    assert "fracas: error: --vary nn: the action 'second' has no input 'nn'; did you mean 'n'?" in capsys.readouterr().err

@@ -745,6 +745,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     except SweepError as error:
         raise UsageError(str(error)) from None
     paths = [vary.path for vary in varies]
+    action = rules.actions.get(scenario.action_in(rules) or "")
+    inputs = [param.name for param in action.params] if action is not None else []
+    for path in paths:  # a misspelt input told at its flag, before any case runs
+        top = path.split(".")[0].split("[")[0]
+        if action is not None and top not in ("params", "choices") and top not in inputs:
+            raise UsageError(f"--vary {path}: the action '{action.name}' has no input '{top}'; "
+                             + (did_you_mean(top, inputs) or listed("its inputs", inputs, "it takes none")))
     twice = next((path for path in paths if paths.count(path) > 1), None)
     if twice is not None:
         raise UsageError(f"--vary {twice} is given twice; give all its values in one --vary")
