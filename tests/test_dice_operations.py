@@ -366,3 +366,8 @@ def test_a_wrong_argument_name_is_caught_before_running(tmp_path, capsys):
     rules.write_text("outcome x: int = 0\naction go() {\n    x = roll(2, 6, rerol: [1])\n}\n")
     assert main(["check", str(rules)]) == 2
     assert "did you mean" in capsys.readouterr().err
+
+
+def test_a_tally_counts_a_face_in_no_group_nowhere_and_an_empty_group_as_0():
+    assert odds("tally(2, 6, [[], [6]])[0]") == {0: 1}
+    assert odds("sum(tally(1, 6, [[1, 2], [6]]))") == {0: Fraction(1, 2), 1: Fraction(1, 2)}  # 3, 4, 5 counted nowhere
