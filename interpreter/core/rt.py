@@ -368,18 +368,31 @@ def log_return(R: Any, stmt: n.Return, value: Any = _NOTHING) -> None:
 
 
 def log_step(R: Any, decl: n.StepDecl, call: n.Call, given: tuple[Any, ...]) -> None:
-    # With what it was given: strike(s: defender, t: attacker) tells a counter from an attack.
-    shown = {}
-    for param, value in zip(decl.params, given):  # a thing by its name, a number as it is: what most steps are given
-        kind = type(value)
-        shown[param.name] = value.id if kind is Ref else str(value) if kind is int else show_brief(value)
-    R.trace.add("step", decl.pos, f"step {call.func}({', '.join([f'{k}: {v}' for k, v in shown.items()])})",
-                step=call.func, called_at=call.pos.line, given=shown)
+    # With what it was given: strike(s: defender, t: attacker) tells a counter from an attack. The text is made
+    # once for each call and values, as a logged run's many runs meet the same again and again.
+    made = R.program.rules.runtime_cache.setdefault("step texts", {})
+    key = (id(call), given)
+    found = made.get(key)
+    if found is None:
+        names = [param.name for param in decl.params]
+        shown = [value.id if type(value) is Ref else str(value) if type(value) is int else show_brief(value)
+                 for value in given]
+        found = (f"step {call.func}({', '.join([f'{k}: {v}' for k, v in zip(names, shown)])})", dict(zip(names, shown)))
+        if len(made) < _STEP_TEXTS:
+            made[key] = found
+    pos = decl.pos
+    R.trace.events.append({"kind": "step", "file": pos.path, "line": pos.line, "text": found[0], "step": call.func,
+                           "called_at": call.pos.line, "given": dict(found[1])})
+
+
+_STEP_TEXTS = 4096  # step calls' texts kept for a ruleset, at most
 
 
 def log_step_end(R: Any, call: n.Call) -> None:
     """Where a step's events end and its caller's go on (a report nests them by these): at the call."""
-    R.trace.add("end", call.pos, f"end of step {call.func}", step=call.func)
+    pos = call.pos
+    R.trace.events.append({"kind": "end", "file": pos.path, "line": pos.line, "text": f"end of step {call.func}",
+                           "step": call.func})
 
 
 def log_modifier(R: Any, decl: n.ModifierDecl, call: n.Call, start: Any, value: Any, applied: list[n.Term]) -> None:
