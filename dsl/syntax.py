@@ -241,10 +241,18 @@ def _brace_not_opened(source: SourceFile, tokens: list[Token], error: Unexpected
     if not at or tokens[at].line <= tokens[at - 1].line:
         return None
     last = tokens[at - 1]
+    first = next(token for token in tokens if token.line == last.line)
+    # Only a line that starts a block: `NAME {` also starts a record (`o = f` and a stray line is no block), and an
+    # expression's `if` lacks its `then`, not a brace.
+    if first.type not in _BLOCK_WORDS or _then_left_out(source, error.token):
+        return None
     line = source.line(last.line)
     written = line[: (last.end_column or 1) - 1].strip()  # without a comment after it
     return Diagnostic(source.path, last.line, last.end_column or 1, "the '{' that opens this block is missing",
                       f"end the line with it: {written} {{", line, 1)
+
+
+_BLOCK_WORDS = {"IF", "ELSE", "FOR", "WHILE", "KIND", "ACTION", "STEP", "EXAMPLE", "MODIFIER", "TABLE", "ENUM", "FN"}
 
 
 def _then_left_out(source: SourceFile, token: Token) -> bool:

@@ -140,6 +140,16 @@ def test_an_expression_s_if_without_then_is_told_to_write_it(written):
                                                "value", "if a > b then 1 else 2")
 
 
+@pytest.mark.parametrize("lines, message", [
+    (("    r = if hp > 0", "        3 else 4"), "an 'if' in an expression needs 'then' between its condition and its value"),
+    (("    r = if hp > 0 then 1", "        else if hp < 0", "        2 else 3"),
+     "an 'if' in an expression needs 'then' between its condition and its value"),
+    (("    r = hp", "    3 + 1"), "unexpected '3'"),
+])
+def test_a_line_that_starts_no_block_is_not_told_of_a_missing_brace(lines, message):
+    assert problem(in_a_step(*lines))[2] == message
+
+
 def test_a_block_after_a_colon_is_told_to_use_braces():
     assert problem(in_a_step("    if a:", "        r = 1"))[2] == "blocks are written in braces, not after ':'"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from fracas import dsl
 from fracas.interpreter import Scenario, forced, sample
@@ -159,3 +160,15 @@ def test_bodies_and_shots_of_no_owner_or_source_are_logged_without_a_none():
                       "    lost = lethal(p)\n}\n", "plain.rules")
     texts = [event["text"] for event in forced(rules, Scenario("go", {}), [0]).events if event["kind"] in ("bodies", "shot")]
     assert texts == ["3 bodies of 3 hitpoints", "shot 1 (3 damage) hits a body: lethal"]
+
+
+def test_a_step_given_a_number_past_python_s_digits_for_text_is_logged_as_others_are():
+    rules = dsl.loads("outcome o: int = 0\nstep keep(n: int) { o = 1 }\naction go(n: int) { keep(n) }\n", "big.rules")
+    scenario = Scenario("go", {"n": 10 ** 700})  # within the rules' limit of digits
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)  # as a user's Python may be set, below that limit
+    try:
+        [step] = [event for event in forced(rules, scenario, []).events if event["kind"] == "step"]
+    finally:
+        sys.set_int_max_str_digits(before)
+    assert step["text"].startswith("step keep(n: ")

@@ -375,8 +375,7 @@ def log_step(R: Any, decl: n.StepDecl, call: n.Call, given: tuple[Any, ...]) -> 
     found = made.get(key)
     if found is None:
         names = [param.name for param in decl.params]
-        shown = [value.id if type(value) is Ref else str(value) if type(value) is int else show_brief(value)
-                 for value in given]
+        shown = [value.id if type(value) is Ref else show_brief(value) for value in given]
         found = (f"step {call.func}({', '.join([f'{k}: {v}' for k, v in zip(names, shown)])})", dict(zip(names, shown)))
         if len(made) < _STEP_TEXTS:
             made[key] = found
