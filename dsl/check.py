@@ -16,8 +16,8 @@ from typing import Any
 from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl import records
-from fracas.dsl.builtins import (COUNTS, NO_SIDES, ORDER_WITHOUT_FOCUS, PROBABILITY_HINT, SIGNATURES, Signature, faces_problems,
-                                 negative, not_a_probability, words_hint)
+from fracas.dsl.builtins import (COUNTS, NO_SIDES, ORDER_WITHOUT_FOCUS, PROBABILITY_HINT, SIGNATURES, Signature,
+                                 faces_problems, negative, not_a_probability, words_hint)
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, listed, with_article
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
@@ -626,7 +626,8 @@ class Checker:
         rules = self.rules
         typed = rules.params.get(name) or rules.choices.get(name) or rules.outcomes.get(name)
         found = (typed.decl if typed is not None else rules.rows.get(name) or rules.tables.get(name)
-                 or rules.fns.get(name) or rules.modifiers.get(name) or rules.steps.get(name) or rules.actions.get(name))
+                 or rules.fns.get(name) or rules.modifiers.get(name) or rules.steps.get(name)
+                 or rules.actions.get(name))
         if found is None:
             return "a declaration of the same name"
         where = "" if found.pos.path in ("", self.rules.path) else f"{found.pos.path}:"  # a base file's, by name

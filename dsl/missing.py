@@ -54,7 +54,8 @@ DOUBLED: dict[str, Missing] = {
     "*": Missing("fracas has no power operator '**'", "multiply the number by itself, as in x * x * x"),
 }
 ONE_NUMBER_KEY_TABLE = Missing("a table has two keys: for one number, index a list of the values",
-                               "[stunned, stunned, out, casualty][total - 7], its first item the value of the lowest key")
+                               "[stunned, stunned, out, casualty][total - 7], its first item the value of the "
+                               "lowest key")
 DICE_WITHOUT_SIDES = Missing("'{written}' is no die: dice are written with their sides", "as 2d6 - 1, or 1d6 + 2")
 ONE_KEY_TABLE = Missing("a table has two keys: for one, give its kind a field, which each row sets",
                         "kind ground { cost: number }, ground rough { cost 1.5 }, then g.cost")

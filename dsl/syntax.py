@@ -380,7 +380,8 @@ def _glued_number(source: SourceFile, tokens: list[Token]) -> Diagnostic | None:
             elif re.fullmatch(r"[0-9]+D[0-9]+", written):
                 message, hint = f"'{written}': dice are written with a small d", f"write {written.lower()}"
             elif re.fullmatch(r"[0-9]+[dD]", written):  # another game's `2d-1`: the sides left out
-                message, hint = missing.DICE_WITHOUT_SIDES.message.format(written=written), missing.DICE_WITHOUT_SIDES.hint
+                found = missing.DICE_WITHOUT_SIDES
+                message, hint = found.message.format(written=written), found.hint
             else:
                 message, hint = (f"the number {number} runs into the name '{name}'",
                                  "put a space or an operator between them, as in 3 * x")

@@ -93,7 +93,8 @@ def prepare(rules: Ruleset, scenario: Scenario, overrides: dict[str, Any] | None
     """Check a scenario against the rules and build the starting state."""
     params = {**scenario.params, **(overrides or {})}
     try:
-        problems = ([InputProblem(f"params.{name}", f"unknown parameter '{name}'", _not_a_parameter(rules, scenario, name))
+        problems = ([InputProblem(f"params.{name}", f"unknown parameter '{name}'",
+                                  _not_a_parameter(rules, scenario, name))
                      for name in params if name not in rules.params]
                     + [InputProblem(f"choices.{name}", f"unknown choice '{name}'",
                                     (f"'{name}' is a parameter: give it under [params] (on the command line, --set "
