@@ -50,7 +50,7 @@ from fracas.interpreter.core.builtins import IMPLEMENTATIONS, POSITIONAL, dice_p
 from fracas.interpreter.core import counted
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core.errors import RunError
-from fracas.interpreter.core import rt
+from fracas.interpreter.core import rt, valued
 from fracas.interpreter.core.fnbody import FnBody
 from fracas.interpreter.core.kept_code import KeptCode, code_of, kept_for
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, slot_facts
@@ -168,6 +168,7 @@ class Generator:
         self.code: list[types.CodeType] = []  # every module run in the namespace, in order: what kept_code keeps
         self.grown = False  # whether it made code since it was made, read back or last kept
         self._counted: frozenset[n.Pos] | None = None  # see counted_draws
+        self.valued_steps: dict[str, valued.Reads | None] = {}  # see valued.reads_of
 
     # ---- what writing code needs, made when first needed: a call that runs kept code writes none
 
@@ -1469,6 +1470,10 @@ class RoutineBuilder:
         if call.func in gen.recursive:
             self._call_unit(call, pos, decl, args, result)
             return result
+        reads = valued.reads_of(gen, call.func) if result is not None else None
+        if reads is not None:
+            self._call_valued(call, pos, decl, args, result, reads)  # type: ignore[arg-type]
+            return result
         slots = [self.slot() for _ in decl.params]
         for slot, param in zip(slots, decl.params):
             given = _given(call, decl.params, param.name)
@@ -1496,6 +1501,26 @@ class RoutineBuilder:
         if slots:  # the step's arguments are forgotten when it ends
             self.emit("".join(f"F[{s}] = " for s in slots) + "None", pos)
         return result
+
+    def _call_valued(self, call: n.Call, pos: n.Pos, decl: n.StepDecl, args: list[str], result: int,
+                     reads: valued.Reads) -> None:
+        """A call to a step that gives a value and changes nothing: a draw of its value (see valued.py)."""
+        gen = self.gen
+        hold = self.slot()
+        self.emit(f"F[{hold}] = ({''.join(a + ', ' for a in args)})", pos)
+        self.forget_draws(pos)
+        self.emit(f"{TRACED}rt.log_step(R, {gen.const(decl)}, {gen.const(call)}, F[{hold}])", pos)
+        self.jump_to_new(pos)
+        block = self.block
+        block.draw_slot, block.pos = result, call.pos
+        site = f"{decl.name!r}, F[{hold}], S, {gen.const(call.pos)}"
+        block.lines.append((f"F[{result}] = R.call_value({site})", pos.line))
+        facts = gen.take_facts()
+        facts.merge(reads.facts())  # what the step reads, read here
+        block.facts.append(facts)
+        block.dist_lines.append((f"F[{result}] = R.value_dist({site})", pos.line))
+        self.jump_to_new(pos)
+        self.emit(f"{TRACED}rt.log_step_end(R, {gen.const(call)})", pos)
 
     def _call_unit(self, call: n.Call, pos: n.Pos, decl: n.StepDecl, args: list[str], result: int | None) -> None:
         """A call to a step that calls itself: a call site the engine runs."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from fracas.dsl.nodes import Pos
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core.dist import Scaled
-from fracas.interpreter.core import carry, folds, liveness, loops, rt, tails
+from fracas.interpreter.core import carry, folds, liveness, loops, rt, tails, valued
 from fracas.interpreter.core.carry import Carried
 from fracas.interpreter.core.codegen import END, TRACED, Block, CallSite, Generator, Routine
 from fracas.interpreter.core.errors import ESTIMATE_HINT, SAMPLE_INSTEAD, RunError, too_many_states
@@ -244,6 +244,28 @@ class Run:
         self.counts_only = False
         self.endless: Pos | None = None  # the first loop the exact engine found may never end, if any
 
+    def call_value(self, name: str, args: tuple[Any, ...], S: rt.Working, pos: Pos) -> Any:
+        """The value a step of valued.py gives, run on one state (sampled, or forced): its draws are the run's."""
+        callee = self.gen.routine(name)
+        _check_call_depth(S.depth + 1, pos, self)
+        inner = rt.Working(_frame(callee, args), S.W, S.O, None, S.stack, S.depth + 1)
+        run_one(callee, inner, self)
+        return inner.F[callee.result]  # type: ignore[index]
+
+    def value_dist(self, name: str, args: tuple[Any, ...], S: rt.Working, pos: Pos) -> Any:
+        """The distribution of the value a step of valued.py gives, from one state: the exact engine runs the step
+        from it alone (its caller's states branch on the distribution, as on a draw's)."""
+        callee = self.gen.routine(name)
+        _check_call_depth(S.depth + 1, pos, self)
+        engine = self.chooser.engine
+        start = (tuple(_frame(callee, args)), S.W, S.O, None, S.stack, S.depth + 1)
+        budget, dead, chooser = self.budget, self.dead, self.chooser  # the caller's draw block's, for its other states
+        try:
+            ends = run_all(callee, {start: 1}, engine, self)
+        finally:
+            self.budget, self.dead, self.chooser = budget, dead, chooser
+        return valued.as_dist([(frame[0], p) for (frame, *_), p in ends.items()])  # the frame ends as the value
+
     def param(self, name: str, pos: Pos) -> Any:
         params = self.program.params
         if name in params:
@@ -328,9 +350,13 @@ def _frame(routine: Routine, args: tuple[Any, ...]) -> list[Any]:
 
 
 def _check_depth(depth: int, site: CallSite, R: Run) -> None:
+    _check_call_depth(depth, site.call.pos, R)
+
+
+def _check_call_depth(depth: int, pos: Pos, R: Run) -> None:
     limits = R.program.rules.limits
     if depth + 1 > limits.call_depth:
-        raise RunError(site.call.pos, f"steps call each other more than {limits.call_depth} deep",
+        raise RunError(pos, f"steps call each other more than {limits.call_depth} deep",
                        "a step may be calling itself forever; " + limits.hint("call_depth"))
 
 
