@@ -338,6 +338,15 @@ def test_explain_why_of_a_word_for_a_number_says_it_is_not_one(capsys):
 
 
 @pytest.mark.parametrize("written, told", [
+    ("figures_lost == 2", "--why explains one value of an outcome, written NAME=VALUE: --why figures_lost=2"),
+    ("figures_lost>=2", "--why explains one value of an outcome, written NAME=VALUE, not a comparison ('>='): "
+                        "--why figures_lost=2 explains that value")])
+def test_explain_why_of_a_condition_shows_the_one_value_it_takes(capsys, written, told):
+    assert main(["explain", EPI, CITY, "--why", written]) == 2
+    assert told in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("written, told", [
     ("bogus", "--why: 'bogus' is no value of side; its values are: red, blue (and green, which it never is here)"),
     ("blu", "--why: 'blu' is no value of side; did you mean 'blue'? its values are: red, blue (and green, which it "
             "never is here)"),

@@ -488,6 +488,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     rules, scenario = _load(args)
     if args.why:
+        compared = re.fullmatch(r"\s*([A-Za-z_][\w.]*)\s*(==|!=|>=|<=|>|<)\s*(.*)", args.why)
+        if compared is not None:  # a condition: --why explains one value of one outcome
+            name, op, value = compared.groups()
+            one = f"{name}={value.strip() or 'VALUE'}"
+            raise UsageError(f"--why explains one value of an outcome, written NAME=VALUE: --why {one}"
+                             if op == "==" else f"--why explains one value of an outcome, written NAME=VALUE, "
+                             f"not a comparison ('{op}'): --why {one} explains that value")
         try:
             name, _ = parse_assignment(args.why)
         except ValueError as error:
