@@ -26,8 +26,13 @@ def test_the_values_past_the_last_one_of_at_least_a_hundredth_of_a_percent_are_o
 
 
 def test_an_outcome_of_few_values_shows_each_however_unlikely(tmp_path, capsys):
-    out = odds(tmp_path, capsys, "outcome o: int = 0\naction go() { o = explode(1, 6, 6) }\n")  # 36 values
+    out = odds(tmp_path, capsys, "outcome o: int = 0\naction go() { o = explode(1, 2, 18) }\n")  # 20 values
     assert ".." not in out and out.count("<0.01%") >= 5
+
+
+def test_an_outcome_of_a_few_dozen_values_gathers_its_unlikely_end_too(tmp_path, capsys):
+    lines = odds(tmp_path, capsys, "outcome o: int = 0\naction go() { o = explode(1, 6, 6) }\n").splitlines()  # 36
+    assert lines[-1].split() == ["31..42", "<0.01%", "0.01%", "(11", "values,", "0.01%", "together)"]
 
 
 def test_fractions_json_and_csv_keep_every_value(tmp_path, capsys):
@@ -48,7 +53,7 @@ def test_a_comparison_gathers_the_values_at_either_end_below_a_hundredth_of_a_pe
 def test_a_value_too_unlikely_for_a_block_of_the_bar_shows_a_sliver(tmp_path, capsys):
     out = odds(tmp_path, capsys, "outcome o: int = 0\naction go() { o = explode(1, 6, 6) }\n")
     rows = {row.split()[0]: row for row in out.splitlines() if row.strip() and row.split()[0].isdigit()}
-    assert rows["1"].endswith("█") and rows["37"].endswith("▏")
+    assert rows["1"].endswith("█") and rows["29"].endswith("▏")
 
 
 def test_an_outcome_that_is_sometimes_none_gathers_its_numbers_tails_and_shows_none_apart(tmp_path, capsys):

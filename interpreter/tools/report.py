@@ -116,7 +116,7 @@ def odds_table(dist: Distribution, fractions: bool = False, joint: tuple[str, st
     return "\n".join(lines)
 
 
-TAIL_FROM = 40  # values of an outcome past which its unlikely ends are gathered, each into one line
+TAIL_FROM = 20  # values of an outcome past which its unlikely ends are gathered, each into one line
 TAIL_LEAST = 5  # values a gathered tail holds at least
 
 
