@@ -13,7 +13,10 @@ and outcomes the step reads), and branches each caller on it.
 
 The facts come from the step's generated lines, as liveness reads them: a
 line that sets a field or an outcome, or stops the resolution, makes the step
-one that changes something.
+one that changes something. A step that draws once and never loops gains
+nothing (its draw is worked out once for each distinct thing it reads
+inlined too), and one that gives a pool loses the drawing of a pool that the
+caller only counts as its counts: both stay inlined.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from fracas.interpreter.core.dist import Dist, Scaled
 from fracas.interpreter.core.liveness import ANY, LineFacts
 
 _STOPS = "S.stopped"  # what the line of a `stop` sets (codegen's s_Stop)
+_BODIES = ("pool", "volley")
 
 
 @record(frozen=True)
@@ -59,6 +63,14 @@ def reads_of(gen: Any, name: str) -> Reads | None:
         routine = gen.routine(name)
     finally:
         gen.facts = saved
+    if decl.result.name in _BODIES or (decl.result.item is not None and decl.result.item.name in _BODIES):
+        return None  # inlined, a pool the caller only counts is drawn as its counts (counted.py)
+    draws = sum(getattr(block, "draw_slot", None) is not None for block in routine.blocks)
+    order = routine.order
+    loops = any(order[following] <= order[pc] for pc, after in enumerate(routine.successors)
+                for following in after if following >= 0)
+    if draws < 2 and not loops:
+        return None  # one draw at most: inlined, it is drawn once for each distinct thing it reads all the same
     fields: set[str] = set()
     outcomes: set[str] = set()
     for block in routine.blocks:
