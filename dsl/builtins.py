@@ -90,6 +90,9 @@ def faces_problems(name: str, known: Mapping[str, Any]) -> Iterator[tuple[str, t
     if name == "successes" and at_least is not None and double_at is not None and double_at < at_least:
         yield ("double_at", (), f"double_at {double_at} is below at_least {at_least}",
                "a face counts two only if it succeeds: give double_at at or above at_least")
+    again_at = known.get("again_at")
+    if name == "successes" and sides is not None and again_at is not None and not 1 <= again_at <= sides:
+        yield "again_at", (), f"a d{sides} has no face {again_at}", f"a d{sides}'s faces are 1 to {sides}"
     seen: set[int] = set()
     for outer, group in enumerate(known.get("groups", ()) if name == "tally" else ()):
         for index, face in enumerate(group):
@@ -127,6 +130,12 @@ def not_a_probability(shown: str) -> str:
 
 # The arguments of dice builtins that are counts, which no run takes below 0: dice, dice kept or dropped, explosions.
 COUNTS = ("count", "keep", "drop", "depth")
+
+# `successes` given a face that brings another die but not how many at most, or the other way round.
+AGAIN_WITHOUT_DEPTH = ("'again_at' needs 'depth': how many dice at most one die brings, one after another",
+                       "add depth, as in again_at: 10, depth: 5")
+DEPTH_WITHOUT_AGAIN = ("'depth' counts the dice a die at 'again_at' brings, but no again_at is given",
+                       "give again_at (the face at or above which a die brings another), or leave depth out")
 
 
 def negative(name: str, value: object) -> str:
@@ -204,8 +213,9 @@ SIGNATURES: dict[str, Signature] = {
                   "successes among independent trials at p", chance=True),
         Signature("pick", (("items", list_of(ANY)),), 1, _item, "one item, uniformly", chance=True),
         Signature("successes", (("count", INT), ("sides", INT), ("at_least", INT), ("double_at", INT.maybe()),
-                                ("reroll", list_of(INT))),
-                  3, INT, "successes of a pool of dice; faces in reroll are rolled again once", chance=True),
+                                ("reroll", list_of(INT)), ("again_at", INT.maybe()), ("depth", INT)),
+                  3, INT, "successes of a pool of dice; faces in reroll are rolled again once; a die at again_at "
+                  "or above brings another, at most depth a die", chance=True),
         Signature("tally", (("count", INT), ("sides", INT), ("groups", list_of(list_of(INT)))), 3, list_of(INT),
                   "how many dice of a pool show a face of each group", chance=True),
         Signature("prob", (("condition", BOOL),), 1, NUMBER, "the probability of a condition", aggregate=True),

@@ -16,8 +16,9 @@ from typing import Any
 from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl import records
-from fracas.dsl.builtins import (COUNTS, NO_SIDES, ORDER_WITHOUT_FOCUS, PROBABILITY_HINT, SIGNATURES, Signature,
-                                 faces_problems, negative, not_a_probability, words_hint)
+from fracas.dsl.builtins import (AGAIN_WITHOUT_DEPTH, COUNTS, DEPTH_WITHOUT_AGAIN, NO_SIDES, ORDER_WITHOUT_FOCUS,
+                                 PROBABILITY_HINT, SIGNATURES, Signature, faces_problems, negative, not_a_probability,
+                                 words_hint)
 from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, listed, with_article
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
@@ -1692,6 +1693,9 @@ class Checker:
         if sig.name == "fire":
             self.check_allocation(given)
         self.check_constant_dice(sig.name, given)
+        if sig.name == "successes" and ("depth" in given) != ("again_at" in given):
+            self.error(call.pos if "depth" not in given else given["depth"].pos,
+                       *(AGAIN_WITHOUT_DEPTH if "depth" not in given else DEPTH_WITHOUT_AGAIN))
         faces = given.get("faces")
         if sig.name == "custom_dice" and isinstance(faces, n.ListLit) and not faces.items:
             self.error(faces.pos, "a die needs at least one face", "write its faces, as in [1, 1, 2, 3]")

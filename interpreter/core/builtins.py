@@ -12,8 +12,8 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from fracas.dsl import nodes as n
-from fracas.dsl.builtins import (ALLOCATIONS, NO_SIDES, ORDER_WITHOUT_FOCUS, PROBABILITY_HINT, SIGNATURES,
-                                 faces_problems, negative, not_a_probability, words_hint)
+from fracas.dsl.builtins import (AGAIN_WITHOUT_DEPTH, ALLOCATIONS, NO_SIDES, ORDER_WITHOUT_FOCUS, PROBABILITY_HINT,
+                                 SIGNATURES, faces_problems, negative, not_a_probability, words_hint)
 from fracas.dsl.limits import Limits
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.runtime.allocation import RANDOM
@@ -150,7 +150,12 @@ def _successes(a: Args, env: Env, pos: n.Pos) -> int:
     sides = _sides(a, env, pos)
     _faces_checked("successes", a, sides, pos)
     reroll = tuple(sorted(set(a.get("reroll", ()))))
-    return _draw(env, SuccessPool(_count(a, "count", pos, env), sides, a["at_least"], a.get("double_at"), reroll), pos)
+    again_at = a.get("again_at")
+    if again_at is not None and "depth" not in a:  # the checker's too, for rules it did not see
+        raise RunError(pos, *AGAIN_WITHOUT_DEPTH)
+    depth = _count(a, "depth", pos, env) if again_at is not None else 0
+    return _draw(env, SuccessPool(_count(a, "count", pos, env), sides, a["at_least"], a.get("double_at"), reroll,
+                                  again_at, depth), pos)
 
 
 def _tally(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:

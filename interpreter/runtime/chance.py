@@ -352,7 +352,9 @@ def one_die(sides: int, reroll: tuple[int, ...] = (), once: bool = True) -> Weig
 class SuccessPool(Chance):
     """Successes of a pool of dice: faces at or above `at_least` succeed, at or above `double_at` twice.
 
-    Faces in `reroll` are rolled again once; the new face stands.
+    Faces in `reroll` are rolled again once; the new face stands. A die that shows `again_at` or above (after
+    its reroll) brings another die, whose successes count too and which may bring another: at most `depth` a
+    die. The dice it brings are not rerolled.
     """
 
     rolls_dice = True
@@ -362,11 +364,16 @@ class SuccessPool(Chance):
     at_least: int
     double_at: int | None = None
     reroll: tuple[int, ...] = ()
+    again_at: int | None = None
+    depth: int = 0
 
     def _value(self, face: int) -> int:
         if face < self.at_least:
             return 0
         return 2 if self.double_at is not None and face >= self.double_at else 1
+
+    def _again(self, face: int) -> bool:
+        return self.again_at is not None and face >= self.again_at
 
     def sample(self, rng: random.Random) -> int:
         total = 0
@@ -375,15 +382,45 @@ class SuccessPool(Chance):
             if face in self.reroll:
                 face = rng.randrange(self.sides) + 1
             total += self._value(face)
+            left = self.depth
+            while left and self._again(face):
+                face = rng.randrange(self.sides) + 1
+                total += self._value(face)
+                left -= 1
         return total
+
+    def _brought(self) -> list[int]:
+        """The successes of the dice an again face brings, as whole-number weights by count over sides**depth: a
+        die rolled, and with an again face, what `depth - 1` more may bring, and so on."""
+        sides, ways = self.sides, [1]  # no die left to bring: no success, certain
+        for left in range(1, self.depth + 1):
+            plain = sides ** (left - 1)  # a face that brings no die, over the same total as one that does
+            more = [0] * (len(ways) + 2)
+            for face in range(1, sides + 1):
+                value = self._value(face)
+                if self._again(face):
+                    for successes, weight in enumerate(ways):
+                        more[successes + value] += weight
+                else:
+                    more[value] += plain
+            ways = more
+        return ways
 
     def _weights(self, budget: Budget) -> Weights:
         # What one_die(...).map(self._value).power(count) gives, the die's weights summed by value in place: a
         # pool's weights are computed once a process, and a fresh process computes a dozen or two of them.
         one = one_die(self.sides, self.reroll)
-        ways = [0, 0, 0]
+        bringing = self.again_at is not None and self.depth > 0
+        brought = self._brought() if bringing else [1]
+        plain = self.sides ** self.depth if bringing else 1  # a die that brings none, over the same total
+        ways = [0] * (len(brought) + 2)
         for face, weight in one:
-            ways[self._value(face)] += weight
+            value = self._value(face)
+            if bringing and self._again(face):
+                for successes, brings in enumerate(brought):
+                    ways[successes + value] += weight * brings
+            else:
+                ways[value] += weight * plain
         if self.count < 0 or not any(ways):  # no pool: refused as the die mapped and raised refuses it
             return one.map(self._value).power(self.count, budget=budget, what=self.describe())
         low = ways.index(next(filter(None, ways)))
@@ -401,11 +438,18 @@ class SuccessPool(Chance):
             if face in self.reroll:
                 face = scripted(script, f"a rerolled d{self.sides}", 1, self.sides)
             total += self._value(face)
+            left = self.depth
+            while left and self._again(face):
+                face = scripted(script, f"a d{self.sides} rolled again", 1, self.sides)
+                total += self._value(face)
+                left -= 1
         return total
 
     def describe(self) -> str:
         doubles = f", doubles at {self.double_at}" if self.double_at is not None else ""
-        return f"{self.count}d{self.sides} counting {self.at_least}+{doubles}"
+        again = (f", again at {self.again_at} (at most {self.depth} a die)"
+                 if self.again_at is not None and self.depth else "")
+        return f"{self.count}d{self.sides} counting {self.at_least}+{doubles}{again}"
 
 
 @record(frozen=True, slots=True)
