@@ -328,6 +328,15 @@ def test_a_count_that_goes_down_is_named_but_not_told_to_be_capped():
     assert hint.endswith("in the loop at line 6: 'a' has taken 11 values (2, 3, 4, ...)")
 
 
+def test_health_that_only_goes_down_is_not_told_to_be_capped_when_the_limit_comes_in_the_second_round():
+    # Its values after one round (18 to 28) are all below where it started: a cap would not help.
+    text = HEADER + ("action go() {\n  let a = 30\n  let b = 30\n  while a > 0 and b > 0 {\n"
+                     "    a = max(0, a - roll(2, 6))\n    b = max(0, b - roll(2, 6))\n  }\n}\n")
+    with pytest.raises(ScenarioError) as caught:
+        exact(dsl.loads(text, "loops.rules"), Scenario("go", {}), max_states=200)
+    assert caught.value.diagnostics[0].hint.endswith("in the loop at line 7: 'a' has taken 12 values (18, 19, 20, ...)")
+
+
 def test_a_value_that_goes_down_without_end_is_named():
     _, message, _ = refused_with("while 1d6 != 6 { x -= 1 }", max_states=200)
     assert message.endswith(": the outcome 'x' has taken 201 values (-200, -199, -198, ...)")

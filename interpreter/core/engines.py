@@ -626,13 +626,14 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
 
 class _Met:
     """The states a loop met at its start, in the order first met, and where those first met in its last two rounds
-    begin (`since`): what a limit's message reads to say what wanders. Two rounds: a value may climb every other."""
+    begin (`since`): what a limit's message reads to say what wanders. Two rounds: a value may climb every other.
+    The states it started from are never among those: a value below them all (health going down) climbs nowhere."""
 
     __slots__ = ("order", "since", "_latest")
 
     def __init__(self, keys: Iterable[Key]) -> None:
         self.order = dict.fromkeys(keys)
-        self.since = self._latest = 0
+        self.since = self._latest = len(self.order)
 
     def round(self, keys: Iterable[Key]) -> None:
         self.since, self._latest = self._latest, len(self.order)
