@@ -228,6 +228,7 @@ def _syntax_diagnostic(source: SourceFile, error: UnexpectedInput) -> Diagnostic
     tokens = _tokens_before(source.text, _error_offset(source.text, error))
     return (_glued_number(source, tokens) or _no_starting_value(source, tokens, error)
             or _closed_early(source, tokens, error) or _brace_not_opened(source, tokens, error)
+            or _dash_for_a_cell(source, tokens, error)
             or _missing_construct(source, tokens, error)
             or _unclosed_block(source, tokens, error) or _parser_diagnostic(source, error))
 
@@ -250,6 +251,26 @@ def _brace_not_opened(source: SourceFile, tokens: list[Token], error: Unexpected
     written = line[: (last.end_column or 1) - 1].strip()  # without a comment after it
     return Diagnostic(source.path, last.line, last.end_column or 1, "the '{' that opens this block is missing",
                       f"end the line with it: {written} {{", line, 1)
+
+
+def _dash_for_a_cell(source: SourceFile, tokens: list[Token], error: UnexpectedInput) -> Diagnostic | None:
+    """A table's cell written `-` for "no value" at the end of its row: told at the dash, not at what follows it
+    (the next row's number, read as the dash's, or the table's '}')."""
+    if not isinstance(error, UnexpectedToken) or error.token.type in ("NUMBER", "PERCENT"):
+        return None
+    at = next((i for i, token in enumerate(tokens) if token.start_pos >= error.token.start_pos), len(tokens))
+    if at >= 2 and tokens[at - 1].type in ("NUMBER", "ROW_NUMBER") and tokens[at - 2].type == "MINUS" \
+            and tokens[at - 1].line > tokens[at - 2].line:
+        at -= 1  # the dash ended a row, and the next row's number was read as a negative cell
+    if not at or tokens[at - 1].type != "MINUS" or (at < len(tokens) and tokens[at].line == tokens[at - 1].line):
+        return None  # a dash before something on its line: a name negated, say, which is told as that
+    opened = max((i for i, token in enumerate(tokens[:at]) if token.type == "TABLE"), default=None)
+    if opened is None or any(token.type == "RBRACE" for token in tokens[opened:at]):
+        return None
+    dash = tokens[at - 1]
+    return Diagnostic(source.path, dash.line, dash.column, "'-' is no value for a cell: a cell holds a number or a "
+                      "row's name", "write the number; for a cell with no value, make the table's type optional "
+                      "(int?) and write none", source.line(dash.line), 1)
 
 
 _BLOCK_WORDS = {"IF", "ELSE", "FOR", "WHILE", "KIND", "ACTION", "STEP", "EXAMPLE", "MODIFIER", "TABLE", "ENUM", "FN"}
@@ -879,6 +900,8 @@ class ToNodes(Transformer):
         return self.number(meta, items)
 
     def name_cell(self, meta, items):
+        if str(items[0]) == "none":  # a cell of a table of T? that has no value
+            return n.NoneLit(self._tpos(items[0]))
         return n.Name(self._tpos(items[0]), name=str(items[0]))
 
     def negative_cell(self, meta, items):

@@ -61,6 +61,8 @@ class Program:
         return Frozen({name: self.constant(t.value) for name, t in self.rules.outcomes.items()})
 
 
-def _cell(cell: n.Number | n.Name, kind: str) -> Any:
-    """A table's cell as a value: a number, or a row of the table's kind named."""
+def _cell(cell: n.Number | n.Name | n.NoneLit, kind: str) -> Any:
+    """A table's cell as a value: a number, a row of the table's kind named, or none (a table of T?)."""
+    if isinstance(cell, n.NoneLit):
+        return None
     return RowRef(kind, cell.name) if isinstance(cell, n.Name) else cell.value

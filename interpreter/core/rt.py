@@ -235,14 +235,17 @@ def item(items: Any, index: Any, pos: n.Pos, index_pos: n.Pos) -> Any:
     return items[index]
 
 
+_NO_CELL = object()  # a table's cell not written
+
+
 def cell(R: Any, name: str, row: Any, column: Any, pos: n.Pos) -> Any:
     keys = (_table_key(row), _table_key(column))
     if None in keys:
         raise RunError(pos, f"table '{name}' is looked up by two rows or whole numbers, not {show_brief(row)} and "
                             f"{show_brief(column)}")
     program = R.program
-    found = program.tables[name].get(keys)
-    if found is not None:
+    found = program.tables[name].get(keys, _NO_CELL)
+    if found is not _NO_CELL:  # none, too, in a table of T?
         return found
     if name in program.table_defaults:
         return program.table_defaults[name]
