@@ -177,6 +177,12 @@ class Checker:
     def error(self, pos: n.Pos, message: str, hint: str = "") -> None:
         self.diagnostics.append(self.rules.source(pos).at(pos, message, hint))
 
+    def _written(self, pos: n.Pos) -> str:
+        """The text a one-line node was written as."""
+        if pos.line != pos.end_line:
+            return ""
+        return self.rules.source(pos).line(pos.line)[pos.column - 1:pos.end_column - 1]
+
     # ---- entry
 
     def run(self) -> Ruleset:
@@ -430,10 +436,14 @@ class Checker:
                         and self.rules.rows[cell.name].kind == decl.row_kind
                         or isinstance(cell, n.Number) and decl.row_kind == "int" and value_type.is_kind]
                 values, columns = len(row.cells), len(decl.columns)
+                dashed = [written for cell in row.cells if isinstance(cell, n.Number) and cell.value < 0
+                          and re.fullmatch(r"-\s+\S+", written := self._written(cell.pos))]
                 self.error(row.pos, f"row '{row.name}' has {values} value{'s' * (values != 1)} for {columns} "
                                     f"column{'s' * (columns != 1)}",
                            f"'{keys[0]}' reads as one more cell: a row whose cells are names ends its key with a "
-                           f"colon ({keys[0]}: ...)" if keys and len(row.cells) > len(decl.columns) else "")
+                           f"colon ({keys[0]}: ...)" if keys and len(row.cells) > len(decl.columns)
+                           else f"'{dashed[0]}' reads as one number, {dashed[0].replace(' ', '')}: for a cell with no "
+                                "value, make the table's type optional (int?) and write none" if dashed else "")
                 continue  # its cells are not where they were meant to be: their types would only mislead
             for cell in row.cells:
                 check_cell(cell)

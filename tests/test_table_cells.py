@@ -61,3 +61,12 @@ def test_a_dash_written_for_a_cell_is_told_at_the_dash(row):
 def test_a_none_cell_is_laid_out_as_any_other():
     laid_out = format_text(RANGES, "ranges.rules")
     assert "    0:   13  15  none\n" in laid_out and "    1:   15  13    15\n" in laid_out
+
+
+def test_a_dash_written_for_a_cell_within_a_row_is_told_it_reads_as_a_negative_number():
+    with pytest.raises(dsl.RulesError) as caught:
+        dsl.loads(RANGES.replace("0:  13    15  none", "0:  13    -  15"), "ranges.rules")
+    [found] = caught.value.diagnostics
+    assert found.message == "row '0' has 2 values for 3 columns"
+    assert found.hint == ("'-  15' reads as one number, -15: for a cell with no value, make the table's type optional "
+                          "(int?) and write none")
