@@ -254,6 +254,8 @@ def test_a_forced_face_out_of_range_is_a_located_error():
         forced(rules_for("keep_highest(2, 6, 1)"), Scenario("go", {}), [7, 1])
     d = caught.value.diagnostics[0]
     assert d.line == 3 and "a d6 needs a number from 1 to 6, not 7" in d.message
+    assert d.hint == ("the numbers after 'rolls' are taken in the order the rules roll: this one came to a roll that "
+                      "cannot show it")  # not to give more numbers
 
 
 def test_a_forced_face_index_runs_from_zero():

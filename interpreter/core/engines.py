@@ -155,7 +155,7 @@ class ForcedEngine:
                 return log_roll(trace, primitive, pos, value=value, dice=primitive.shown_dice(taken.numbers, True))
             return log_roll(trace, primitive, pos, value=primitive.forced(self.script))
         except ForcedRollError as error:
-            raise RunError(pos, f"forced rolls: {error}", "give more numbers after 'rolls'") from None
+            raise RunError(pos, f"forced rolls: {error}", error.hint) from None
 
 
 class ExactEngine:

@@ -49,7 +49,11 @@ Distribution = dict[Any, Fraction]
 
 
 class ForcedRollError(ValueError):
-    """A forced script ran out, or gave a number outside what the roll allows."""
+    """A forced script ran out, or gave a number outside what the roll allows; `hint` says which to fix."""
+
+    def __init__(self, message: str, hint: str = "give more numbers after 'rolls'"):
+        super().__init__(message)
+        self.hint = hint
 
 
 def merge(pairs: Iterable[tuple[Any, Fraction]]) -> Distribution:
@@ -73,9 +77,12 @@ def scripted(script: Iterator[int], what: str, low: int, high: int) -> int:
     except StopIteration:
         raise ForcedRollError(f"{what} needs another number ({low} to {high}), but the rolls ran out") from None
     if not isinstance(value, int) or not low <= value <= high:
+        wrong = ("the numbers after 'rolls' are taken in the order the rules roll: this one came to a roll that "
+                 "cannot show it")
         if low == high:  # a chance of 0 or 1: one way it can come out
-            raise ForcedRollError(f"{what} can only come out as {low}: its forced number is {low}, not {value!r}")
-        raise ForcedRollError(f"{what} needs a number from {low} to {high}, not {value!r}")
+            raise ForcedRollError(f"{what} can only come out as {low}: its forced number is {low}, not {value!r}",
+                                  wrong)
+        raise ForcedRollError(f"{what} needs a number from {low} to {high}, not {value!r}", wrong)
     return value
 
 
