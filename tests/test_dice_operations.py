@@ -258,6 +258,14 @@ def test_a_forced_face_out_of_range_is_a_located_error():
                       "cannot show it")  # not to give more numbers
 
 
+def test_forced_rolls_that_run_out_are_told_to_give_more():
+    with pytest.raises(ScenarioError) as caught:
+        forced(rules_for("keep_highest(2, 6, 1)"), Scenario("go", {}), [3])
+    d = caught.value.diagnostics[0]
+    assert "a d6 needs another number (1 to 6), but the rolls ran out" in d.message
+    assert d.hint == "give more numbers after 'rolls'"
+
+
 def test_a_forced_face_index_runs_from_zero():
     with pytest.raises(ScenarioError) as caught:
         forced(rules_for("custom_dice(1, [-1, 0, 1])"), Scenario("go", {}), [3])
