@@ -632,8 +632,9 @@ class Checker:
         self.check_body(Body("fn", decl.name, gives, self.check_params(decl.params)), decl.block, decl.pos)
         return gives
 
-    def declaration_named(self, name: str) -> str:
-        """The top-level declaration of a name, as a message says what a name would hide: what it is, and where."""
+    def declaration_named(self, name: str, at: n.Pos) -> str:
+        """The top-level declaration of a name, as a message at `at` says what a name would hide: what it is, and
+        where (its file's name too, where that is another than the message's)."""
         rules = self.rules
         typed = rules.params.get(name) or rules.choices.get(name) or rules.outcomes.get(name)
         found = (typed.decl if typed is not None else rules.rows.get(name) or rules.tables.get(name)
@@ -641,7 +642,8 @@ class Checker:
                  or rules.actions.get(name))
         if found is None:
             return "a declaration of the same name"
-        where = "" if found.pos.path in ("", self.rules.path) else f"{found.pos.path}:"  # a base file's, by name
+        here = at.path or self.rules.path
+        where = "" if (found.pos.path or self.rules.path) == here else f"{found.pos.path or self.rules.path}:"
         return f"{_declared_as(found)} declared at {'line ' if not where else where}{found.pos.line}"
 
     def check_step(self, decl: n.StepDecl) -> None:
@@ -649,8 +651,10 @@ class Checker:
             declared = (set(self.rules.fns) | set(self.rules.tables) | set(self.rules.modifiers) | self.step_names)
             for param in decl.params:
                 if self.global_type(param.name) is not None or param.name in declared:
-                    self.error(param.pos, f"input '{param.name}' would hide {self.declaration_named(param.name)}",
-                               "an example's expect reads both: choose another name")
+                    self.error(param.pos, f"input '{param.name}' would hide "
+                                          f"{self.declaration_named(param.name, param.pos)}",
+                               "an action's inputs and the rules' names are read alike (by an example's expect): "
+                               "choose another name")
                 elif param.name in EXAMPLE_NAMES:
                     self.error(param.pos, _KEPT_NAME.format(name=param.name), "an example's expect reads it: "
                                "choose another name")
@@ -704,7 +708,7 @@ class Checker:
                 self.error(stmt.pos, _KEPT_NAME.format(name=stmt.name), "an example's expect reads an action's "
                            "names and it alike: choose another name")
             elif self.global_type(stmt.name) is not None:
-                self.error(stmt.pos, f"'{stmt.name}' would hide {self.declaration_named(stmt.name)}",
+                self.error(stmt.pos, f"'{stmt.name}' would hide {self.declaration_named(stmt.name, stmt.pos)}",
                            "choose another name")
             if stmt.type is not None:
                 declared = self.resolve_type(stmt.type)

@@ -298,6 +298,16 @@ def test_an_input_that_would_hide_a_declaration_of_a_base_file_names_the_file(tm
         f"input 'tackle' would hide a row of move declared at {tmp_path / 'base.rules'}:2")
 
 
+def test_an_input_of_a_base_file_that_a_variant_s_declaration_would_be_hidden_by_names_the_variant(tmp_path):
+    (tmp_path / "base.rules").write_text("outcome n: int = 0\naction go(boost: int = 0) { n = boost }\n")
+    (tmp_path / "variant.rules").write_text('extends "base.rules"\n# colours\nenum colour { boost setback }\n')
+    with pytest.raises(RulesError) as caught:
+        dsl.load(tmp_path / "variant.rules")
+    found = caught.value.diagnostics[0]
+    assert found.path.endswith("base.rules") and found.message == (
+        f"input 'boost' would hide a value of colour declared at {tmp_path / 'variant.rules'}:3")
+
+
 def test_a_local_named_like_an_enum_s_value_says_which_it_would_hide():
     with pytest.raises(RulesError) as caught:
         dsl.loads("enum side { attacker defender }\noutcome x: int = 0\naction go() {\n    let attacker = 1\n"
