@@ -714,6 +714,9 @@ class Checker:
                 declared = self.resolve_type(stmt.type)
                 value = self.expect(stmt.value, declared, scope)
                 scope.names[stmt.name] = declared
+            elif isinstance(stmt.value, n.RecordLit):  # a record of no kind said: the let says it
+                self.error(stmt.value.pos, "a record needs a known kind here", self.record_kind_hint(stmt))
+                scope.names[stmt.name] = value = ANY
             else:
                 before = len(self.diagnostics)
                 value = scope.names[stmt.name] = self.infer(stmt.value, scope)
@@ -1540,6 +1543,16 @@ class Checker:
             return list_of(self.infer(expr.item, inner) if item is None else self.expect(expr.item, item, inner))
         finally:
             self._comprehended.pop()
+
+    def record_kind_hint(self, stmt: n.Let) -> str:
+        """How a `let` says the kind of the record it is given: of the kinds that have every field written, the one
+        with the fewest others (a kind's name as a placeholder where none has them all)."""
+        assert isinstance(stmt.value, n.RecordLit)
+        written = {init.name for init in stmt.value.fields}
+        fitting = sorted((len(info.fields), name) for name, info in self.rules.kinds.items()
+                         if written <= set(info.field_names) and info.fields)
+        kind = fitting[0][1] if fitting else "KIND"
+        return f"say its kind in the let: let {stmt.name}: {kind} = {{...}}"
 
     def infer_RecordLit(self, expr: n.RecordLit, scope: Scope) -> Type:
         self.error(expr.pos, "a record needs a known kind here",

@@ -97,3 +97,11 @@ def test_a_record_a_loop_may_leave_is_held_after_it():
     found = problems("action a1(a: creature) {\n    let d: creature = a\n    for i in range(2) {\n"
                      "        d = {hp: i}\n    }\n    d.hp -= 1\n}\n")
     assert found and found[0].startswith("9: 'd' holds a record written in the rules (line 7)")
+
+
+def test_a_record_given_to_a_let_of_no_kind_is_told_the_kind_to_say():
+    with pytest.raises(RulesError) as caught:
+        dsl.loads(BASE + "action a1() {\n    let c = {hp: 3}\n    r = c.hp\n}\n", "records.rules")
+    [found] = caught.value.diagnostics
+    assert (found.line, found.message, found.hint) == (5, "a record needs a known kind here",
+                                                        "say its kind in the let: let c: creature = {...}")
