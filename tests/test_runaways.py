@@ -158,3 +158,19 @@ def test_a_sum_of_many_dice_of_long_weights_is_charged_as_the_weights_grow():
     with pytest.raises(ScenarioError) as caught:
         exact(rules, Scenario("go", {}))
     assert "200d100 takes this resolution past 100000 steps of work" in caught.value.diagnostics[0].message
+
+
+def test_a_limit_of_the_exact_engine_names_the_draw_of_the_most_values():
+    # The states pile up where x is set, from two draws of 199 values each: the hint names the draw, not the pile.
+    body = "let a = roll(2, 100)\nlet b = roll(2, 100)\nx = a * 1000 + b"
+    rules = dsl.loads(HEADER + "action go() {\n" + body + "\n}\n", "runaway.rules")
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {}), max_states=10_000)
+    hint = caught.value.diagnostics[0].hint
+    assert hint.endswith("; the draw at line 5 gives 199 values to each state: where later rules read less of it "
+                         "(a total, a yes or no), draw only that, as a step that gives it")
+
+
+def test_a_limit_met_after_narrow_draws_names_none():
+    _, _, hint = stopped("let all = [" + ", ".join(["chance(1/2)"] * 40) + "]\nx = len(all)", "exact")
+    assert "the draw at line" not in hint

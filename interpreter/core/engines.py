@@ -217,7 +217,7 @@ class Run:
     """What generated code reads besides its state: the program's tables, the engine, the log."""
 
     __slots__ = ("program", "chooser", "trace", "most_bits", "gen", "budget", "work", "work_limit", "draws",
-                 "passes", "solved", "interned", "dead", "world_check", "exact", "counts_only", "endless")
+                 "widest", "passes", "solved", "interned", "dead", "world_check", "exact", "counts_only", "endless")
 
     def __init__(self, program: Any, chooser: Any, gen: Generator):
         self.program = program
@@ -229,6 +229,7 @@ class Run:
         self.work = 0
         self.work_limit = program.rules.limits.work
         self.draws: dict[tuple[int, int], dict[Any, Any]] = {}  # the exact engine's draws, by what they read
+        self.widest: tuple[int, Pos | None] = (0, None)  # the exact engine's draw of the most values, and where
         # Passes of each while loop being run, by its first block and the call depth (sampling only:
         # the exact engine solves a loop instead of counting passes).
         self.passes: dict[tuple[int, int], int] | None = {}
@@ -909,6 +910,8 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
         if found is None:
             following = function(S, R)  # type: ignore[misc]
             drawn_before[reads] = (F[slot], following)
+            if type(F[slot]) is D.Dist and len(F[slot].weights) > R.widest[0]:
+                R.widest = (len(F[slot].weights), block.pos)
         else:
             F[slot], following = found
         rest = (intern(S.W) if S.wrote else world, intern(S.O) if copy_outcomes and S.O != O else outcomes,

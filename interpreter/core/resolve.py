@@ -13,7 +13,7 @@ from fracas.interpreter.core import rt
 from fracas.interpreter.core.codegen import Routine, generator_for
 from fracas.interpreter.core.engines import (WORLDS_READ, ExactEngine, Key, Run, SampleEngine, go_on_from,
                                              endless_loop, never_ending, projection_of, run_all, run_until_chance)
-from fracas.interpreter.core.errors import RunError
+from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError
 from fracas.interpreter.core.kept_code import keep_if_grown
 from fracas.interpreter.core.state import NO_NAMES, Frozen, OutcomeStates, State
 
@@ -291,11 +291,12 @@ def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngin
     R.counts_only = not observe_all
     try:
         finals = run_all(routine, {key: Fraction(1)}, engine, R, observe_all, checked_fields, numbered=not observe_all)
-    except RunError:
+    except RunError as error:
         # Stopped after finding a loop that may never end (at a limit its states ran into, often): that loop is
         # said, as the first problem met, not how likely it is, which the rest of the run would have told.
         if R.endless is not None:
             raise endless_loop(R.endless) from None
+        _told_widest(error, R)
         raise
     finally:
         # The exact engine's chooser and budget count their work toward the run they belong to: a reference
@@ -317,6 +318,20 @@ def _resolved(program: Any, action: n.StepDecl, start: State, engine: ExactEngin
     if check is not None:
         check([(state.world, state.outcomes, state.stopped, p) for state, p in full.items()])
     return full
+
+
+WIDE = 100  # values a draw gives a state, past which a limit's hint names it
+
+
+def _told_widest(error: RunError, R: Run) -> None:
+    """A limit of the exact engine met: its hint names the draw that gave a state the most values, if that is
+    many. States pile up where later blocks merge them, which is where the limit is met; a designer shrinks the
+    draw (or what it gives) that made them."""
+    count, pos = R.widest
+    if SAMPLE_INSTEAD not in error.hint or count < WIDE or pos is None:
+        return
+    error.hint += (f"; the draw at line {pos.line} gives {count} values to each state: where later rules read less "
+                   "of it (a total, a yes or no), draw only that, as a step that gives it")
 
 
 def _frame(routine: Routine, end: tuple[int, ...], kept: tuple[Any, ...]) -> list[Any]:
