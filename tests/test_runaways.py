@@ -174,3 +174,8 @@ def test_a_limit_of_the_exact_engine_names_the_draw_of_the_most_values():
 def test_a_limit_met_after_narrow_draws_names_none():
     _, _, hint = stopped("let all = [" + ", ".join(["chance(1/2)"] * 40) + "]\nx = len(all)", "exact")
     assert "the draw at line" not in hint
+
+
+def test_a_pool_rolling_again_ten_thousand_deep_stops_at_the_work_limit():
+    line, message, _ = stopped("x = successes(3, 10, at_least: 8, again_at: 10, depth: 10000)", "exact")
+    assert line == 5 and message == "this resolution did more than 1000000 steps of work"

@@ -396,11 +396,12 @@ class SuccessPool(Chance):
                 left -= 1
         return total
 
-    def _brought(self) -> list[int]:
+    def _brought(self, budget: Budget) -> list[int]:
         """The successes of the dice an again face brings, as whole-number weights by count over sides**depth: a
         die rolled, and with an again face, what `depth - 1` more may bring, and so on."""
         sides, ways = self.sides, [1]  # no die left to bring: no success, certain
         for left in range(1, self.depth + 1):
+            budget.spend(sides * len(ways), self.describe())  # a deep chain is long work: the limit binds here
             plain = sides ** (left - 1)  # a face that brings no die, over the same total as one that does
             more = [0] * (len(ways) + 2)
             for face in range(1, sides + 1):
@@ -418,7 +419,7 @@ class SuccessPool(Chance):
         # pool's weights are computed once a process, and a fresh process computes a dozen or two of them.
         one = one_die(self.sides, self.reroll)
         bringing = self.again_at is not None and self.depth > 0
-        brought = self._brought() if bringing else [1]
+        brought = self._brought(budget) if bringing else [1]
         plain = self.sides ** self.depth if bringing else 1  # a die that brings none, over the same total
         ways = [0] * (len(brought) + 2)
         for face, weight in one:
