@@ -178,4 +178,5 @@ def test_a_limit_met_after_narrow_draws_names_none():
 
 def test_a_pool_rolling_again_ten_thousand_deep_stops_at_the_work_limit():
     line, message, _ = stopped("x = successes(3, 10, at_least: 8, again_at: 10, depth: 10000)", "exact")
-    assert line == 5 and message == "this resolution did more than 1000000 steps of work"
+    assert line == 5 and message == ("the exact engine stopped: 3d10 counting 8+, again at 10 (at most 10000 a die) "
+                                     "takes this resolution past 1000000 steps of work")
