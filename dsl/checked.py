@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from fracas.dsl import cache as kept
@@ -52,11 +53,38 @@ def keep_with(rules: Ruleset, key: str, value: object) -> None:
 
     A runtime keeps here what it derived from the rules and would rather not
     derive again in the next run (its generated code); pickled with them, it
-    refers to their very nodes.
+    refers to their very nodes. Within `kept_at_end`, the cache is written when the block ends.
     """
     rules.kept[key] = value
-    if rules.cache_name is not None:
-        kept.store_object(rules.cache_name, rules)
+    if rules.cache_name is None:
+        return
+    if held(rules):
+        rules.runtime_cache[_PENDING] = True
+        return
+    kept.store_object(rules.cache_name, rules)
+
+
+_HELD, _PENDING = "keeping held", "keeping pending"  # keys of rules.runtime_cache
+
+
+def held(rules: Ruleset) -> int:
+    """How many `kept_at_end` blocks the rules are in."""
+    return rules.runtime_cache.get(_HELD, 0)  # type: ignore[no-any-return]
+
+
+@contextmanager
+def kept_at_end(rules: Ruleset) -> Iterator[None]:
+    """What runs derive from the rules within the block (a file's examples, a sweep's cases) written to the cache
+    once, when the block ends: written after each run, the whole ruleset was pickled again each time (a third of
+    a file's first `fracas test`, after every edit)."""
+    cache = rules.runtime_cache
+    cache[_HELD] = held(rules) + 1
+    try:
+        yield
+    finally:
+        cache[_HELD] -= 1
+        if not cache[_HELD] and cache.pop(_PENDING, False) and rules.cache_name is not None:
+            kept.store_object(rules.cache_name, rules)
 
 
 def _front_end_digest() -> bytes:

@@ -25,6 +25,7 @@ from fracas.interpreter.core import collector, resolve
 from fracas.interpreter.core.constraints import check_after, clear_test, constrained_fields
 from fracas.interpreter.core.engines import Engine, ExactEngine, ForcedEngine, SampleEngine, Trace
 from fracas.interpreter.core.errors import SAMPLE_INSTEAD, RunError, ScenarioError
+from fracas.interpreter.core.kept_code import kept_once
 from fracas.interpreter.core.program import Program
 from fracas.interpreter.core.state import Frozen, OutcomeStates, State
 from fracas.interpreter.core.values import RowRef, approx, as_float, exact_text, show
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Distribution", "Pool", "Prepared", "Run", "RunError", "Scenario", "ScenarioError", "State", "Unwritable",
     "Volley", "approx", "as_float", "beyond_exact", "estimate", "exact", "exact_text", "final_value", "forced",
-    "number_written", "prepare", "program_problems", "reads_only_outcomes", "run_diagnostic", "sample",
+    "kept_once", "number_written", "prepare", "program_problems", "reads_only_outcomes", "run_diagnostic", "sample",
     "scenario_diagnostic", "show", "show_plain", "stable_key",
 ]
 

@@ -347,3 +347,29 @@ def test_a_builtin_the_code_calls_reads_back_as_the_builtin_itself(tmp_path, cac
     namespace = generator_for(again).namespace
     bound = [value for value in namespace.values() if value is codegen.IMPLEMENTATIONS["keep_highest"]]
     assert bound, "the kept code names keep_highest's implementation as a constant, read back as that function"
+
+
+EXAMPLES = RULES + textwrap.dedent("""\
+    example "one try" { run strike(attacker: {skill: 3}, tries: 1)  expect prob(hits == 1) == 2/3 }
+    example "two tries" { run strike(attacker: {skill: 3})  expect mean(hits) == 4/3 }
+    example "a rest" { run rest(fighter: {skill: 1})  expect hits == 2 }
+    example "many tries" { run strike(attacker: {skill: 3}, tries: 3)  expect prob(hits == 0) == 1/27 }
+    """)
+
+
+def test_a_files_examples_write_the_cache_once_when_they_are_done(tmp_path, cache_folder, monkeypatch):
+    from fracas.dsl import cache
+    from fracas.interpreter.tools.examples import run_examples
+
+    path = tmp_path / "strike.rules"
+    path.write_text(EXAMPLES)
+    rules = dsl.load(path)
+    writes: list[str] = []
+    real = cache.store_object
+    monkeypatch.setattr(cache, "store_object", lambda name, value: (writes.append(name), real(name, value))[1])
+    assert all(result.passed for result in run_examples(rules))
+    assert len(writes) == 1  # the code and programs of all four, pickled with the rules once
+    monkeypatch.undo()
+    again = dsl.load(path)
+    compiled = generator_for(again).code
+    assert all(result.passed for result in run_examples(again)) and generator_for(again).code == compiled

@@ -15,10 +15,12 @@ import functools
 import marshal
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fracas.dsl.cache import files_digest, modules_in
-from fracas.dsl.checked import keep_with
+from fracas.dsl.checked import held, keep_with, kept_at_end
 from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 
@@ -69,8 +71,28 @@ def keep_if_grown(generator: Any) -> None:
     """Keep the generator's code with its rules (and so in the cache) if it made any since it was last kept.
 
     Called where a resolution ends: what a call made is kept before the next
-    process needs it, within the call (and so within the cache folder) that made it.
+    process needs it, within the call (and so within the cache folder) that made it. Within `kept_once`,
+    when the block ends.
     """
+    if held(generator.rules):
+        return
+    _keep(generator)
+
+
+@contextmanager
+def kept_once(rules: Ruleset) -> Iterator[None]:
+    """Code made by many resolutions of these rules in a row (a file's examples, a sweep's cases) kept once, when
+    they are done, as what they derive besides (see checked.kept_at_end)."""
+    with kept_at_end(rules):
+        try:
+            yield
+        finally:
+            generator = rules.runtime_cache.get("generator")
+            if generator is not None and held(rules) == 1:
+                _keep(generator)  # written to the cache as the block ends
+
+
+def _keep(generator: Any) -> None:
     if not generator.grown or generator.rules.cache_name is None:
         return
     generator.grown = False

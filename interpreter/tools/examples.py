@@ -19,8 +19,8 @@ from fracas.dsl.statements import children
 from fracas.dsl.records import record
 from fracas.dsl.ruleset import Ruleset
 from fracas.interpreter.tools.aggregates import aggregate_calls, substitute_aggregates
-from fracas.interpreter.api import (Prepared, RunError, Scenario, ScenarioError, State, exact, final_value, forced, prepare,
-                                    program_problems, reads_only_outcomes, run_diagnostic, stable_key)
+from fracas.interpreter.api import (Prepared, RunError, Scenario, ScenarioError, State, exact, final_value, forced,
+                                    kept_once, prepare, program_problems, reads_only_outcomes, run_diagnostic, stable_key)
 from fracas.interpreter.tools.failures import explain, shown_value
 
 
@@ -203,5 +203,6 @@ def check_problems(rules: Ruleset) -> list[Diagnostic]:
 
 
 def run_examples(rules: Ruleset) -> list[ExampleResult]:
-    return [run_example(rules, example) for example in rules.examples]
+    with kept_once(rules):  # the code the examples make, kept once: not the whole ruleset again after each
+        return [run_example(rules, example) for example in rules.examples]
 

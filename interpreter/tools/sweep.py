@@ -36,7 +36,7 @@ from fracas.interpreter.tools.aggregates import (
     with_values,
 )
 from fracas.interpreter.api import (Distribution, RunError, Scenario, ScenarioError, as_float, beyond_exact, estimate,
-                                    exact, final_value, reads_only_outcomes)
+                                    exact, final_value, kept_once, reads_only_outcomes)
 
 METRIC = "--metric"  # where a problem in the metric is said to be
 Z95 = 1.96  # a 95% normal interval is the estimate plus or minus this many standard errors
@@ -283,7 +283,8 @@ def sweep(rules_path: str, limits: Limits, scenario: Scenario, varies: list[Vary
     jobs_list = [(rules_path, limits, scenario, varies, settings, metric, samples) for settings in cases(varies)]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(jobs_list)))
     if workers == 1:
-        return _collect(map(run_case, jobs_list), len(jobs_list), progress)
+        with kept_once(rules):  # what the cases make, kept once when they are done
+            return _collect(map(run_case, jobs_list), len(jobs_list), progress)
     import multiprocessing  # slow to import: only for a sweep that runs workers
 
     # Leaving the block stops the workers at once, on Ctrl-C too; they ignore it, so that only
