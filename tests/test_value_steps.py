@@ -172,3 +172,21 @@ def test_a_run_logs_the_step_with_its_arguments_and_the_dice_it_rolled():
     assert texts[:4] == ["step trait(sides: 8, bonus: 0)", "1d8 exploding at most 6 times: 3 (rolled 3)", "t = 3",
                          "1d6 exploding at most 6 times: 5 (rolled 5)"]
     assert run.outcomes["best"] == 5
+
+
+def test_a_loop_in_such_a_step_that_may_never_end_is_told_at_the_loop():
+    spinning = ("outcome r: int = 0\nstep spin(k: int): int {\n    let i = roll(1, 2)\n    while i > k {\n"
+                "        i = roll(1, 2)\n    }\n    return i\n}\naction go() {\n    r = spin(0)\n}\n")
+    with pytest.raises(ScenarioError, match="value.rules:4:5: error: this loop can run for ever"):
+        exact(dsl.loads(spinning, "value.rules"), Scenario("go", {}))
+
+
+def test_such_a_step_is_no_level_of_the_call_depth_as_the_same_step_inlined_is_none():
+    from fracas.dsl.limits import Limits
+
+    text = VOLLEY + ("step down(n: int): int {\n    if n == 0 {\n        let t = trait(6, 0)\n        return t\n    }\n"
+                     "    let below = down(n - 1)\n    return below\n}\n"
+                     "action deep() {\n    best = down(3)\n}\n")
+    for rules_text in (text, CHANGES_TOO + text[len(VOLLEY):]):
+        rules = dsl.loads(rules_text, "value.rules", limits=Limits(call_depth=5))
+        assert sum(exact(rules, Scenario("deep", {}, params={"depth": 1})).marginal("best").values()) == 1

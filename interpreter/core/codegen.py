@@ -1513,7 +1513,7 @@ class RoutineBuilder:
         self.jump_to_new(pos)
         block = self.block
         block.draw_slot, block.pos = result, call.pos
-        site = f"{decl.name!r}, F[{hold}], S, {gen.const(call.pos)}"
+        site = f"{decl.name!r}, F[{hold}], S"
         block.lines.append((f"F[{result}] = R.call_value({site})", pos.line))
         facts = gen.take_facts()
         facts.merge(reads.facts())  # what the step reads, read here

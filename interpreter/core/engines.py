@@ -245,19 +245,21 @@ class Run:
         self.counts_only = False
         self.endless: Pos | None = None  # the first loop the exact engine found may never end, if any
 
-    def call_value(self, name: str, args: tuple[Any, ...], S: rt.Working, pos: Pos) -> Any:
+    # A step of valued.py is no level of the call depth, as the same step inlined is none (and it calls no step
+    # that calls itself); its state is one level deeper all the same, so that its loops count their passes apart.
+
+    def call_value(self, name: str, args: tuple[Any, ...], S: rt.Working) -> Any:
         """The value a step of valued.py gives, run on one state (sampled, or forced): its draws are the run's."""
         callee = self.gen.routine(name)
-        _check_call_depth(S.depth + 1, pos, self)
         inner = rt.Working(_frame(callee, args), S.W, S.O, None, S.stack, S.depth + 1)
         run_one(callee, inner, self)
         return inner.F[callee.result]  # type: ignore[index]
 
-    def value_dist(self, name: str, args: tuple[Any, ...], S: rt.Working, pos: Pos) -> Any:
+    def value_dist(self, name: str, args: tuple[Any, ...], S: rt.Working) -> Any:
         """The distribution of the value a step of valued.py gives, from one state: the exact engine runs the step
-        from it alone (its caller's states branch on the distribution, as on a draw's)."""
+        from it alone (its caller's states branch on the distribution, as on a draw's). A loop in it that may never
+        end is told as a loop of the caller's would be, how likely left unsaid (it is the caller's to weigh)."""
         callee = self.gen.routine(name)
-        _check_call_depth(S.depth + 1, pos, self)
         engine = self.chooser.engine
         start = (tuple(_frame(callee, args)), S.W, S.O, None, S.stack, S.depth + 1)
         budget, dead, chooser = self.budget, self.dead, self.chooser  # the caller's draw block's, for its other states
@@ -265,6 +267,9 @@ class Run:
             ends = run_all(callee, {start: 1}, engine, self)
         finally:
             self.budget, self.dead, self.chooser = budget, dead, chooser
+        endless = next((why for (_, _, _, why, _, _) in ends if type(why) is loops.NeverEnds), None)
+        if endless is not None:
+            raise endless_loop(endless.pos)
         return valued.as_dist([(frame[0], p) for (frame, *_), p in ends.items()])  # the frame ends as the value
 
     def param(self, name: str, pos: Pos) -> Any:
@@ -351,13 +356,9 @@ def _frame(routine: Routine, args: tuple[Any, ...]) -> list[Any]:
 
 
 def _check_depth(depth: int, site: CallSite, R: Run) -> None:
-    _check_call_depth(depth, site.call.pos, R)
-
-
-def _check_call_depth(depth: int, pos: Pos, R: Run) -> None:
     limits = R.program.rules.limits
     if depth + 1 > limits.call_depth:
-        raise RunError(pos, f"steps call each other more than {limits.call_depth} deep",
+        raise RunError(site.call.pos, f"steps call each other more than {limits.call_depth} deep",
                        "a step may be calling itself forever; " + limits.hint("call_depth"))
 
 
