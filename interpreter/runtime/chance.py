@@ -401,8 +401,9 @@ class SuccessPool(Chance):
         die rolled, and with an again face, what `depth - 1` more may bring, and so on."""
         sides, ways = self.sides, [1]  # no die left to bring: no success, certain
         for left in range(1, self.depth + 1):
-            budget.spend(sides * len(ways), self.describe())  # a deep chain is long work: the limit binds here
             plain = sides ** (left - 1)  # a face that brings no die, over the same total as one that does
+            # A deep chain is long work, its weights long numbers (a word of 64 bits a step): the limit binds here.
+            budget.spend(sides * len(ways) * (1 + plain.bit_length() // 64), self.describe())
             more = [0] * (len(ways) + 2)
             for face in range(1, sides + 1):
                 value = self._value(face)
