@@ -19,7 +19,8 @@ from fracas.dsl import records
 from fracas.dsl.builtins import (AGAIN_WITHOUT_DEPTH, COUNTS, DEPTH_WITHOUT_AGAIN, NO_SIDES, ORDER_WITHOUT_FOCUS,
                                  PROBABILITY_HINT, SIGNATURES, Signature, faces_problems, negative, not_a_probability,
                                  words_hint)
-from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, closest, did_you_mean, listed, with_article
+from fracas.dsl.diagnostics import (Diagnostic, RulesError, SourceFile, closest, did_you_mean, listed, no_value_cell,
+                                    with_article)
 from fracas.dsl.narrowing import Changes, Path, always_leaves, breaks, changes, proven
 from fracas.dsl.reads import free_names, path_of, paths_read
 from fracas.dsl.records import record, replace
@@ -442,8 +443,8 @@ class Checker:
                                     f"column{'s' * (columns != 1)}",
                            f"'{keys[0]}' reads as one more cell: a row whose cells are names ends its key with a "
                            f"colon ({keys[0]}: ...)" if keys and len(row.cells) > len(decl.columns)
-                           else f"'{dashed[0]}' reads as one number, {dashed[0].replace(' ', '')}: for a cell with no "
-                                "value, make the table's type optional (int?) and write none" if dashed else "")
+                           else f"'{dashed[0]}' reads as one number, {dashed[0].replace(' ', '')}: "
+                                + no_value_cell(decl.type.name, decl.type.optional) if dashed else "")
                 continue  # its cells are not where they were meant to be: their types would only mislead
             for cell in row.cells:
                 check_cell(cell)

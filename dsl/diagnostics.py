@@ -215,3 +215,12 @@ def suggested(hint: str) -> str | None:
     start = hint.find(head)
     end = hint.find(tail, start + len(head)) if start >= 0 else -1
     return hint[start + len(head) : end] if start >= 0 and end > start + len(head) else None
+
+
+def no_value_cell(type_name: str, optional: bool) -> str:
+    """What a table of this type holds where a pair has no value: the hint for a `-` written for one."""
+    if type_name not in ("int", "number"):
+        return "write one of its rows; for a pair with no result, give the kind a row that says so"
+    if optional:
+        return "write none for a cell with no value"
+    return f"write the number; for a cell with no value, make the table's type optional ({type_name}?) and write none"

@@ -23,7 +23,7 @@ from fracas.dsl import missing
 from fracas.dsl import nodes as n
 from fracas.dsl import records
 from fracas.dsl.cache import cache_folder
-from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile
+from fracas.dsl.diagnostics import Diagnostic, RulesError, SourceFile, no_value_cell
 from fracas.dsl.limits import DEFAULT, Limits
 from fracas.dsl.resources import grammar_text
 
@@ -268,9 +268,10 @@ def _dash_for_a_cell(source: SourceFile, tokens: list[Token], error: UnexpectedI
     if opened is None or any(token.type == "RBRACE" for token in tokens[opened:at]):
         return None
     dash = tokens[at - 1]
+    typed = next((i + 1 for i in range(opened, at) if tokens[i].type == "COLON"), at)  # table t(a, b): TYPE
+    optional = typed + 1 < at and tokens[typed + 1].type == "OPTIONAL"
     return Diagnostic(source.path, dash.line, dash.column, "'-' is no value for a cell: a cell holds a number or a "
-                      "row's name", "write the number; for a cell with no value, make the table's type optional "
-                      "(int?) and write none", source.line(dash.line), 1)
+                      "row's name", no_value_cell(str(tokens[typed]), optional), source.line(dash.line), 1)
 
 
 _BLOCK_WORDS = {"IF", "ELSE", "FOR", "WHILE", "KIND", "ACTION", "STEP", "EXAMPLE", "MODIFIER", "TABLE", "ENUM", "FN"}

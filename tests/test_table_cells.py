@@ -55,7 +55,20 @@ def test_a_dash_written_for_a_cell_is_told_at_the_dash(row):
     [found] = caught.value.diagnostics
     assert (found.line, found.column) == ((6, 19) if row.startswith("0") else (7, 21))
     assert found.message == "'-' is no value for a cell: a cell holds a number or a row's name"
-    assert found.hint == "write the number; for a cell with no value, make the table's type optional (int?) and write none"
+    assert found.hint == "write none for a cell with no value"  # the table is of int? already
+
+
+@pytest.mark.parametrize("table, hint", [
+    ("table ranged(int, int): int {", "write the number; for a cell with no value, make the table's type optional "
+                                      "(int?) and write none"),
+    ("enum shot { hit miss }\ntable ranged(int, int): shot {", "write one of its rows; for a pair with no result, "
+                                                               "give the kind a row that says so"),
+])
+def test_a_dash_for_a_cell_is_told_what_the_table_s_type_holds_instead(table, hint):
+    text = RANGES.replace("table ranged(int, int): int? {", table).replace("15  none", "15  -")
+    with pytest.raises(dsl.RulesError) as caught:
+        dsl.loads(text, "ranges.rules")
+    assert caught.value.diagnostics[0].hint == hint
 
 
 def test_a_none_cell_is_laid_out_as_any_other():
@@ -68,5 +81,4 @@ def test_a_dash_written_for_a_cell_within_a_row_is_told_it_reads_as_a_negative_n
         dsl.loads(RANGES.replace("0:  13    15  none", "0:  13    -  15"), "ranges.rules")
     [found] = caught.value.diagnostics
     assert found.message == "row '0' has 2 values for 3 columns"
-    assert found.hint == ("'-  15' reads as one number, -15: for a cell with no value, make the table's type optional "
-                          "(int?) and write none")
+    assert found.hint == "'-  15' reads as one number, -15: write none for a cell with no value"
