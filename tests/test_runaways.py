@@ -180,3 +180,13 @@ def test_a_pool_rolling_again_ten_thousand_deep_stops_at_the_work_limit():
     line, message, _ = stopped("x = successes(3, 10, at_least: 8, again_at: 10, depth: 10000)", "exact")
     assert line == 5 and message == ("the exact engine stopped: 3d10 counting 8+, again at 10 (at most 10000 a die) "
                                      "takes this resolution past 1000000 steps of work")
+
+
+def test_a_limit_met_after_a_step_that_gives_many_values_names_the_call():
+    text = (HEADER + "step pair(): int {\n  let a = roll(2, 100)\n  let b = roll(2, 100)\n  return a * 1000 + b\n}\n"
+            "action go() {\n  let p = pair()\n  let q = pair()\n  x = p + q\n}\n")
+    with pytest.raises(ScenarioError) as caught:
+        exact(dsl.loads(text, "runaway.rules"), Scenario("go", {}), max_states=50_000)
+    assert caught.value.diagnostics[0].hint.endswith(
+        "; the step called at line 10 gives 39601 values to each state: where later rules read less of it (a total, "
+        "a yes or no), give only that from the step")

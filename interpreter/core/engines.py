@@ -229,7 +229,8 @@ class Run:
         self.work = 0
         self.work_limit = program.rules.limits.work
         self.draws: dict[tuple[int, int], dict[Any, Any]] = {}  # the exact engine's draws, by what they read
-        self.widest: tuple[int, Pos | None] = (0, None)  # the exact engine's draw of the most values, and where
+        # The exact engine's draw of the most values: how many, where, and whether a step gave them (valued.py).
+        self.widest: tuple[int, Pos | None, bool] = (0, None, False)
         # Passes of each while loop being run, by its first block and the call depth (sampling only:
         # the exact engine solves a loop instead of counting passes).
         self.passes: dict[tuple[int, int], int] | None = {}
@@ -912,7 +913,7 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
             following = function(S, R)  # type: ignore[misc]
             drawn_before[reads] = (F[slot], following)
             if type(F[slot]) is D.Dist and len(F[slot].weights) > R.widest[0]:
-                R.widest = (len(F[slot].weights), block.pos)
+                R.widest = (len(F[slot].weights), block.pos, "R.value_dist(" in block.dist_lines[0][0])
         else:
             F[slot], following = found
         rest = (intern(S.W) if S.wrote else world, intern(S.O) if copy_outcomes and S.O != O else outcomes,

@@ -327,11 +327,13 @@ def _told_widest(error: RunError, R: Run) -> None:
     """A limit of the exact engine met: its hint names the draw that gave a state the most values, if that is
     many. States pile up where later blocks merge them, which is where the limit is met; a designer shrinks the
     draw (or what it gives) that made them."""
-    count, pos = R.widest
+    count, pos, step = R.widest
     if SAMPLE_INSTEAD not in error.hint or count < WIDE or pos is None:
         return
-    error.hint += (f"; the draw at line {pos.line} gives {count} values to each state: where later rules read less "
-                   "of it (a total, a yes or no), draw only that, as a step that gives it")
+    where = f"line {pos.line}" if pos.path in ("", R.program.rules.path) else f"{pos.path}:{pos.line}"
+    error.hint += (f"; the {'step called' if step else 'draw'} at {where} gives {count} values to each state: where "
+                   "later rules read less of it (a total, a yes or no), "
+                   + ("give only that from the step" if step else "draw only that, as a step that gives it"))
 
 
 def _frame(routine: Routine, end: tuple[int, ...], kept: tuple[Any, ...]) -> list[Any]:
