@@ -984,7 +984,8 @@ class Checker:
                 and scope.owner(head) is body.params):
             self.parameter_assigned(stmt, body)
             return
-        if target is None and head in self._clashing:  # either thing may be meant: what is written to it is checked
+        if target is None and (head in self._clashing or head in self._misnamed):  # refused already, or either thing
+            # may be meant: what is written to it is checked
             self.infer(stmt.value, scope)
             return
         if target is None:
@@ -1358,8 +1359,8 @@ class Checker:
 
     def infer_Name(self, expr: n.Name, scope: Scope) -> Type:
         found = scope.lookup(expr.name)
-        if found is None and expr.name in self._clashing:
-            return ANY
+        if found is None and (expr.name in self._clashing or expr.name in self._misnamed):
+            return ANY  # a declaration refused already: its uses are not told again
         if found is None:
             found = self.global_type(expr.name)
         if found is None:

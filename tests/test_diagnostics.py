@@ -52,6 +52,11 @@ def test_a_step_named_as_a_builtin_is_refused_once_not_again_at_each_call():
                                                     (11, "'join' is the name of a builtin function")]
 
 
+def test_an_outcome_named_as_a_builtin_is_refused_once_not_again_where_it_is_set_or_read():
+    found = problems(BASE + "outcome successes: int = 0\naction go() {\n successes = 3\n lost = successes + 1\n}\n")
+    assert [(d.line, d.message) for d in found] == [(10, "'successes' is the name of a builtin function")]
+
+
 def test_the_arguments_of_a_call_to_a_refused_step_are_still_checked():
     found = problems(BASE + "step join(n: int) { lost += n }\naction go() { join(nothing) }\n")
     assert [d.message for d in found] == ["'join' is the name of a builtin function", "unknown name 'nothing'"]
