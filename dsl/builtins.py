@@ -90,9 +90,6 @@ def faces_problems(name: str, known: Mapping[str, Any]) -> Iterator[tuple[str, t
     if name == "successes" and at_least is not None and double_at is not None and double_at < at_least:
         yield ("double_at", (), f"double_at {double_at} is below at_least {at_least}",
                "a face counts two only if it succeeds: give double_at at or above at_least")
-    again_at = known.get("again_at")
-    if name == "successes" and sides is not None and again_at is not None and not 1 <= again_at <= sides:
-        yield "again_at", (), f"a d{sides} has no face {again_at}", f"a d{sides}'s faces are 1 to {sides}"
     seen: set[int] = set()
     for outer, group in enumerate(known.get("groups", ()) if name == "tally" else ()):
         for index, face in enumerate(group):

@@ -86,6 +86,11 @@ def test_a_depth_of_0_brings_no_die():
     assert odds("successes(4, 10, at_least: 8, again_at: 10, depth: 0)") == odds("successes(4, 10, at_least: 8)")
 
 
+def test_again_at_above_every_face_brings_no_die_as_at_least_there_counts_none():
+    # A weapon row's again_at: 11 is a d10 that never rolls again, as at_least: 11 is one that never succeeds.
+    assert odds("successes(4, 10, at_least: 8, again_at: 11, depth: 3)") == odds("successes(4, 10, at_least: 8)")
+
+
 def test_twenty_dice_rolling_again_ten_deep_sum_to_one():
     assert sum(odds("successes(20, 10, at_least: 8, again_at: 10, depth: 10)").values()) == 1
 

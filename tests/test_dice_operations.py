@@ -340,7 +340,6 @@ def test_a_bad_argument_stops_fracas_odds_with_exit_code_2(tmp_path, capsys):
      "'again_at' needs 'depth': how many dice at most one die brings, one after another"),
     ("successes(3, 10, at_least: 8, depth: 3)", 46,
      "'depth' counts the dice a die at 'again_at' brings, but no again_at is given"),
-    ("successes(3, 10, at_least: 8, again_at: 11, depth: 3)", 49, "a d10 has no face 11"),
     ("successes(3, 10, at_least: 8, again_at: 10, depth: -1)", 60, "'depth' cannot be negative (-1)"),
 ])
 def test_a_count_or_sides_written_out_of_reach_is_refused_before_running(expression, column, message):
