@@ -397,3 +397,15 @@ def test_a_loop_within_a_loop_that_names_what_wanders_is_not_told_again_by_the_o
         exact(rules, Scenario("go", {}), max_states=60)
     found = caught.value.diagnostics[0]
     assert ": the outcome 'y' has taken " in found.message and "in the loop at line" not in found.hint
+
+
+def test_a_field_the_rules_bound_is_named_but_not_told_to_be_capped():
+    from fracas.dsl.limits import Limits
+
+    rules = dsl.loads(HEADER + "kind track { y: int in 0..1000 = 0 }\naction go(t: track) {\n  while x < 3 {\n"
+                      "    t.y = min(t.y + roll(1, 6), 1000)\n    if chance(1/2) { x += 1 }\n  }\n}\n",
+                      "loops.rules", Limits(work=3000))
+    with pytest.raises(ScenarioError) as caught:
+        exact(rules, Scenario("go", {"t": {}}))
+    hint = caught.value.diagnostics[0].hint
+    assert "; in the loop at line 6: 't.y' has taken " in hint and hint.endswith(", ...)")

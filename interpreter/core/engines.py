@@ -716,7 +716,23 @@ def _wandering(routine: Routine, head: int, met: _Met, projection: liveness.Proj
     # The same values shown every run, whatever order the states met in.
     shown = [value for value, _ in stable_sorted((value, None) for value in growing[most])]
     sample = ", ".join(show_brief(v) for v in shown[:3])
-    return f": {most} has taken {count} values ({sample}, ...)", _beyond(now[most], before.get(most, set()), up=True)
+    # A field the rules bound already (`filled: int in 0..size`) is capped: told to cap it, a designer is misled.
+    climbing = _beyond(now[most], before.get(most, set()), up=True) and most not in _bounded_fields(met, R)
+    return f": {most} has taken {count} values ({sample}, ...)", climbing
+
+
+def _bounded_fields(met: _Met, R: Run) -> set[str]:
+    """The entity fields of the first state a loop met, as _named_values names them, that their kind bounds."""
+    assert R.interned is not None
+    kinds = R.program.rules.kinds
+    _, world, *_ = next(iter(met.order))
+    found = set()
+    for entity, record in R.interned.values[world].items():
+        kind = kinds.get(getattr(getattr(record, "shape", None), "kind", ""))
+        for info in kind.fields if kind is not None else ():
+            if info.decl.bounds is not None:
+                found.add(f"'{entity}.{info.name}'")
+    return found
 
 
 def _named_values(routine: Routine, head: int, key: Key, projection: liveness.Projection,
