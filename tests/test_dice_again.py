@@ -128,3 +128,16 @@ def test_fracas_odds_shows_a_10_again_pool(tmp_path, capsys):
     shown = capsys.readouterr().out
     p0 = counted_by_hand(5, 10, 8, 10, 4)[0]
     assert f"{p0.numerator}/{p0.denominator}" in shown
+
+
+@pytest.mark.parametrize("rolls, which", [
+    ([9, 1], "die 2 of 3, rerolled,"),
+    ([9, 10, 10], "the 2nd die that die 2 of 3 brings"),
+])
+def test_forced_rolls_that_run_out_say_which_die_wanted_one(rolls, which):
+    from fracas.interpreter import ScenarioError
+
+    rules = rules_for("successes(3, 10, at_least: 8, reroll: [1], again_at: 10, depth: 3)")
+    with pytest.raises(ScenarioError) as caught:
+        forced(rules, Scenario("go", {}), rolls)
+    assert f"forced rolls: {which} needs another number (1 to 10), but the rolls ran out" in str(caught.value)

@@ -355,6 +355,10 @@ def one_die(sides: int, reroll: tuple[int, ...] = (), once: bool = True) -> Weig
     return Weights.of((face, again + (0 if face in reroll else sides)) for face in range(1, sides + 1))
 
 
+def _nth(number: int) -> str:
+    return f"{number}{'th' if 10 <= number % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th')}"
+
+
 @record(frozen=True, slots=True)
 class SuccessPool(Chance):
     """Successes of a pool of dice: faces at or above `at_least` succeed, at or above `double_at` twice.
@@ -441,15 +445,18 @@ class SuccessPool(Chance):
         return Weights.dense(low * self.count, dense_power(ways, self.count, budget, what))
 
     def forced(self, script: Iterator[int]) -> int:
+        # Each number is a die's face, in the order thrown: a die, its reroll, the dice it brings, then the next die.
         total = 0
-        for _ in range(self.count):
-            face = scripted(script, f"a d{self.sides}", 1, self.sides)
+        for number in range(1, self.count + 1):
+            die = f"die {number} of {self.count}" if self.count > 1 else "the die"
+            face = scripted(script, f"{die} (a d{self.sides})", 1, self.sides)
             if face in self.reroll:
-                face = scripted(script, f"a rerolled d{self.sides}", 1, self.sides)
+                face = scripted(script, f"{die}, rerolled,", 1, self.sides)
             total += self._value(face)
-            left = self.depth
+            left, brought = self.depth, 0
             while left and self._again(face):
-                face = scripted(script, f"a d{self.sides} rolled again", 1, self.sides)
+                brought += 1
+                face = scripted(script, f"the {_nth(brought)} die that {die} brings", 1, self.sides)
                 total += self._value(face)
                 left -= 1
         return total
