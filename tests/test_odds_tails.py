@@ -68,3 +68,10 @@ def test_an_outcome_that_is_sometimes_none_gathers_a_low_tail_after_none_too(tmp
                "action go() { o = if chance(1/2) then none else 200 - explode(2, 6, 12) }\n")
     rows = [row.split() for row in out.splitlines() if row.startswith("  ")]
     assert rows[1][:2] == ["none", "50.00%"] and rows[2][0] == "44..163"
+
+
+def test_a_joint_grid_gathers_its_rows_at_either_end_below_a_hundredth_of_a_percent(tmp_path, capsys):
+    text = "outcome a: int = 0\noutcome b: int = 0\naction go() {\n    a = explode(1, 6, 8)\n    b = roll(1, 3)\n}\n"
+    lines = odds(tmp_path, capsys, text, "--joint", "a,b").splitlines()
+    assert lines[-1].split() == ["31..54", "<0.01%", "<0.01%", "<0.01%"]
+    assert lines[-2].split()[0] == "29"

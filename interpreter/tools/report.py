@@ -188,17 +188,22 @@ def joint_grid(dist: Distribution, down: str, across: str) -> str:
     for values, p in dist.joint():
         key = (values[down], values[across])
         cells[key] = cells.get(key, Fraction(0)) + p
-    rows = list(dist.marginal(down))
+    down_marginal = dist.marginal(down)
+    rows = list(down_marginal)
     columns = list(dist.marginal(across))
+    # The rows at either end each below 0.01% are one, as the outcome's own table shows them.
+    spans = _spans(rows, [_tiny(p) for p in down_marginal.values()])
+    labels = [_span_label(rows, span) for span in spans]
     label, width = _grid_widths(dist, down, across)
+    label = max(label, *map(len, labels))
     out = [f"\njoint: {down} (down) by {across} (across)",
            " " * (label + 2) + "".join(f"{show_plain(c):>{width}}" for c in columns)]
-    for row in rows:
+    for span, row_label in zip(spans, labels):
         shown = []
         for column in columns:
-            p = cells.get((row, column), Fraction(0))
+            p = sum((cells.get((rows[i], column), Fraction(0)) for i in span), Fraction(0))
             shown.append(f"{percent(p).strip():>{width}}" if p else f"{'.':>{width}}")
-        out.append(f"  {show_plain(row):>{label}}" + "".join(shown))
+        out.append(f"  {row_label:>{label}}" + "".join(shown))
     return "\n".join(out)
 
 
