@@ -33,3 +33,17 @@ def test_an_example_whose_title_holds_a_double_colon_can_be_picked_by_its_node_i
     pytester.makefile(".rules", mod=MOD.replace("M-01 a piece", "M-01 a::piece"))
     result = pytester.runpytest("-v", "-p", "no:asyncio", "mod.rules::M-01 a:piece weighs twice its size")
     result.assert_outcomes(passed=1)
+
+
+def test_a_files_examples_write_the_cache_once_after_the_last(pytester, cache_folder, monkeypatch):
+    from fracas.dsl import cache
+
+    writes: list[str] = []
+    real = cache.store_object
+    monkeypatch.setattr(cache, "store_object", lambda name, value: (writes.append(name), real(name, value))[1])
+    passing = MOD.replace("expect total == 7", "expect total == 6") + (
+        'example "M-03 a bigger piece" { run weigh(p: {size: 5}) expect total == 10 }\n')
+    pytester.makefile(".rules", mod=passing)
+    pytester.runpytest("-p", "no:asyncio").assert_outcomes(passed=3)
+    checked = [name for name in writes if name.startswith("checked-")]
+    assert len(checked) == 2  # the checked rules as first loaded, and what the three examples made, once

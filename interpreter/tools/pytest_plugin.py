@@ -18,6 +18,7 @@ import pytest
 from fracas import dsl
 from fracas.dsl import nodes as n
 from fracas.dsl.diagnostics import RulesError, printable
+from fracas.interpreter.api import kept_once
 from fracas.interpreter.tools.examples import run_example
 
 
@@ -28,14 +29,29 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Fil
 
 
 class RulesFile(pytest.File):
+    rules: dsl.Ruleset | None = None
+    _kept: Any = None
+
     def collect(self) -> Iterator[pytest.Item]:
         try:
             rules = dsl.load(self.path)
         except RulesError as error:
             yield BrokenRules.from_parent(self, name="check", error=error)
             return
+        self.rules = rules
         for example in rules.examples:
             yield ExampleItem.from_parent(self, name=item_name(example), rules=rules, example=example)
+
+    # What the file's examples derive is written to the cache once, after the last (as `fracas test` does).
+    def setup(self) -> None:
+        if self.rules is not None:
+            self._kept = kept_once(self.rules)
+            self._kept.__enter__()
+
+    def teardown(self) -> None:
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            kept.__exit__(None, None, None)
 
 
 def item_name(example: n.ExampleDecl) -> str:
