@@ -1502,14 +1502,19 @@ class RoutineBuilder:
             self.emit("".join(f"F[{s}] = " for s in slots) + "None", pos)
         return result
 
+    def _arguments_held(self, call: n.Call, pos: n.Pos, decl: n.StepDecl, args: list[str]) -> int:
+        """A step's arguments as one tuple in a slot, for a step run apart from its caller's blocks, and its log."""
+        hold = self.slot()
+        self.emit(f"F[{hold}] = ({''.join(a + ', ' for a in args)})", pos)
+        self.forget_draws(pos)
+        self.emit(f"{TRACED}rt.log_step(R, {self.gen.const(decl)}, {self.gen.const(call)}, F[{hold}])", pos)
+        return hold
+
     def _call_valued(self, call: n.Call, pos: n.Pos, decl: n.StepDecl, args: list[str], result: int,
                      reads: valued.Reads) -> None:
         """A call to a step that gives a value and changes nothing: a draw of its value (see valued.py)."""
         gen = self.gen
-        hold = self.slot()
-        self.emit(f"F[{hold}] = ({''.join(a + ', ' for a in args)})", pos)
-        self.forget_draws(pos)
-        self.emit(f"{TRACED}rt.log_step(R, {gen.const(decl)}, {gen.const(call)}, F[{hold}])", pos)
+        hold = self._arguments_held(call, pos, decl, args)
         self.jump_to_new(pos)
         block = self.block
         block.draw_slot, block.pos = result, call.pos
@@ -1525,10 +1530,7 @@ class RoutineBuilder:
     def _call_unit(self, call: n.Call, pos: n.Pos, decl: n.StepDecl, args: list[str], result: int | None) -> None:
         """A call to a step that calls itself: a call site the engine runs."""
         gen = self.gen
-        hold = self.slot()
-        self.emit(f"F[{hold}] = ({''.join(a + ', ' for a in args)})", pos)
-        self.forget_draws(pos)
-        self.emit(f"{TRACED}rt.log_step(R, {gen.const(decl)}, {gen.const(call)}, F[{hold}])", pos)
+        hold = self._arguments_held(call, pos, decl, args)
         site = len(self.routine.blocks)
         back = site + 1
         self.routine.blocks.append(CallSite(decl.name, hold, back, call, result))
