@@ -50,7 +50,7 @@ from fracas.interpreter.core.builtins import IMPLEMENTATIONS, POSITIONAL, dice_p
 from fracas.interpreter.core import counted
 from fracas.interpreter.core import dist as D
 from fracas.interpreter.core.errors import RunError
-from fracas.interpreter.core import rt, valued
+from fracas.interpreter.core import rt, tested, valued
 from fracas.interpreter.core.fnbody import FnBody
 from fracas.interpreter.core.kept_code import KeptCode, code_of, kept_for
 from fracas.interpreter.core.liveness import ANY, EVERY_FIELD, LineFacts, slot_facts
@@ -169,6 +169,7 @@ class Generator:
         self.grown = False  # whether it made code since it was made, read back or last kept
         self._counted: frozenset[n.Pos] | None = None  # see counted_draws
         self.valued_steps: dict[str, valued.Reads | None] = {}  # see valued.reads_of
+        self.regions: dict[str, n.StepDecl] = {}  # the steps of tested.py's regions, made while lowering
 
     # ---- what writing code needs, made when first needed: a call that runs kept code writes none
 
@@ -661,7 +662,7 @@ class Generator:
                     built = self._routine_read_back(*waiting)
                     del self._routines_waiting[name]
         if built is None:
-            decl = self.rules.actions.get(name) or self.rules.steps[name]
+            decl = self.rules.actions.get(name) or self.rules.steps.get(name) or self.regions[name]
             builder = RoutineBuilder(self, decl)
             built = self.routines[name] = builder.routine  # known before it is built: a step may call itself
             try:
@@ -1115,7 +1116,7 @@ class RoutineBuilder:
         if self.decl.result is not None:  # a step that calls itself and gives a value
             self.routine.result = self.slot()
             self.results.append(self.routine.result)
-        names = self.statements(self.decl.body, scope)
+        names = self.statements(self.decl.body, scope, top=True)
         self.jump(END, self.decl.pos)
         # The rules' names, not those of the values drawn and given for a statement (`__draw1`): a final state
         # shows them, and keeps their slots.
@@ -1274,16 +1275,51 @@ class RoutineBuilder:
 
     # ---- statements
 
-    def statements(self, stmts: tuple[n.Stmt, ...], scope: Scope) -> Scope:
-        """Lower a block of statements; returns the scope at its end (its own names included)."""
+    def statements(self, stmts: tuple[n.Stmt, ...], scope: Scope, top: bool = False) -> Scope:
+        """Lower a block of statements; returns the scope at its end (its own names included). `top`: a routine's
+        own body, whose names its final states show (no region of tested.py takes them away)."""
         inner = dict(scope)
-        for stmt in stmts:
+        at = 0
+        while at < len(stmts):
+            stmt = stmts[at]
             if self.block.ended:  # after a stop or return: unreachable, but still checked code
                 self.start(self.new_block())
+            region = None if top or not isinstance(stmt, n.Let) else self.region_at(stmts, at, inner)
+            if region is not None:
+                self.s_region(region, inner)
+                at += len(region.lets) + 1
+                self.forget_draws(region.test.pos)
+                continue
             stmt = self.hoisted(stmt, inner)
             getattr(self, "s_" + type(stmt).__name__)(stmt, inner)
             self.forget_draws(stmt.pos)
+            at += 1
         return inner
+
+    def region_at(self, stmts: tuple[n.Stmt, ...], at: int, scope: Scope) -> tested.Region | None:
+        """The region of tested.py that starts at statement `at`, if there is one and it is drawn as a value."""
+        gen = self.gen
+        rules = gen.rules
+        region = tested.region_at(stmts, at, scope, rules.outcomes,
+                                  lambda name: name in rules.steps or name in rules.actions,
+                                  gen.chance.quiet, gen.chance.may_draw)
+        if region is None:
+            return None
+        gen.regions.setdefault(region.decl.name, region.decl)
+        return region if valued.reads_of(gen, region.decl.name) is not None else None
+
+    def s_region(self, region: tested.Region, scope: Scope) -> None:
+        """Lets that only an `if`'s test reads: the test drawn as a value, and the `if` on it (see tested.py)."""
+        gen, pos = self.gen, region.test.test.pos
+        hold = self.slot()
+        self.emit(f"F[{hold}] = ({''.join(gen.expr(arg, scope) + ', ' for arg in region.args)})", pos)
+        self.forget_draws(pos)
+        result = self.slot()
+        self.draw_valued(region.decl.name, hold, result, pos, valued.reads_of(gen, region.decl.name))
+        name = f"__gives{result}"
+        scope[name] = f"F[{result}]"
+        self.consumed.append(result)
+        self.s_If(records.replace(region.test, test=n.Name(pos, name=name)), scope)
 
     def drawn_alone(self, value: n.Expr, scope: Scope) -> int | None:
         """The slot of a value just drawn, if `value` is all of it (`let x = roll(...)`, `x = fire(...)`).
@@ -1370,7 +1406,8 @@ class RoutineBuilder:
         if result is not None and stmt.value is not None:  # a step that gives a value (else: a reason, or none)
             self.emit(f"F[{result}] = {self.gen.expr(stmt.value, scope)}", stmt.pos)
             self.forget_draws(stmt.pos)
-            self.emit(f"rt.log_return(R, {self.gen.const(stmt)}, F[{result}])", stmt.pos)
+            if not tested.is_region(self.decl):  # a region's test, which is no step to the rules: not logged
+                self.emit(f"rt.log_return(R, {self.gen.const(stmt)}, F[{result}])", stmt.pos)
         else:
             self.emit(f"rt.log_return(R, {self.gen.const(stmt)})", stmt.pos)
         self.jump(self.exits[-1] if self.exits else END, stmt.pos)
@@ -1513,19 +1550,25 @@ class RoutineBuilder:
     def _call_valued(self, call: n.Call, pos: n.Pos, decl: n.StepDecl, args: list[str], result: int,
                      reads: valued.Reads) -> None:
         """A call to a step that gives a value and changes nothing: a draw of its value (see valued.py)."""
-        gen = self.gen
         hold = self._arguments_held(call, pos, decl, args)
+        self.draw_valued(decl.name, hold, result, call.pos, reads)
+        self.emit(f"{TRACED}rt.log_step_end(R, {self.gen.const(call)})", pos)
+
+    def draw_valued(self, name: str, hold: int, result: int, pos: n.Pos, reads: valued.Reads | None) -> None:
+        """A block of its own that draws the value the step `name` gives from the arguments in slot `hold` into
+        slot `result` (`reads`: what else the step reads), as a draw's block does; the lines go on after it."""
+        assert reads is not None
+        gen = self.gen
         self.jump_to_new(pos)
         block = self.block
-        block.draw_slot, block.pos = result, call.pos
-        site = f"{decl.name!r}, F[{hold}], S"
+        block.draw_slot, block.pos = result, pos
+        site = f"{name!r}, F[{hold}], S"
         block.lines.append((f"F[{result}] = R.call_value({site})", pos.line))
         facts = gen.take_facts()
         facts.merge(reads.facts())  # what the step reads, read here
         block.facts.append(facts)
         block.dist_lines.append((f"F[{result}] = R.value_dist({site})", pos.line))
         self.jump_to_new(pos)
-        self.emit(f"{TRACED}rt.log_step_end(R, {gen.const(call)})", pos)
 
     def _call_unit(self, call: n.Call, pos: n.Pos, decl: n.StepDecl, args: list[str], result: int | None) -> None:
         """A call to a step that calls itself: a call site the engine runs."""

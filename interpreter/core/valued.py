@@ -55,7 +55,7 @@ def reads_of(gen: Any, name: str) -> Reads | None:
     if name in memo:
         return memo[name]
     memo[name] = None  # while it is worked out: a step met again on the way is taken to change something
-    decl = gen.rules.steps.get(name)
+    decl = gen.rules.steps.get(name) or gen.regions.get(name)  # a step, or a region's (tested.py)
     if decl is None or decl.result is None or name in gen.recursive:
         return None
     saved = gen.take_facts()  # what the caller's line has read so far stays the caller's

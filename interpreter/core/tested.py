@@ -1,0 +1,163 @@
+"""Values drawn for one test: `let a = roll(...)`, `let d = roll(...)`, `if a > d { ... }`.
+
+Written inline, every pair of the two rolls is a state of the exact engine
+until the test reads them, for every state that comes to them: a duel fought
+to the end meets its limits where each exchange is a handful of states. Locals
+that only the test reads are an expression over chance written as statements:
+the lets and the test are lowered as a step of their own that gives the test
+(a `Region`'s `decl`), run as valued.py runs a step that changes nothing, so
+the exact engine works the test's distribution out once for each distinct
+start and branches each state twice. The sampler runs the same lines on its
+one state, in the same order, and logs them as the inline code does.
+
+What the region reads of the caller becomes the step's arguments: its locals
+by name, and each field or outcome read where it is always read (not inside
+an `and`, `or` or `if ... else`), as a value worked out before the lets. A
+start is then the values the test depends on, not the caller's world: the
+states of a duel at every health meet the same few starts.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Iterable
+
+from fracas.dsl import nodes as n
+from fracas.dsl import records
+from fracas.dsl.reads import free_names
+from fracas.dsl.records import record
+from fracas.dsl.statements import map_children
+from fracas.dsl.walk import descendants
+
+PREFIX = "__tested"  # the name of a region's step: no rules' name starts so
+GIVEN = "__given"  # the name of a value the caller works out for it
+
+
+@record(frozen=True)
+class Region:
+    """Lets that only an `if`'s test reads, and the step that gives the test from them."""
+
+    lets: tuple[n.Let, ...]
+    test: n.If
+    decl: n.StepDecl  # its parameters are the values `args` give, in order
+    args: tuple[n.Expr, ...]  # written in the caller, read in its scope
+
+
+def is_region(decl: n.StepDecl) -> bool:
+    return decl.name.startswith(PREFIX)
+
+
+def region_at(stmts: tuple[n.Stmt, ...], at: int, scope: Iterable[str], outcomes: Iterable[str],
+              steps: Callable[[str], bool], pure: Callable[[str], bool],
+              may_draw: Callable[[n.Node], bool]) -> Region | None:
+    """The region that starts at statement `at`, if there is one: the lets from there to an `if` whose test
+    reads them, where nothing after the test reads them and at least two of them (or the test) meet chance.
+
+    `scope`: the caller's local names there; `outcomes`: the rules' outcomes; `steps(name)`: whether a call
+    of that name runs a step or an action (which may change anything: no region holds one); `pure(name)`:
+    whether a call of that name only works out a value from its arguments (a fn's, a builtin's without chance;
+    not a modifier's, which is logged where it is applied): one the caller may work out before the lets.
+    """
+    end = at
+    while end < len(stmts) and isinstance(stmts[end], n.Let):
+        end += 1
+    if end == at or end == len(stmts) or not isinstance(stmts[end], n.If):
+        return None
+    lets: tuple[n.Let, ...] = stmts[at:end]  # type: ignore[assignment]
+    test: n.If = stmts[end]  # type: ignore[assignment]
+    names = {let.name for let in lets}
+    if not names & {name.name for name in free_names(test.test)}:
+        return None
+    if sum(map(may_draw, (*(let.value for let in lets), test.test))) < 2:
+        return None
+    if any(isinstance(node, n.Call) and steps(node.func) for part in (*lets, test.test)
+           for node in descendants(part)):
+        return None
+    if _read_after(names, (*test.then, *test.otherwise)) or _read_after(names, stmts[end + 1:]):
+        return None
+    return _made(lets, test, set(scope), set(outcomes), pure, may_draw)
+
+
+def _read_after(names: set[str], stmts: Iterable[n.Stmt]) -> bool:
+    """Whether a statement reads or changes one of `names` before a `let` of its own names it again."""
+    live = set(names)
+    for stmt in stmts:
+        if not live:
+            return False
+        if live & _mentioned(stmt.value if isinstance(stmt, n.Let) else stmt):
+            return True
+        if isinstance(stmt, n.Let):
+            live.discard(stmt.name)
+    return False
+
+
+def _mentioned(node: n.Node) -> set[str]:
+    """Every name a node reads, sets or binds (what binds a name of the region's hides it: counted too)."""
+    found: set[str] = set()
+    for inner in descendants(node):
+        if isinstance(inner, n.Name):
+            found.add(inner.name)
+        elif isinstance(inner, n.Assign):
+            found.add(inner.target[0])
+        elif isinstance(inner, (n.Let, n.For, n.Comprehension)):
+            found.add(inner.name if isinstance(inner, n.Let) else inner.var)
+    return found
+
+
+# Expressions whose every part is worked out whenever they are: a part of one may be worked out before it.
+# (`and`, `or` and `if ... else` work out a part only where another allows; a comprehension binds names.)
+_LAZY_OPS = {"and", "or"}
+
+
+def _made(lets: tuple[n.Let, ...], test: n.If, scope: set[str], outcomes: set[str], pure: Callable[[str], bool],
+          may_draw: Callable[[n.Node], bool]) -> Region:
+    given: dict[n.Expr, str] = {}  # an expression the caller works out -> its parameter (equal ones: one)
+
+    def lifted(expr: n.Expr, bound: frozenset[str]) -> n.Expr:
+        if _reads_caller(expr, bound, scope, outcomes) and not may_draw(expr) and _pure(expr, pure) \
+                and not {name.name for name in free_names(expr)} & bound:
+            name = given.setdefault(expr, f"{GIVEN}{len(given)}")
+            return n.Name(expr.pos, name=name)
+        if isinstance(expr, (n.Conditional, n.Comprehension)) or (isinstance(expr, n.Binary) and expr.op in _LAZY_OPS):
+            return expr
+        return map_children(expr, lambda child: lifted(child, bound))  # type: ignore[no-any-return]
+
+    body: list[n.Stmt] = []
+    bound: frozenset[str] = frozenset()
+    for let in lets:
+        body.append(records.replace(let, value=lifted(let.value, bound)))
+        bound |= {let.name}
+    body.append(n.Return(test.test.pos, value=lifted(test.test, bound)))
+    # The caller's locals that a part not worked out before reads: given by name.
+    seen: set[str] = set()  # the region's own names, as its lets name them: a caller's local before that is passed
+    passed: list[str] = []
+    for stmt in body:
+        value = stmt.value  # type: ignore[attr-defined]
+        for name in free_names(value):
+            if name.name in scope and name.name not in seen and not name.name.startswith(GIVEN):
+                passed.append(name.name)
+                seen.add(name.name)
+        if isinstance(stmt, n.Let):
+            seen.add(stmt.name)
+    args = (*given, *(n.Name(test.pos, name=name) for name in passed))
+    params = tuple(n.Param(test.pos, name=name) for name in (*given.values(), *passed))
+    pos = test.pos
+    place = f"{zlib.crc32(pos.path.encode()):08x}_{pos.line}_{pos.column}"
+    decl = n.StepDecl(pos, name=f"{PREFIX}_{place}", params=params, body=tuple(body),
+                      result=n.TypeExpr(pos, name="bool"))
+    return Region(lets, test, decl, args)
+
+
+def _reads_caller(expr: n.Expr, bound: frozenset[str], scope: set[str], outcomes: set[str]) -> bool:
+    """Whether an expression reads something of the caller's: a field, a local, an outcome."""
+    for node in descendants(expr):
+        if isinstance(node, n.Attr):
+            return True
+        if isinstance(node, n.Name) and node.name not in bound and (node.name in scope or node.name in outcomes):
+            return True
+    return False
+
+
+def _pure(expr: n.Expr, pure: Callable[[str], bool]) -> bool:
+    """Whether every call in an expression only works out a value (see region_at)."""
+    return all(pure(node.func) for node in descendants(expr) if isinstance(node, n.Call))
