@@ -3,9 +3,10 @@
 Written inline, an opposed roll made every pair of its two dice a state of the
 exact engine, for every state that came to it: a duel fought to the end met
 the work limit where the same duel, its check written as a step that gives a
-bool, took a fifth of a second. The lets that only an `if`'s test reads are
-now worked out as that step's are (interpreter/core/tested.py), and nothing a
-run shows changes: the odds, the sampled runs, the forced rolls, the log.
+bool, took a fifth of a second. The lets that only an `if`'s test (or a `let`
+of what they come to) reads are now worked out as that step's are
+(interpreter/core/tested.py), and nothing a run shows changes: the odds, the
+sampled runs, the forced rolls, the log.
 """
 
 from __future__ import annotations
@@ -98,6 +99,23 @@ def left(rules_text: str, scenario: Scenario) -> dict[tuple[int, int], Fraction]
 def test_an_opposed_roll_written_inline_finishes_a_duel_to_the_end_under_the_default_limits():
     found = left(INLINE, Scenario("duel", {}))
     assert found == duel_by_hand(20, 24, hits(2, 1), hits(2, 1))
+
+
+def test_a_let_of_what_the_rolls_come_to_is_drawn_as_that_value():
+    rules = INLINE.replace("        if a.attack + x > b.defence + y {",
+                           "        let hit = a.attack + x > b.defence + y\n        if hit {")
+    assert "let hit" in rules
+    assert left(rules, Scenario("duel", {})) == duel_by_hand(20, 24, hits(2, 1), hits(2, 1))
+
+
+def test_a_let_of_what_the_rolls_come_to_is_logged_after_them():
+    rules = INLINE.replace("        if a.attack + x > b.defence + y {",
+                           "        let margin = a.attack + x - (b.defence + y)\n        if margin > 0 {")
+    result = forced(dsl.loads(rules, "duel.rules"), Scenario("duel", {"a": {"health": 1}, "b": {"health": 1}}),
+                    [9, 5, 1, 3])
+    lets = [event["text"] for event in result.events if event["kind"] == "let"]
+    assert lets[:3] == ["x = 9", "y = 5", "margin = 5"]
+    assert (result.outcomes["a_left"], result.outcomes["b_left"]) == (1, 0)
 
 
 def test_fields_the_test_reads_are_read_where_it_is_made_each_round():

@@ -1288,7 +1288,7 @@ class RoutineBuilder:
             if region is not None:
                 self.s_region(region, inner)
                 at += len(region.lets) + 1
-                self.forget_draws(region.test.pos)
+                self.forget_draws(region.taker.pos)
                 continue
             stmt = self.hoisted(stmt, inner)
             getattr(self, "s_" + type(stmt).__name__)(stmt, inner)
@@ -1300,26 +1300,34 @@ class RoutineBuilder:
         """The region of tested.py that starts at statement `at`, if there is one and it is drawn as a value."""
         gen = self.gen
         rules = gen.rules
+        counted = gen.counted_draws()
         region = tested.region_at(stmts, at, scope, rules.outcomes,
                                   lambda name: name in rules.steps or name in rules.actions,
-                                  gen.chance.quiet, gen.chance.may_draw)
+                                  gen.chance.quiet, gen.chance.may_draw, lambda node: node.pos in counted)
         if region is None:
             return None
         gen.regions.setdefault(region.decl.name, region.decl)
         return region if valued.reads_of(gen, region.decl.name) is not None else None
 
     def s_region(self, region: tested.Region, scope: Scope) -> None:
-        """Lets that only an `if`'s test reads: the test drawn as a value, and the `if` on it (see tested.py)."""
-        gen, pos = self.gen, region.test.test.pos
+        """Lets that only one statement reads: what it reads drawn as a value, and the statement on it (see
+        tested.py). A `let` takes the value drawn as one drawn alone (see drawn_alone)."""
+        gen, taker = self.gen, region.taker
+        pos = tested.taken(taker).pos
         hold = self.slot()
         self.emit(f"F[{hold}] = ({''.join(gen.expr(arg, scope) + ', ' for arg in region.args)})", pos)
         self.forget_draws(pos)
         result = self.slot()
-        self.draw_valued(region.decl.name, hold, result, pos, valued.reads_of(gen, region.decl.name))
-        name = f"__gives{result}"
+        self.drawn_in[result] = self.draw_valued(region.decl.name, hold, result, pos,
+                                                 valued.reads_of(gen, region.decl.name))
+        name = f"__draw{result}"
         scope[name] = f"F[{result}]"
         self.consumed.append(result)
-        self.s_If(records.replace(region.test, test=n.Name(pos, name=name)), scope)
+        drawn = n.Name(pos, name=name)
+        if isinstance(taker, n.If):
+            self.s_If(records.replace(taker, test=drawn), scope)
+        else:
+            self.s_Let(records.replace(taker, value=drawn), scope)
 
     def drawn_alone(self, value: n.Expr, scope: Scope) -> int | None:
         """The slot of a value just drawn, if `value` is all of it (`let x = roll(...)`, `x = fire(...)`).
@@ -1554,13 +1562,14 @@ class RoutineBuilder:
         self.draw_valued(decl.name, hold, result, call.pos, reads)
         self.emit(f"{TRACED}rt.log_step_end(R, {self.gen.const(call)})", pos)
 
-    def draw_valued(self, name: str, hold: int, result: int, pos: n.Pos, reads: valued.Reads | None) -> None:
+    def draw_valued(self, name: str, hold: int, result: int, pos: n.Pos, reads: valued.Reads | None) -> int:
         """A block of its own that draws the value the step `name` gives from the arguments in slot `hold` into
-        slot `result` (`reads`: what else the step reads), as a draw's block does; the lines go on after it."""
+        slot `result` (`reads`: what else the step reads), as a draw's block does; the lines go on after it.
+        Gives the block's number."""
         assert reads is not None
         gen = self.gen
         self.jump_to_new(pos)
-        block = self.block
+        at, block = self.current, self.block
         block.draw_slot, block.pos = result, pos
         site = f"{name!r}, F[{hold}], S"
         block.lines.append((f"F[{result}] = R.call_value({site})", pos.line))
@@ -1569,6 +1578,7 @@ class RoutineBuilder:
         block.facts.append(facts)
         block.dist_lines.append((f"F[{result}] = R.value_dist({site})", pos.line))
         self.jump_to_new(pos)
+        return at
 
     def _call_unit(self, call: n.Call, pos: n.Pos, decl: n.StepDecl, args: list[str], result: int | None) -> None:
         """A call to a step that calls itself: a call site the engine runs."""

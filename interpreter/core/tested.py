@@ -1,14 +1,16 @@
-"""Values drawn for one test: `let a = roll(...)`, `let d = roll(...)`, `if a > d { ... }`.
+"""Values drawn for one statement: `let a = roll(...)`, `let d = roll(...)`, `if a > d { ... }`.
 
 Written inline, every pair of the two rolls is a state of the exact engine
 until the test reads them, for every state that comes to them: a duel fought
-to the end meets its limits where each exchange is a handful of states. Locals
-that only the test reads are an expression over chance written as statements:
-the lets and the test are lowered as a step of their own that gives the test
-(a `Region`'s `decl`), run as valued.py runs a step that changes nothing, so
-the exact engine works the test's distribution out once for each distinct
-start and branches each state twice. The sampler runs the same lines on its
-one state, in the same order, and logs them as the inline code does.
+to the end meets its limits where each exchange is a handful of states. Lets
+that only one statement after them reads (an `if`'s test, or a `let` of what
+they come to, `let margin = a - d`) are an expression over chance written as
+statements: they are lowered with what that statement reads as a step of
+their own that gives it (a `Region`'s `decl`), run as valued.py runs a step
+that changes nothing, so the exact engine works its distribution out once for
+each distinct start and branches each state once for each value. The sampler
+runs the same lines on its one state, in the same order, and logs them as
+the inline code does.
 
 What the region reads of the caller becomes the step's arguments: its locals
 by name, and each field or outcome read where it is always read (not inside
@@ -35,10 +37,11 @@ GIVEN = "__given"  # the name of a value the caller works out for it
 
 @record(frozen=True)
 class Region:
-    """Lets that only an `if`'s test reads, and the step that gives the test from them."""
+    """Lets that only one statement after them reads (an `if`'s test, or another `let`'s value), and the step
+    that gives what that statement reads from them."""
 
     lets: tuple[n.Let, ...]
-    test: n.If
+    taker: n.If | n.Let  # the statement that reads them: its test or value is the step's
     decl: n.StepDecl  # its parameters are the values `args` give, in order
     args: tuple[n.Expr, ...]  # written in the caller, read in its scope
 
@@ -47,35 +50,57 @@ def is_region(decl: n.StepDecl) -> bool:
     return decl.name.startswith(PREFIX)
 
 
+def taken(stmt: n.If | n.Let) -> n.Expr:
+    """What a region's last statement reads of the lets: an `if`'s test, a `let`'s value."""
+    return stmt.test if isinstance(stmt, n.If) else stmt.value
+
+
 def region_at(stmts: tuple[n.Stmt, ...], at: int, scope: Iterable[str], outcomes: Iterable[str],
               steps: Callable[[str], bool], pure: Callable[[str], bool],
-              may_draw: Callable[[n.Node], bool]) -> Region | None:
-    """The region that starts at statement `at`, if there is one: the lets from there to an `if` whose test
-    reads them, where nothing after the test reads them and at least two of them (or the test) meet chance.
+              may_draw: Callable[[n.Node], bool], pools: Callable[[n.Node], bool]) -> Region | None:
+    """The region that starts at statement `at`, if there is one: the lets from there to an `if` or a `let`
+    that reads them, where nothing after it reads them and at least two of them (or what reads them) meet
+    chance. The first such statement ends it: `let a = roll(...)`, `let d = roll(...)`, `let margin = a - d`
+    is a region that gives the margin, whatever reads the margin after.
 
     `scope`: the caller's local names there; `outcomes`: the rules' outcomes; `steps(name)`: whether a call
     of that name runs a step or an action (which may change anything: no region holds one); `pure(name)`:
     whether a call of that name only works out a value from its arguments (a fn's, a builtin's without chance;
-    not a modifier's, which is logged where it is applied): one the caller may work out before the lets.
+    not a modifier's, which is logged where it is applied): one the caller may work out before the lets;
+    `pools(node)`: whether a node draws a pool that is drawn as its counts where it stands (counted.py), which
+    a region would draw whole.
     """
     end = at
     while end < len(stmts) and isinstance(stmts[end], n.Let):
         end += 1
-    if end == at or end == len(stmts) or not isinstance(stmts[end], n.If):
-        return None
-    lets: tuple[n.Let, ...] = stmts[at:end]  # type: ignore[assignment]
-    test: n.If = stmts[end]  # type: ignore[assignment]
+    last = end if end < len(stmts) and isinstance(stmts[end], n.If) else end - 1
+    for taker in range(at + 1, last + 1):
+        found = _region(stmts, at, taker, scope, outcomes, steps, pure, may_draw, pools)
+        if found is not None:
+            return found
+    return None
+
+
+def _region(stmts: tuple[n.Stmt, ...], at: int, at_taker: int, scope: Iterable[str], outcomes: Iterable[str],
+            steps: Callable[[str], bool], pure: Callable[[str], bool],
+            may_draw: Callable[[n.Node], bool], pools: Callable[[n.Node], bool]) -> Region | None:
+    lets: tuple[n.Let, ...] = stmts[at:at_taker]  # type: ignore[assignment]
+    taker: n.If | n.Let = stmts[at_taker]  # type: ignore[assignment]
     names = {let.name for let in lets}
-    if not names & {name.name for name in free_names(test.test)}:
+    reads = taken(taker)
+    if not names & {name.name for name in free_names(reads)}:
         return None
-    if sum(map(may_draw, (*(let.value for let in lets), test.test))) < 2:
+    if sum(map(may_draw, (*(let.value for let in lets), reads))) < 2:
         return None
-    if any(isinstance(node, n.Call) and steps(node.func) for part in (*lets, test.test)
-           for node in descendants(part)):
+    nodes = [node for part in (*(let.value for let in lets), reads) for node in descendants(part)]
+    if any((isinstance(node, n.Call) and steps(node.func)) or pools(node) for node in nodes):
         return None
-    if _read_after(names, (*test.then, *test.otherwise)) or _read_after(names, stmts[end + 1:]):
+    after = stmts[at_taker + 1:]
+    if isinstance(taker, n.If):
+        after = (*taker.then, *taker.otherwise, *after)
+    if _read_after(names, after):
         return None
-    return _made(lets, test, set(scope), set(outcomes), pure, may_draw)
+    return _made(lets, taker, set(scope), set(outcomes), pure, may_draw)
 
 
 def _read_after(names: set[str], stmts: Iterable[n.Stmt]) -> bool:
@@ -109,8 +134,8 @@ def _mentioned(node: n.Node) -> set[str]:
 _LAZY_OPS = {"and", "or"}
 
 
-def _made(lets: tuple[n.Let, ...], test: n.If, scope: set[str], outcomes: set[str], pure: Callable[[str], bool],
-          may_draw: Callable[[n.Node], bool]) -> Region:
+def _made(lets: tuple[n.Let, ...], taker: n.If | n.Let, scope: set[str], outcomes: set[str],
+          pure: Callable[[str], bool], may_draw: Callable[[n.Node], bool]) -> Region:
     given: dict[n.Expr, str] = {}  # an expression the caller works out -> its parameter (equal ones: one)
 
     def lifted(expr: n.Expr, bound: frozenset[str]) -> n.Expr:
@@ -127,7 +152,8 @@ def _made(lets: tuple[n.Let, ...], test: n.If, scope: set[str], outcomes: set[st
     for let in lets:
         body.append(records.replace(let, value=lifted(let.value, bound)))
         bound |= {let.name}
-    body.append(n.Return(test.test.pos, value=lifted(test.test, bound)))
+    reads = taken(taker)
+    body.append(n.Return(reads.pos, value=lifted(reads, bound)))
     # The caller's locals that a part not worked out before reads: given by name.
     seen: set[str] = set()  # the region's own names, as its lets name them: a caller's local before that is passed
     passed: list[str] = []
@@ -139,13 +165,14 @@ def _made(lets: tuple[n.Let, ...], test: n.If, scope: set[str], outcomes: set[st
                 seen.add(name.name)
         if isinstance(stmt, n.Let):
             seen.add(stmt.name)
-    args = (*given, *(n.Name(test.pos, name=name) for name in passed))
-    params = tuple(n.Param(test.pos, name=name) for name in (*given.values(), *passed))
-    pos = test.pos
-    place = f"{zlib.crc32(pos.path.encode()):08x}_{pos.line}_{pos.column}"
+    pos, first = taker.pos, lets[0].pos
+    args = (*given, *(n.Name(pos, name=name) for name in passed))
+    params = tuple(n.Param(pos, name=name) for name in (*given.values(), *passed))
+    place = f"{zlib.crc32(pos.path.encode()):08x}_{first.line}_{first.column}_{pos.line}_{pos.column}"
+    # What it gives is what the statement reads, of whatever type (not a pool drawn as its counts: see region_at).
     decl = n.StepDecl(pos, name=f"{PREFIX}_{place}", params=params, body=tuple(body),
-                      result=n.TypeExpr(pos, name="bool"))
-    return Region(lets, test, decl, args)
+                      result=n.TypeExpr(pos, name="bool" if isinstance(taker, n.If) else "any"))
+    return Region(lets, taker, decl, args)
 
 
 def _reads_caller(expr: n.Expr, bound: frozenset[str], scope: set[str], outcomes: set[str]) -> bool:
