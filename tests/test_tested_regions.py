@@ -118,6 +118,48 @@ def test_a_let_of_what_the_rolls_come_to_is_logged_after_them():
     assert (result.outcomes["a_left"], result.outcomes["b_left"]) == (1, 0)
 
 
+CHAIN = FIGHTERS + """
+action bout(a: fighter = {health: 40}, b: fighter = {health: 44}) {
+    while a.health > 0 and b.health > 0 {
+        let x = roll(1, 20) + a.attack
+        let y = roll(1, 20) + b.attack
+        if x > y {
+            b.health -= 1
+        } else if y > x {
+            a.health -= 1
+        } else {
+            exchanges += 0
+        }
+    }
+    a_left = a.health
+    b_left = b.health
+}
+"""
+
+
+def test_an_if_and_its_else_ifs_on_the_same_rolls_branch_on_which_of_them_holds():
+    # Each round one side lands a blow, or neither (a tie): no round waits for the one before to be settled.
+    p, q = hits(2, 2), hits(2, 2)
+    ends: dict[tuple[int, int], Fraction] = {}
+    states = {(40, 44): Fraction(1)}
+    while states:
+        following: dict[tuple[int, int], Fraction] = {}
+        for (ha, hb), w in states.items():
+            for key, chance in (((ha, hb - 1), p / (p + q)), ((ha - 1, hb), q / (p + q))):
+                into = ends if 0 in key else following
+                into[key] = into.get(key, 0) + w * chance
+        states = following
+    assert left(CHAIN, Scenario("bout", {})) == ends
+
+
+def test_an_else_if_on_the_same_rolls_takes_them_as_forced():
+    rules = dsl.loads(CHAIN, "bout.rules")
+    scenario = Scenario("bout", {"a": {"health": 1}, "b": {"health": 1}})
+    assert forced(rules, scenario, [3, 9]).outcomes["a_left"] == 0  # 5 against 11: b lands it
+    tie_then_a = forced(rules, scenario, [4, 4, 9, 3])  # a tie, then 11 against 5
+    assert (tie_then_a.outcomes["a_left"], tie_then_a.outcomes["b_left"]) == (1, 0)
+
+
 def test_fields_the_test_reads_are_read_where_it_is_made_each_round():
     # The sides' ratings differ, and the defender's defence changes as the duel goes: each test reads them anew.
     rules = INLINE.replace("            b.health -= 1\n", "            b.health -= 1\n            b.defence = 3\n")

@@ -1313,7 +1313,7 @@ class RoutineBuilder:
         """Lets that only one statement reads: what it reads drawn as a value, and the statement on it (see
         tested.py). A `let` takes the value drawn as one drawn alone (see drawn_alone)."""
         gen, taker = self.gen, region.taker
-        pos = tested.taken(taker).pos
+        pos = region.reads.pos
         hold = self.slot()
         self.emit(f"F[{hold}] = ({''.join(gen.expr(arg, scope) + ', ' for arg in region.args)})", pos)
         self.forget_draws(pos)
@@ -1322,10 +1322,11 @@ class RoutineBuilder:
                                                  valued.reads_of(gen, region.decl.name))
         name = f"__draw{result}"
         scope[name] = f"F[{result}]"
-        self.consumed.append(result)
+        if region.links <= 1:  # an `if ... else if` reads it again in its `else`: dead after it all the same
+            self.consumed.append(result)
         drawn = n.Name(pos, name=name)
         if isinstance(taker, n.If):
-            self.s_If(records.replace(taker, test=drawn), scope)
+            self.s_If(tested.taken_as(taker, region.links, drawn), scope)
         else:
             self.s_Let(records.replace(taker, value=drawn), scope)
 

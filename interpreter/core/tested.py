@@ -41,7 +41,9 @@ class Region:
     that gives what that statement reads from them."""
 
     lets: tuple[n.Let, ...]
-    taker: n.If | n.Let  # the statement that reads them: its test or value is the step's
+    taker: n.If | n.Let  # the statement that reads them
+    links: int  # of an `if`, the tests that read them: it and the `else if`s after it (1: its own alone)
+    reads: n.Expr  # what the step gives: a `let`'s value, an `if`'s test, or which of `links` tests holds
     decl: n.StepDecl  # its parameters are the values `args` give, in order
     args: tuple[n.Expr, ...]  # written in the caller, read in its scope
 
@@ -50,9 +52,36 @@ def is_region(decl: n.StepDecl) -> bool:
     return decl.name.startswith(PREFIX)
 
 
-def taken(stmt: n.If | n.Let) -> n.Expr:
-    """What a region's last statement reads of the lets: an `if`'s test, a `let`'s value."""
-    return stmt.test if isinstance(stmt, n.If) else stmt.value
+def chain(stmt: n.If) -> list[n.If]:
+    """An `if` and the `else if`s after it."""
+    links = [stmt]
+    while len(links[-1].otherwise) == 1 and isinstance(links[-1].otherwise[0], n.If):
+        links.append(links[-1].otherwise[0])  # type: ignore[arg-type]
+    return links
+
+
+def which(links: list[n.If]) -> n.Expr:
+    """The number of the first of these tests that holds (as many as there are, where none does): worked out as
+    the `if`s work them out, each only where those before it fail."""
+    found: n.Expr = n.Number(links[-1].test.pos, value=len(links))
+    for at in range(len(links) - 1, -1, -1):
+        test = links[at].test
+        found = n.Conditional(test.pos, test=test, then=n.Number(test.pos, value=at), otherwise=found)
+    return found
+
+
+def taken_as(taker: n.If, links: int, drawn: n.Name) -> n.If:
+    """The `if` (with its first `links` tests) on the value a region drew: which test holds, or its own test."""
+    if links == 1:
+        return records.replace(taker, test=drawn)
+    tests = chain(taker)[:links]
+
+    def link(at: int) -> n.If:
+        own = tests[at]
+        test = n.Binary(own.test.pos, op="==", left=drawn, right=n.Number(own.test.pos, value=at))
+        return records.replace(own, test=test, otherwise=own.otherwise if at == links - 1 else (link(at + 1),))
+
+    return link(0)
 
 
 def region_at(stmts: tuple[n.Stmt, ...], at: int, scope: Iterable[str], outcomes: Iterable[str],
@@ -87,20 +116,33 @@ def _region(stmts: tuple[n.Stmt, ...], at: int, at_taker: int, scope: Iterable[s
     lets: tuple[n.Let, ...] = stmts[at:at_taker]  # type: ignore[assignment]
     taker: n.If | n.Let = stmts[at_taker]  # type: ignore[assignment]
     names = {let.name for let in lets}
-    reads = taken(taker)
-    if not names & {name.name for name in free_names(reads)}:
+    after = stmts[at_taker + 1:]
+    links = 0
+    if isinstance(taker, n.If):
+        # The tests of an `if ... else if ...` that read the lets are one value, which of them holds: only the
+        # first may meet chance itself (a later one would draw only where those before it fail).
+        tests = chain(taker)
+        links = 1 + max((at for at, link in enumerate(tests) if names & _read_by(link.test)), default=0)
+        if any(map(may_draw, (link.test for link in tests[1:links]))):
+            return None
+        after = (*(stmt for link in tests[:links] for stmt in link.then), *tests[links - 1].otherwise, *after)
+        reads = taker.test if links == 1 else which(tests[:links])
+    else:
+        reads = taker.value
+    if not names & _read_by(reads):
         return None
     if sum(map(may_draw, (*(let.value for let in lets), reads))) < 2:
         return None
     nodes = [node for part in (*(let.value for let in lets), reads) for node in descendants(part)]
     if any((isinstance(node, n.Call) and steps(node.func)) or pools(node) for node in nodes):
         return None
-    after = stmts[at_taker + 1:]
-    if isinstance(taker, n.If):
-        after = (*taker.then, *taker.otherwise, *after)
     if _read_after(names, after):
         return None
-    return _made(lets, taker, set(scope), set(outcomes), pure, may_draw)
+    return _made(lets, taker, links, reads, set(scope), set(outcomes), pure, may_draw)
+
+
+def _read_by(expr: n.Expr) -> set[str]:
+    return {name.name for name in free_names(expr)}
 
 
 def _read_after(names: set[str], stmts: Iterable[n.Stmt]) -> bool:
@@ -129,30 +171,35 @@ def _mentioned(node: n.Node) -> set[str]:
     return found
 
 
-# Expressions whose every part is worked out whenever they are: a part of one may be worked out before it.
-# (`and`, `or` and `if ... else` work out a part only where another allows; a comprehension binds names.)
-_LAZY_OPS = {"and", "or"}
+_LAZY_OPS = {"and", "or"}  # a Binary that works its right side out only where its left allows
 
 
-def _made(lets: tuple[n.Let, ...], taker: n.If | n.Let, scope: set[str], outcomes: set[str],
-          pure: Callable[[str], bool], may_draw: Callable[[n.Node], bool]) -> Region:
+def _made(lets: tuple[n.Let, ...], taker: n.If | n.Let, links: int, reads: n.Expr, scope: set[str],
+          outcomes: set[str], pure: Callable[[str], bool], may_draw: Callable[[n.Node], bool]) -> Region:
     given: dict[n.Expr, str] = {}  # an expression the caller works out -> its parameter (equal ones: one)
 
-    def lifted(expr: n.Expr, bound: frozenset[str]) -> n.Expr:
+    def lifted(expr: n.Expr, bound: frozenset[str], always: bool = True) -> n.Expr:
+        """The expression with what the caller may work out before the lets made parameters. `always`: it is
+        worked out whenever the region is (not a part that `and`, `or` or `if ... else` may skip, which only
+        takes a value the caller works out anyway: worked out first, it might fail where the rules guard it)."""
         if _reads_caller(expr, bound, scope, outcomes) and not may_draw(expr) and _pure(expr, pure) \
-                and not {name.name for name in free_names(expr)} & bound:
+                and not {name.name for name in free_names(expr)} & bound and (always or expr in given):
             name = given.setdefault(expr, f"{GIVEN}{len(given)}")
             return n.Name(expr.pos, name=name)
-        if isinstance(expr, (n.Conditional, n.Comprehension)) or (isinstance(expr, n.Binary) and expr.op in _LAZY_OPS):
+        if isinstance(expr, n.Comprehension):  # binds a name of its own
             return expr
-        return map_children(expr, lambda child: lifted(child, bound))  # type: ignore[no-any-return]
+        if isinstance(expr, n.Conditional):
+            return records.replace(expr, test=lifted(expr.test, bound, always),
+                                   then=lifted(expr.then, bound, False), otherwise=lifted(expr.otherwise, bound, False))
+        if isinstance(expr, n.Binary) and expr.op in _LAZY_OPS:
+            return records.replace(expr, left=lifted(expr.left, bound, always), right=lifted(expr.right, bound, False))
+        return map_children(expr, lambda child: lifted(child, bound, always))  # type: ignore[no-any-return]
 
     body: list[n.Stmt] = []
     bound: frozenset[str] = frozenset()
     for let in lets:
         body.append(records.replace(let, value=lifted(let.value, bound)))
         bound |= {let.name}
-    reads = taken(taker)
     body.append(n.Return(reads.pos, value=lifted(reads, bound)))
     # The caller's locals that a part not worked out before reads: given by name.
     seen: set[str] = set()  # the region's own names, as its lets name them: a caller's local before that is passed
@@ -171,8 +218,8 @@ def _made(lets: tuple[n.Let, ...], taker: n.If | n.Let, scope: set[str], outcome
     place = f"{zlib.crc32(pos.path.encode()):08x}_{first.line}_{first.column}_{pos.line}_{pos.column}"
     # What it gives is what the statement reads, of whatever type (not a pool drawn as its counts: see region_at).
     decl = n.StepDecl(pos, name=f"{PREFIX}_{place}", params=params, body=tuple(body),
-                      result=n.TypeExpr(pos, name="bool" if isinstance(taker, n.If) else "any"))
-    return Region(lets, taker, decl, args)
+                      result=n.TypeExpr(pos, name="any" if links != 1 else "bool"))
+    return Region(lets, taker, links, reads, decl, args)
 
 
 def _reads_caller(expr: n.Expr, bound: frozenset[str], scope: set[str], outcomes: set[str]) -> bool:
