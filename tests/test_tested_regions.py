@@ -17,6 +17,8 @@ import pytest
 
 from fracas import dsl
 from fracas.interpreter import Scenario, ScenarioError, estimate, exact, forced
+from fracas.interpreter.core import tested
+from fracas.interpreter.core.codegen import Generator
 
 FIGHTERS = """
 outcome a_left: int = 0
@@ -237,3 +239,22 @@ def test_an_error_in_the_test_is_told_where_the_test_is_written():
     rules = rounds("broken", 2, "x / (round - 1) > y", "exchanges += 1")
     with pytest.raises(ScenarioError, match="broken.rules:16:12: error: division by zero"):
         exact(dsl.loads(rules, "broken.rules"), Scenario("broken", {}))
+
+
+def test_a_region_whose_kept_code_does_not_read_back_is_built_again(tmp_path, monkeypatch):
+    path = tmp_path / "duel.rules"
+    path.write_text(INLINE)
+    scenario = Scenario("duel", {"a": {"health": 3}, "b": {"health": 4}})
+    first = exact(dsl.load(path), scenario, outcomes_only=True).joint()  # its code kept with the rules
+    refused = []
+    reading_back = Generator._routine_read_back
+
+    def damaged(gen: Generator, named, data):
+        if tested.is_region(named.decl):
+            refused.append(named.name)
+            return None
+        return reading_back(gen, named, data)
+
+    monkeypatch.setattr(Generator, "_routine_read_back", damaged)
+    assert exact(dsl.load(path), scenario, outcomes_only=True).joint() == first
+    assert refused

@@ -661,6 +661,10 @@ class Generator:
                 if built is None and waiting is not None:
                     built = self._routine_read_back(*waiting)
                     del self._routines_waiting[name]
+                    # A region's step that does not read back is built again from what was kept of it: its
+                    # caller, read back, found no region this time.
+                    if tested.is_region(waiting[0].decl):
+                        self.regions.setdefault(name, waiting[0].decl)
         if built is None:
             decl = self.rules.actions.get(name) or self.rules.steps.get(name) or self.regions[name]
             builder = RoutineBuilder(self, decl)
