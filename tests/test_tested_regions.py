@@ -258,3 +258,20 @@ def test_a_region_whose_kept_code_does_not_read_back_is_built_again(tmp_path, mo
     monkeypatch.setattr(Generator, "_routine_read_back", damaged)
     assert exact(dsl.load(path), scenario, outcomes_only=True).joint() == first
     assert refused
+
+
+def test_an_error_in_a_later_let_is_told_after_the_error_of_an_earlier_one_as_written():
+    # Only reads of fields, outcomes and locals are read before the lets: a sum that fails stays where it is.
+    rules = FIGHTERS + """
+action shares(k: int = 0) {
+    for round in range(2) {
+        let x = roll(1, 6) / k
+        let y = roll(1, 6) + 6 / k
+        if x > y {
+            exchanges += 1
+        }
+    }
+}
+"""
+    with pytest.raises(ScenarioError, match="shares.rules:14:17: error: division by zero"):
+        exact(dsl.loads(rules, "shares.rules"), Scenario("shares", {}))

@@ -1,5 +1,4 @@
-"""Static facts about rules the executor can use: which statements may draw on chance, which calls only give
-a value."""
+"""Static facts about rules the executor can use: which statements may draw on chance."""
 
 from __future__ import annotations
 
@@ -9,8 +8,6 @@ from fracas.dsl import nodes as n
 from fracas.dsl.builtins import SIGNATURES
 from fracas.dsl.ruleset import Ruleset
 from fracas.dsl.walk import descendants
-
-LOGGED = frozenset({"bodies"})  # builtins without chance that a logged run writes an event for
 
 
 class ChanceAnalysis:
@@ -23,24 +20,6 @@ class ChanceAnalysis:
     def __init__(self, rules: Ruleset):
         self.rules = rules
         self._callables: dict[str, bool] = {}
-        self._quiet: dict[str, bool] = {}
-
-    def quiet(self, name: str) -> bool:
-        """Whether a call of `name` only works out a value from its arguments: no chance, nothing logged (a
-        modifier's terms are, and the bodies a builtin makes), no step run. Such a call may be made earlier than
-        written, or once for many."""
-        found = self._quiet.get(name)
-        if found is None:
-            self._quiet[name] = False  # while a fn is looked into: one that calls itself is taken as not quiet
-            signature = SIGNATURES.get(name)
-            decl = self.rules.fns.get(name)
-            if signature is not None:
-                found = not signature.chance and name not in LOGGED
-            else:
-                found = decl is not None and not self._scan(decl) and all(
-                    self.quiet(node.func) for node in descendants(decl) if isinstance(node, n.Call))
-            self._quiet[name] = found
-        return found
 
     def may_draw(self, node: Any) -> bool:
         # Not kept per node: a node is found again by its value only, which costs a walk over it anyway.

@@ -1307,7 +1307,7 @@ class RoutineBuilder:
         counted = gen.counted_draws()
         region = tested.region_at(stmts, at, scope, rules.outcomes,
                                   lambda name: name in rules.steps or name in rules.actions,
-                                  gen.chance.quiet, gen.chance.may_draw, lambda node: node.pos in counted)
+                                  gen.chance.may_draw, lambda node: node.pos in counted)
         if region is None:
             return None
         gen.regions.setdefault(region.decl.name, region.decl)
@@ -1317,7 +1317,7 @@ class RoutineBuilder:
         """Lets that only one statement reads: what it reads drawn as a value, and the statement on it (see
         tested.py). A `let` takes the value drawn as one drawn alone (see drawn_alone)."""
         gen, taker = self.gen, region.taker
-        pos = region.reads.pos
+        pos = region.lets[0].pos  # where the first die is rolled, as written: a limit met here is told there
         hold = self.slot()
         self.emit(f"F[{hold}] = ({''.join(gen.expr(arg, scope) + ', ' for arg in region.args)})", pos)
         self.forget_draws(pos)
@@ -1328,7 +1328,7 @@ class RoutineBuilder:
         scope[name] = f"F[{result}]"
         if region.links <= 1:  # an `if ... else if` reads it again in its `else`: dead after it all the same
             self.consumed.append(result)
-        drawn = n.Name(pos, name=name)
+        drawn = n.Name(region.reads.pos, name=name)
         if isinstance(taker, n.If):
             self.s_If(tested.taken_as(taker, region.links, drawn), scope)
         else:

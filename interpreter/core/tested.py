@@ -14,9 +14,12 @@ the inline code does.
 
 What the region reads of the caller becomes the step's arguments: its locals
 by name, and each field or outcome read where it is always read (not inside
-an `and`, `or` or `if ... else`), as a value worked out before the lets. A
-start is then the values the test depends on, not the caller's world: the
-states of a duel at every health meet the same few starts.
+an `and`, `or` or `if ... else`), as a value read before the lets. A start is
+then the values the test depends on, not the caller's world: the states of a
+duel at every health meet the same few starts. Only reads move: they cannot
+fail (the checker sees to a field of what may be none), where a sum or a call
+might, and an error would then be told before a die the lines as written
+roll first.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from collections.abc import Callable, Iterable
 
 from fracas.dsl import nodes as n
 from fracas.dsl import records
-from fracas.dsl.reads import free_names
+from fracas.dsl.reads import free_names, path_of
 from fracas.dsl.records import record
 from fracas.dsl.statements import map_children
 from fracas.dsl.walk import descendants
@@ -85,18 +88,15 @@ def taken_as(taker: n.If, links: int, drawn: n.Name) -> n.If:
 
 
 def region_at(stmts: tuple[n.Stmt, ...], at: int, scope: Iterable[str], outcomes: Iterable[str],
-              steps: Callable[[str], bool], pure: Callable[[str], bool],
-              may_draw: Callable[[n.Node], bool], pools: Callable[[n.Node], bool]) -> Region | None:
+              steps: Callable[[str], bool], may_draw: Callable[[n.Node], bool],
+              pools: Callable[[n.Node], bool]) -> Region | None:
     """The region that starts at statement `at`, if there is one: the lets from there to an `if` or a `let`
     that reads them, where nothing after it reads them and at least two of them (or what reads them) meet
     chance. The first such statement ends it: `let a = roll(...)`, `let d = roll(...)`, `let margin = a - d`
     is a region that gives the margin, whatever reads the margin after.
 
     `scope`: the caller's local names there; `outcomes`: the rules' outcomes; `steps(name)`: whether a call
-    of that name runs a step or an action (which may change anything: no region holds one); `pure(name)`:
-    whether a call of that name only works out a value from its arguments (a fn's, a builtin's without chance;
-    not a modifier's, which is logged where it is applied): one the caller may work out before the lets;
-    `pools(node)`: whether a node draws a pool that is drawn as its counts where it stands (counted.py), which
+    of that name runs a step or an action (which may change anything: no region holds one); `pools(node)`: whether a node draws a pool that is drawn as its counts where it stands (counted.py), which
     a region would draw whole.
     """
     end = at
@@ -104,15 +104,15 @@ def region_at(stmts: tuple[n.Stmt, ...], at: int, scope: Iterable[str], outcomes
         end += 1
     last = end if end < len(stmts) and isinstance(stmts[end], n.If) else end - 1
     for taker in range(at + 1, last + 1):
-        found = _region(stmts, at, taker, scope, outcomes, steps, pure, may_draw, pools)
+        found = _region(stmts, at, taker, scope, outcomes, steps, may_draw, pools)
         if found is not None:
             return found
     return None
 
 
 def _region(stmts: tuple[n.Stmt, ...], at: int, at_taker: int, scope: Iterable[str], outcomes: Iterable[str],
-            steps: Callable[[str], bool], pure: Callable[[str], bool],
-            may_draw: Callable[[n.Node], bool], pools: Callable[[n.Node], bool]) -> Region | None:
+            steps: Callable[[str], bool], may_draw: Callable[[n.Node], bool],
+            pools: Callable[[n.Node], bool]) -> Region | None:
     lets: tuple[n.Let, ...] = stmts[at:at_taker]  # type: ignore[assignment]
     taker: n.If | n.Let = stmts[at_taker]  # type: ignore[assignment]
     names = {let.name for let in lets}
@@ -138,7 +138,7 @@ def _region(stmts: tuple[n.Stmt, ...], at: int, at_taker: int, scope: Iterable[s
         return None
     if _read_after(names, after):
         return None
-    return _made(lets, taker, links, reads, set(scope), set(outcomes), pure, may_draw)
+    return _made(lets, taker, links, reads, set(scope), set(outcomes))
 
 
 def _read_by(expr: n.Expr) -> set[str]:
@@ -175,15 +175,14 @@ _LAZY_OPS = {"and", "or"}  # a Binary that works its right side out only where i
 
 
 def _made(lets: tuple[n.Let, ...], taker: n.If | n.Let, links: int, reads: n.Expr, scope: set[str],
-          outcomes: set[str], pure: Callable[[str], bool], may_draw: Callable[[n.Node], bool]) -> Region:
+          outcomes: set[str]) -> Region:
     given: dict[n.Expr, str] = {}  # an expression the caller works out -> its parameter (equal ones: one)
 
     def lifted(expr: n.Expr, bound: frozenset[str], always: bool = True) -> n.Expr:
-        """The expression with what the caller may work out before the lets made parameters. `always`: it is
+        """The expression with what the caller may read before the lets made parameters. `always`: it is
         worked out whenever the region is (not a part that `and`, `or` or `if ... else` may skip, which only
-        takes a value the caller works out anyway: worked out first, it might fail where the rules guard it)."""
-        if _reads_caller(expr, bound, scope, outcomes) and not may_draw(expr) and _pure(expr, pure) \
-                and not {name.name for name in free_names(expr)} & bound and (always or expr in given):
+        takes a value the caller reads anyway: read first, it might be a field of what the rules guard)."""
+        if _read_of_caller(expr, bound, scope, outcomes) and (always or expr in given):
             name = given.setdefault(expr, f"{GIVEN}{len(given)}")
             return n.Name(expr.pos, name=name)
         if isinstance(expr, n.Comprehension):  # binds a name of its own
@@ -222,16 +221,9 @@ def _made(lets: tuple[n.Let, ...], taker: n.If | n.Let, links: int, reads: n.Exp
     return Region(lets, taker, links, reads, decl, args)
 
 
-def _reads_caller(expr: n.Expr, bound: frozenset[str], scope: set[str], outcomes: set[str]) -> bool:
-    """Whether an expression reads something of the caller's: a field, a local, an outcome."""
-    for node in descendants(expr):
-        if isinstance(node, n.Attr):
-            return True
-        if isinstance(node, n.Name) and node.name not in bound and (node.name in scope or node.name in outcomes):
-            return True
-    return False
-
-
-def _pure(expr: n.Expr, pure: Callable[[str], bool]) -> bool:
-    """Whether every call in an expression only works out a value (see region_at)."""
-    return all(pure(node.func) for node in descendants(expr) if isinstance(node, n.Call))
+def _read_of_caller(expr: n.Expr, bound: frozenset[str], scope: set[str], outcomes: set[str]) -> bool:
+    """Whether an expression is a read of the caller's: a local, an outcome, or a field of either (or of a row)."""
+    path = path_of(expr)
+    if path is None or path[0] in bound:
+        return False
+    return len(path) > 1 or path[0] in scope or path[0] in outcomes
