@@ -34,8 +34,8 @@ __all__ = [
 
 # Each name is imported when first asked for. The API brings the engine core, which a process that
 # only loads rules (whose cached code is unpickled from fracas.interpreter.core) need not import; the
-# scenario file readers bring cattrs and a TOML parser, which a caller who builds its Scenarios itself
-# never needs.
+# scenario file readers bring a TOML parser and its writer (and cattrs, for a file that does not fit), which
+# a caller who builds its Scenarios itself never needs.
 _SCENARIO_FILES = ("load_scenario", "parse_scenario")
 
 

@@ -123,6 +123,24 @@ def test_an_exact_run_of_rules_from_the_cache_imports_no_module_it_does_not_use(
     assert loaded & unused == set()
 
 
+SCENARIO_READ = """
+import sys
+from fracas.interpreter import parse_scenario
+scenario = parse_scenario('action = "attack"\\n[params]\\nbonus = 1\\n[choices]\\nstance = "bold"\\n[target]\\ntype = "knight"\\n')
+assert (scenario.action, scenario.params, scenario.choices) == ("attack", {"bonus": 1}, {"stance": "bold"})
+assert scenario.inputs == {"target": {"type": "knight"}}
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_a_scenario_whose_action_params_and_choices_fit_is_read_without_importing_cattrs() -> None:
+    # cattrs (with attrs and inspect) takes some 45 ms to import, a quarter of a `fracas odds` call: it is
+    # imported only to tell which of them does not fit (test_cli's malformed envelopes).
+    loaded = set(subprocess.run([sys.executable, "-c", SCENARIO_READ], check=True, capture_output=True,
+                                text=True).stdout.split())
+    assert loaded & {"cattrs", "attrs", "attr", "inspect", "dataclasses"} == set()
+
+
 def _frozen_twin(cls: type) -> type:
     """What @dataclass(frozen=True, slots=True) makes of a node class's fields: the behaviour nodes keep."""
     specs = [(f.name, f.type, dataclasses.field(default=f.default, compare=f.compare, repr=f.repr))

@@ -22,6 +22,7 @@ import re
 import sys
 import tomllib
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import tomli_w
@@ -55,6 +56,12 @@ def _strict_table(value: Any, _: type) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"expected a table, found {value!r}")
     return value
+
+
+# What each key of the envelope takes, as the converter's hooks above take it (the action may be left out).
+_FITS: dict[str, Callable[[Any], bool]] = {"action": lambda value: value is None or isinstance(value, str),
+                                            "params": lambda value: isinstance(value, dict),
+                                            "choices": lambda value: isinstance(value, dict)}
 
 
 @functools.cache
@@ -115,11 +122,20 @@ def parse_scenario(text: str, path: str = "<scenario>", limits: Limits = DEFAULT
             raise _fail(path, f"not valid TOML: {error}") from None
         raise _fail(path, _too_many_digits(digits), line, column, text,
                     "fracas computes exactly, and a number this long cannot be read") from None
-    given = {key: data.pop(key) for key in ("action", "params", "choices") if key in data}
-    import cattrs  # slow to import: only once a scenario is read (`fracas check` reads none)
+    envelope = _envelope({key: data.pop(key) for key in ("action", "params", "choices") if key in data}, path, text)
+    return Scenario(envelope.action, data, envelope.params, path, text, envelope.choices)
+
+
+def _envelope(given: dict[str, Any], path: str, text: str) -> Envelope:
+    """The keys of a scenario file that are not inputs, checked; located where one does not fit."""
+    if all(_FITS[key](value) for key, value in given.items()):
+        # What the converter would make of them. cattrs takes some 45 ms to import, a quarter of a `fracas odds`
+        # call: it is imported to tell what does not fit.
+        return Envelope(**given)
+    import cattrs
 
     try:
-        envelope = _converter().structure(given, Envelope)
+        return _converter().structure(given, Envelope)
     except cattrs.BaseValidationError as error:
         key = next((k for k in ("action", "params", "choices") if f"$.{k}" in "".join(cattrs.transform_error(error))),
                    "action")
@@ -127,7 +143,6 @@ def parse_scenario(text: str, path: str = "<scenario>", limits: Limits = DEFAULT
                    "params": "'params' must be a table: [params]",
                    "choices": "'choices' must be a table: [choices]"}[key]
         raise _fail(path, message, *_line_of(text, key), text) from None
-    return Scenario(envelope.action, data, envelope.params, path, text, envelope.choices)
 
 
 # TOML read only as far as nesting goes: dotted keys, brackets and braces, and the texts and
