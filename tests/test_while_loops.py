@@ -129,6 +129,23 @@ def test_a_sum_of_loop_starts_takes_later_additions_in_place_and_leaves_its_term
     assert first.parts == {0: 1} and second.parts == {1: Fraction(1, 2)} and third.parts == {2: Fraction(1, 3)}
 
 
+def test_a_draw_of_loop_starts_scales_them_and_shares_their_parts():
+    # A state of many starts (a duel's every health, its passes batched) branches on each value drawn: one
+    # product a value, not one for each start; the states of one draw that meet add their scales.
+    starts = loops.ByStart({0: 1, 1: 1, 2: 1})
+    low, high = starts.times(1, 6), starts.times(5, 6)
+    assert low.parts is starts.parts and high.parts is starts.parts
+    assert dict(low.each()) == {0: Fraction(1, 6), 1: Fraction(1, 6), 2: Fraction(1, 6)}
+    both = low + high
+    assert both.parts is starts.parts and dict(both.each()) == {0: 1, 1: 1, 2: 1}
+
+
+def test_loop_starts_of_other_draws_add_over_a_common_bottom_and_leave_their_terms_alone():
+    quarter, sixth = loops.ByStart({0: 1}).times(1, 4), loops.ByStart({0: 1, 1: 1}).times(1, 6)
+    assert dict((quarter + sixth).each()) == {0: Fraction(5, 12), 1: Fraction(1, 6)}
+    assert dict(quarter.each()) == {0: Fraction(1, 4)} and dict(sixth.each()) == {0: Fraction(1, 6), 1: Fraction(1, 6)}
+
+
 def test_a_step_called_in_a_loop_and_a_loop_in_a_step_run_alike():
     extra = "step reroll_low() {\n  while y < 3 { y = 1d6 }\n}\n"
     assert odds("while x < 2 {\n  reroll_low()\n  x += 1\n}", "y", extra) == {f: Fraction(1, 4) for f in range(3, 7)}

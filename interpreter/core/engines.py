@@ -204,7 +204,7 @@ def _branching_work(p: Any, drawn: D.Dist) -> int:
     """Steps of the resolution's work to branch a state of probability p on a draw: a state for each of its
     values, each probability a product of p and a weight (long numbers after a long run of draws)."""
     kind = type(p)
-    if kind is loops.ByStart:  # a probability for each start of a loop's passes, each multiplied
+    if kind is loops.ByStart:  # a probability for each start of a loop's passes: each may be added to another's
         return len(drawn.weights) * len(p.parts)
     bottom = p.d if kind is Scaled else p.bottom if kind is Carried else p.denominator if kind is Fraction else 1
     return len(drawn.weights) + long_products(len(drawn.weights), bottom.bit_length(), drawn.total.bit_length())
@@ -785,10 +785,10 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
             _check_loop_limits(routine, head, engine, R, rounds, None, named, projection)
             for key in fresh:
                 passes[key] = {}
-            starts = {key: loops.ByStart({key: Fraction(1)}) for key in fresh}
+            starts = {key: loops.ByStart({key: 1}) for key in fresh}
             for following, states in _passes(routine, head, starts, engine, R, projection, named).items():
                 for key, weight in states.items():
-                    for origin, p in weight.parts.items():
+                    for origin, p in weight.each():
                         passes[origin].setdefault(following, {})[key] = p
         following_frontier = []
         for key in frontier:
@@ -991,7 +991,7 @@ def _draws_all(routine: Routine, pc: int, group: dict[Key, Any], engine: ExactEn
             for key, weight in zip(keys, drawn.weights.values()):
                 yield key, Scaled(top * weight, bottom), goes  # type: ignore[misc]
             continue
-        if kind is Carried:  # every carried part alike
+        if kind is Carried or kind is loops.ByStart:  # every part alike: scaled, the parts shared
             for key, weight in zip(keys, drawn.weights.values()):
                 yield key, p.times(weight, total), goes  # type: ignore[misc]
             continue
@@ -1055,7 +1055,8 @@ class _Gathered:
         else:
             for value, weight in drawn.weights.items():
                 F[slot] = value
-                self._add((keep(block, F), world, *tail), p * Fraction(weight, total))
+                self._add((keep(block, F), world, *tail),
+                          p.times(weight, total) if kind is loops.ByStart else p * Fraction(weight, total))
             return
         meet = self.cells.setdefault
         # States that differ only in what they draw from (the size of a pool) meet again at each value they

@@ -15,46 +15,87 @@ enters it is given back, for the engine to report rather than answer wrongly.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+import math
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
+
+from fracas.interpreter.core.dist import unlike_sum
 
 
 class ByStart:
     """A probability for each state a batch of passes started from.
 
-    The passes from every new state at a loop's start run together through the blocks, merging
-    where they meet, yet each state's probability stays apart by where its pass began. A sum's
-    parts belong to it alone (`owned`): it takes later additions in place, so that thousands of
-    starts meeting in one state cost a merge each, not a copy of all the parts before them.
+    The passes from every new state at a loop's start run together through the blocks, merging where they
+    meet, yet each state's probability stays apart by where its pass began: a start's probability is its part
+    times top / bottom. A draw scales top and bottom and shares the parts, as Carried's do: the states a draw
+    makes of one state cost one product each, not one for each start (the many starts of a duel's every
+    health, batched). States of the same parts add their scales; states of other parts make a sum of its own
+    (`owned`, top 1), whose parts are whole numbers over its bottom where they came so: it takes later
+    additions in place, so that thousands of starts meeting in one state cost a merge each, not a copy of
+    all the parts before them, and no fraction is reduced until the chain is solved.
     """
 
-    __slots__ = ("parts", "owned")
+    __slots__ = ("parts", "top", "bottom", "owned")
 
-    def __init__(self, parts: dict[Hashable, Any], owned: bool = False):
+    def __init__(self, parts: dict[Hashable, Any], top: int = 1, bottom: int = 1, owned: bool = False):
         self.parts = parts
+        self.top = top
+        self.bottom = bottom
         self.owned = owned
 
+    def times(self, weight: int, total: int) -> ByStart:
+        """This probability times weight / total, whole numbers: its parts shared from now on."""
+        self.owned = False
+        return ByStart(self.parts, self.top * weight, self.bottom * total)
+
     def __mul__(self, k: Any) -> ByStart:
-        return ByStart({start: p * k for start, p in self.parts.items()})
+        k = Fraction(k)
+        return self.times(k.numerator, k.denominator)
 
     __rmul__ = __mul__
 
     def __truediv__(self, k: Any) -> ByStart:
-        return ByStart({start: p / k for start, p in self.parts.items()})
+        k = Fraction(k)
+        if not k:
+            raise ZeroDivisionError("a loop's starts divided by zero")
+        return self.times(k.denominator, k.numerator) if k > 0 else self.times(-k.denominator, -k.numerator)
 
     def __add__(self, other: Any) -> ByStart:
         if not isinstance(other, ByStart):
             if other == 0:
                 return self
             return NotImplemented
-        sum_ = self if self.owned else ByStart(dict(self.parts), owned=True)
-        parts = sum_.parts
-        for start, p in other.parts.items():
-            parts[start] = parts.get(start, 0) + p
+        if other.parts is self.parts:  # states of one draw's: their scales added, as Scaled adds
+            if other.bottom == self.bottom:
+                return ByStart(self.parts, self.top + other.top, self.bottom)
+            return ByStart(self.parts, *unlike_sum(self.top, self.bottom, other.top, other.bottom))
+        sum_ = self if self.owned else ByStart(
+            dict(self.parts) if self.top == 1 else {start: p * self.top for start, p in self.parts.items()},
+            1, self.bottom, owned=True)
+        sum_._add_into(other)
         return sum_
 
     __radd__ = __add__
+
+    def _add_into(self, other: ByStart) -> None:
+        """other's probabilities added into this sum's own parts (its top 1), over the least common bottom."""
+        parts, bottom = self.parts, self.bottom
+        scale = other.top
+        if other.bottom != bottom:
+            common = math.gcd(bottom, other.bottom)
+            mine = other.bottom // common
+            if mine != 1:
+                for start in parts:
+                    parts[start] *= mine
+            scale *= bottom // common
+            self.bottom = bottom // common * other.bottom
+        get = parts.get
+        for start, p in other.parts.items():
+            if scale != 1:
+                p = p * scale
+            before = get(start)
+            parts[start] = p if before is None else before + p
 
     def __sub__(self, other: Any) -> ByStart:
         return self + other * -1
@@ -66,11 +107,17 @@ class ByStart:
             return self * -1
         return NotImplemented
 
+    def each(self) -> Iterator[tuple[Hashable, Fraction]]:
+        """Each start with its probability."""
+        top, bottom = self.top, self.bottom
+        for start, p in self.parts.items():
+            yield start, Fraction(p * top, bottom)
+
     def __bool__(self) -> bool:
-        return any(self.parts.values())
+        return self.top != 0 and any(self.parts.values())
 
     def __repr__(self) -> str:
-        return f"ByStart({self.parts!r})"
+        return f"ByStart({dict(self.each())!r})"
 
 
 class NeverEnds(str):
