@@ -1230,39 +1230,58 @@ def log_roll(trace: Trace, primitive: Any, pos: Pos, faces: list[int] | None = N
 
 
 def log_hits(trace: Trace, hits: Any, pos: Pos) -> None:
-    # A volley's events are most of a logged run's: each written as a dict at once, and a source or a body's
-    # owner shown again only when it differs from the last shot's (a volley's shots come in runs of one source).
+    # A volley's events are most of a logged run's. Each is kept with its hit, and copied into the log: a sampled
+    # volley's hits are made once for the pool it is fired at, and met again by run after run (see chance._Trail).
     file, line = (pos.path, pos.line) if pos else ("", 0)
     add = trace.events.append
-    source = owner = _UNSHOWN
-    source_text = owner_text = owner_value = ""
+    shots: _ShotEvents | None = None
     for hit in hits:
+        event = hit.logged
+        if event is None or event["line"] != line or event["file"] != file:
+            if shots is None:
+                shots = _ShotEvents(file, line)
+            event = hit.logged = shots.event(hit)
+        add(event.copy())
+
+
+class _ShotEvents:
+    """The events of a volley's hits at one rule, a source or a body's owner shown again only when it differs
+    from the last shot's (a volley's shots come in runs of one source)."""
+
+    __slots__ = ("file", "line", "source", "source_text", "owner", "owner_text", "owner_value")
+
+    def __init__(self, file: str, line: int):
+        self.file, self.line = file, line
+        self.source = self.owner = _UNSHOWN
+        self.source_text = self.owner_text = self.owner_value = ""
+
+    def event(self, hit: Any) -> dict[str, Any]:
         after, shot = hit.after, hit.shot
-        if shot.source is not source:
-            source = shot.source
-            source_text = "" if source is None else f" from {show_brief(source)}"  # a shot of no source: no "from none"
+        if shot.source is not self.source:
+            self.source = source = shot.source
+            self.source_text = "" if source is None else f" from {show_brief(source)}"  # no source: no "from none"
+        source_text = self.source_text
         number = hit.index + 1
         if after is None:
-            add({"kind": "shot", "file": file, "line": line,
-                 "text": f"shot {number} ({shot.damage} damage{source_text}) finds every body lethal: it "
-                         "changes nothing",
-                 "shot": number, "damage": shot.damage, "owner": None, "tag": None, "lethal": True, "overflow": True,
-                 "carried": False})
-            continue
+            return {"kind": "shot", "file": self.file, "line": self.line,
+                    "text": f"shot {number} ({shot.damage} damage{source_text}) finds every body lethal: it "
+                            "changes nothing",
+                    "shot": number, "damage": shot.damage, "owner": None, "tag": None, "lethal": True,
+                    "overflow": True, "carried": False}
         lethal = after.lethal
         status = "lethal" if lethal else f"{after.damage}/{after.hitpoints} damage"
         if after.hitpoints is None:
             status = "cannot die"
-        if after.owner is not owner:
-            owner = after.owner
-            owner_value = show_brief(owner)
-            owner_text = "a body" if owner is None else owner_value  # "hits none" read as a miss
+        if after.owner is not self.owner:
+            self.owner = owner = after.owner
+            self.owner_value = show_brief(owner)
+            self.owner_text = "a body" if owner is None else self.owner_value  # "hits none" read as a miss
         text = f"the rest of shot {number}" if hit.carried else f"shot {number} ({shot.damage} damage{source_text})"
-        add({"kind": "shot", "file": file, "line": line,
-             "text": f"{'overflow: ' if hit.overflow else ''}{text} hits {owner_text}"
-                     f"{f' ({after.tag})' if after.tag else ''}: {status}",
-             "shot": number, "damage": shot.damage, "owner": owner_value, "tag": after.tag, "lethal": lethal,
-             "overflow": hit.overflow, "carried": hit.carried})
+        return {"kind": "shot", "file": self.file, "line": self.line,
+                "text": f"{'overflow: ' if hit.overflow else ''}{text} hits {self.owner_text}"
+                        f"{f' ({after.tag})' if after.tag else ''}: {status}",
+                "shot": number, "damage": shot.damage, "owner": self.owner_value, "tag": after.tag, "lethal": lethal,
+                "overflow": hit.overflow, "carried": hit.carried}
 
 
 _UNSHOWN = object()  # no source or owner shown yet

@@ -270,3 +270,6 @@ class Hit:
     after: Body | None
     overflow: bool  # no body was living: the shot hit any body, or none, changing nothing
     carried: bool = False  # what was left of the shot once the body before it died
+    # The hit's event, as the log writes it at a rule's line (core.engines.log_hits): a sampled volley's hits are
+    # made once for the pool it is fired at (runtime.chance._Trail), and logged again by every run that meets them.
+    logged: dict[str, Any] | None = field(default=None, init=False, compare=False, hash=False, repr=False)

@@ -584,10 +584,7 @@ class Fire(Chance):
         pool = self.pool
         if not pool.bodies:
             return pool
-        try:
-            hitpoints, alive, left_before, after = pool.fired
-        except AttributeError:
-            hitpoints, alive, left_before, after = pool.fired = _fired_at(pool)
+        hitpoints, alive, left_before, after, _ = _fired(pool)
         # randrange(n) is _randbelow(n) once n is checked positive: the same numbers, without the checks.
         below = _randbelow(rng)
         count = len(hitpoints)
@@ -615,40 +612,52 @@ class Fire(Chance):
                 left[i] = room - hit
                 if not room:  # negative damage gave a lethal body hitpoints back: it lives again
                     living = [j for j, r in enumerate(left) if r is None or r > 0]
-        key = tuple(left)
-        found = after.get(key)
-        if found is None:
-            bodies = list(pool.bodies)
-            changed = False
-            for i, body in enumerate(bodies):
-                most = hitpoints[i]
-                if most is not None and most - left[i] != body.damage:  # type: ignore[operator]
-                    bodies[i] = Body(most, most - left[i], body.owner, body.tag, body.group)  # type: ignore[operator]
-                    changed = True
-            found = Pool.of(bodies) if changed else pool
-            if len(after) < _POOLS_LEFT:
-                after[key] = found
-        return found
+        return _left_as(pool, left)
 
     def sample_trace(self, rng: random.Random) -> tuple[Pool, tuple[Hit, ...]]:
+        """What sample draws, from the same random numbers, with the hits for the log.
+
+        As sample, it follows the hitpoints each body has left. A hit is made once for a volley and the pool it is
+        fired at (_Trail): a logged run fires the volley it made before its first chance at the pool it made
+        there again and again, and logs each hit from the event the hit keeps (core.engines.log_hits).
+        """
         if self.allocate != RANDOM:
             return self._focused()
-        bodies = list(self.pool.bodies)
+        pool = self.pool
+        if not pool.bodies:
+            return pool, ()
+        _, alive, left_before, _, trails = _fired(pool)
+        trail = _trail(trails, self.volley, pool)
+        count = len(left_before)
+        living, left = list(alive), list(left_before)
         hits = []
-        last_negative = _last_negative(self.volley)
+        last_negative = None
         for index, shot in enumerate(self.volley.shots):
-            if not bodies:
-                break
-            living = [i for i, body in enumerate(bodies) if not body.lethal]
             overflow = not living
-            if overflow and index > last_negative:  # as sample stops: no draw, nothing hit
-                hits.extend(Hit(rest, at, None, None, True) for at, rest in enumerate(self.volley.shots[index:], index))
-                break
-            chosen = rng.randrange(len(bodies)) if overflow else living[rng.randrange(len(living))]
-            before = bodies[chosen]
-            bodies[chosen] = before.hit(shot.damage)
-            hits.append(Hit(shot, index, before, bodies[chosen], overflow))
-        return Pool.of(bodies), tuple(hits)
+            if overflow:
+                if last_negative is None:
+                    last_negative = _last_negative(self.volley)
+                if index > last_negative:  # as sample stops: no draw, nothing hit
+                    hits.extend(trail.rest(index))
+                    break
+                i = rng.randrange(count)
+            else:
+                k = rng.randrange(len(living))
+                i = living[k]
+            room = left[i]
+            hits.append(trail.hit(index, i, room, overflow))
+            if room is None:
+                continue
+            hit = shot.damage
+            if hit >= room:
+                left[i] = 0
+                if room:
+                    del living[k]
+            else:
+                left[i] = room - hit
+                if not room:  # negative damage gave a lethal body hitpoints back: it lives again
+                    living = [j for j, r in enumerate(left) if r is None or r > 0]
+        return _left_as(pool, left), tuple(hits)
 
     def forced(self, script: Iterator[int]) -> Pool:
         return self.forced_trace(script)[0]
@@ -680,14 +689,89 @@ class Fire(Chance):
 _POOLS_LEFT = 256  # the pools one pool is left as by sampled volleys, remembered: the common endings
 
 
-def _fired_at(pool: Pool) -> tuple[tuple[int | None, ...], tuple[int, ...], tuple[int | None, ...], dict[Any, Pool]]:
-    """What a sampled volley reads of a pool: its bodies' hitpoints, the living in pool order (a pick's
-    index means the same body as in sample_trace), the hitpoints each has left (None: it cannot die);
-    and an empty memo of the pools it is left as, by the hitpoints left."""
-    hitpoints = tuple(b.hitpoints for b in pool.bodies)
-    living = tuple(i for i, b in enumerate(pool.bodies) if not b.lethal)
-    left = tuple(None if b.hitpoints is None else b.hitpoints - b.damage for b in pool.bodies)
-    return hitpoints, living, left, {}
+def _fired(pool: Pool) -> tuple[tuple[int | None, ...], tuple[int, ...], tuple[int | None, ...], dict[Any, Pool],
+                                dict[int, _Trail]]:
+    """What a sampled volley reads of a pool (pool.fired), made when first fired at: its bodies' hitpoints, the
+    living in pool order (a pick's index means the same body in sample and sample_trace), the hitpoints each
+    has left (None: it cannot die); and empty memos of the pools it is left as, by the hitpoints left, and of
+    the hits of the volleys fired at it in logged runs, by the volley's id (_trail)."""
+    try:
+        return pool.fired  # type: ignore[no-any-return]
+    except AttributeError:
+        hitpoints = tuple(b.hitpoints for b in pool.bodies)
+        living = tuple(i for i, b in enumerate(pool.bodies) if not b.lethal)
+        left = tuple(None if b.hitpoints is None else b.hitpoints - b.damage for b in pool.bodies)
+        found = pool.fired = (hitpoints, living, left, {}, {})
+        return found
+
+
+def _left_as(pool: Pool, left: list[int | None]) -> Pool:
+    """The pool fired at, its bodies left with these hitpoints (remembered in pool.fired: the common endings)."""
+    hitpoints, after = pool.fired[0], pool.fired[3]
+    key = tuple(left)
+    found = after.get(key)
+    if found is None:
+        bodies = list(pool.bodies)
+        changed = False
+        for i, body in enumerate(bodies):
+            most = hitpoints[i]
+            if most is not None and most - left[i] != body.damage:  # type: ignore[operator]
+                bodies[i] = Body(most, most - left[i], body.owner, body.tag, body.group)  # type: ignore[operator]
+                changed = True
+        found = Pool.of(bodies) if changed else pool
+        if len(after) < _POOLS_LEFT:
+            after[key] = found
+    return found
+
+
+class _Trail:
+    """The hits of one volley at one pool, each made once, for the logs of the runs that fire it there."""
+
+    __slots__ = ("volley", "pool", "hits", "tails")
+
+    def __init__(self, volley: Volley, pool: Pool):
+        self.volley, self.pool = volley, pool
+        self.hits: dict[tuple[int, int, int | None, bool], Hit] = {}
+        self.tails: dict[int, tuple[Hit, ...]] = {}
+
+    def hit(self, index: int, i: int, room: int | None, overflow: bool) -> Hit:
+        """Shot `index` hitting body i of the pool while it has `room` hitpoints left."""
+        key = (index, i, room, overflow)
+        found = self.hits.get(key)
+        if found is None:
+            shot = self.volley.shots[index]
+            body = self.pool.bodies[i]
+            if room is not None and body.hitpoints - room != body.damage:  # type: ignore[operator]
+                body = Body(body.hitpoints, body.hitpoints - room, body.owner, body.tag, body.group)  # type: ignore[operator]
+            found = Hit(shot, index, body, body.hit(shot.damage), overflow)
+            if len(self.hits) < _HITS_KEPT:
+                self.hits[key] = found
+        return found
+
+    def rest(self, index: int) -> tuple[Hit, ...]:
+        """The shots from `index` on, once every body is lethal and no shot left can give one hitpoints back:
+        each hits none."""
+        found = self.tails.get(index)
+        if found is None:
+            found = tuple(Hit(shot, at, None, None, True) for at, shot in enumerate(self.volley.shots[index:], index))
+            if len(self.tails) < _HITS_KEPT:
+                self.tails[index] = found
+        return found
+
+
+_TRAILS = 16  # volleys whose hits are remembered at one pool: those of the few steps that fire at it
+_HITS_KEPT = 4096  # hits remembered of one volley at one pool, and as many runs of shots that hit none
+
+
+def _trail(trails: dict[int, _Trail], volley: Volley, pool: Pool) -> _Trail:
+    # By the volley's id, not by its value, whose hash reads every shot: the volley is kept in the trail, so
+    # that no other takes its id while the trail is remembered.
+    found = trails.get(id(volley))
+    if found is None or found.volley is not volley:
+        found = _Trail(volley, pool)
+        if len(trails) < _TRAILS:
+            trails[id(volley)] = found
+    return found
 
 
 def _last_negative(volley: Volley) -> int:
