@@ -310,8 +310,12 @@ _DEEPER = " (changed within what is cut short)"
 def log_change(trace: Any, stmt: n.Assign, what: str, old: Any, new: Any) -> None:
     if old != new:
         before, after, deeper = brief_change(old, new)
-        trace.add("change", stmt.pos, f"{what}: {before} -> {after}" + (_DEEPER if deeper else ""), target=what,
-                  before=before, after=after)
+        pos = stmt.pos
+        # As trace.add writes an event, without its keywords gathered and spread again: most of a logged run's
+        # events besides its shots are changes.
+        trace.events.append({"kind": "change", "file": pos.path if pos else "", "line": pos.line if pos else 0,
+                             "text": f"{what}: {before} -> {after}" + (_DEEPER if deeper else ""), "target": what,
+                             "before": before, "after": after})
 
 
 def log_let(R: Any, stmt: n.Let, S: Working, slot: int) -> None:

@@ -266,6 +266,8 @@ def brief_change(old: Any, new: Any) -> tuple[str, str, bool]:
     """A change as a log shows it: both values as show_brief() shows them, a long list or text from a little
     before where the two first differ; and whether the difference lies deeper than either shows (within an
     item or a field that is itself cut short)."""
+    if type(old) is int and type(new) is int:  # most changes a log shows: whole numbers, shown whole
+        return show(old), show(new), False
     start = 0
     if type(old) is type(new) and type(old) in (tuple, str):
         most = BRIEF_ITEMS if type(old) is tuple else BRIEF_CHARACTERS

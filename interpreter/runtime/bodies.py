@@ -109,6 +109,9 @@ class Pool:
     # Where there is a census: its lethal bodies by owner and tag, when first asked (an exact volley's
     # pools are each asked several counts, of a few owners and tags: the bodies alive are skipped at once).
     lethal_by: tuple[tuple[object, str, int], ...] = field(init=False, repr=False, compare=False)
+    # The pool as last shown, with the function that showed its owners (see shown): a logged run shows the pool
+    # each sampled volley leaves, and most runs leave one of a few (runtime.chance._left_as remembers them).
+    shown_as: tuple[Callable[[Any], str], str] = field(init=False, repr=False, compare=False)
 
     def __hash__(self) -> int:
         # Most pools are hashed when just made: a default read, not an AttributeError caught (see Frozen).
@@ -199,12 +202,18 @@ class Pool:
     def shown(self, show: Callable[[Any], str]) -> str:
         """As a report shows it: its bodies in order, alike ones counted, each as damage/hitpoints, with its
         owner and tag where it has them: pool(2 × 0/1, 1/1 owner "red")."""
+        kept = getattr(self, "shown_as", None)
+        if kept is not None and kept[0] is show:
+            return kept[1]
+
         def body(b: Body) -> str:
             life = "deathless" if b.hitpoints is None else f"{b.damage}/{b.hitpoints}"
             return (life + ("" if b.owner is None else f" owner {show(b.owner)}")
                     + (f" tag {show(b.tag)}" if b.tag else ""))
 
-        return f"pool({_counted([body(b) for b in self.bodies])})"
+        text = f"pool({_counted([body(b) for b in self.bodies])})"
+        self.shown_as = (show, text)
+        return text
 
 
 @record(slots=True, unsafe_hash=True)
