@@ -57,7 +57,9 @@ def resolve_one(program: Any, action: n.StepDecl, start: State, engine: Any,
         state = first.run(routine, R, engine, check)[0]
     else:
         if R.trace is not None:
-            R.trace.events.extend([_own_event(event, nested) for event, nested in first.events])
+            # Most hold no list or dictionary: a copy of the event itself is the run's own (without a call each).
+            R.trace.events.extend([_own_event(event, nested) if nested else event.copy()
+                                   for event, nested in first.events])
         state = first.run_blocks(routine, R, check)[0]
     keep_if_grown(gen)
     return state

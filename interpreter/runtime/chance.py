@@ -759,8 +759,10 @@ class _Trail:
         return found
 
 
-_TRAILS = 16  # volleys whose hits are remembered at one pool: those of the few steps that fire at it
-_HITS_KEPT = 4096  # hits remembered of one volley at one pool, and as many runs of shots that hit none
+# Volleys whose hits are remembered at one pool: those of the few steps that fire at it. More are let go at
+# once: volleys made anew by each run (after a chance) are fired once each, and what they hit is not met again.
+_TRAILS = 8
+_HITS_KEPT = 1024  # hits remembered of one volley at one pool, and as many runs of shots that hit none
 
 
 def _trail(trails: dict[int, _Trail], volley: Volley, pool: Pool) -> _Trail:
@@ -768,9 +770,9 @@ def _trail(trails: dict[int, _Trail], volley: Volley, pool: Pool) -> _Trail:
     # that no other takes its id while the trail is remembered.
     found = trails.get(id(volley))
     if found is None or found.volley is not volley:
-        found = _Trail(volley, pool)
-        if len(trails) < _TRAILS:
-            trails[id(volley)] = found
+        if len(trails) >= _TRAILS:
+            trails.clear()
+        found = trails[id(volley)] = _Trail(volley, pool)
     return found
 
 
