@@ -114,6 +114,23 @@ def test_a_targeted_attack_on_bare_grass_by_hand_equals_fracas():
     assert_same_odds(cases.epicinium_attack("grass", "", inputs))
 
 
+# ---- a duel: the newcomers' margin duel -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("health", [1, 4, 7])
+def test_a_duel_to_the_end_by_hand_equals_fracas(health):
+    assert_same_odds(cases.duel_at_health(health))
+
+
+def test_a_duel_of_unequal_duelists_by_hand_equals_fracas():
+    # b strikes harder but parries worse and has less health: a wins more often than not, and a side swapped
+    # in either calculation would show.
+    case = cases.duel_at_health(6, b={"attack": 8, "defence": 2, "health": 4})
+    assert_same_odds(case)
+    a_wins = sum(p for (wins, _, _), p in case.baseline().items() if wins)
+    assert Fraction(1, 2) < a_wins < 1
+
+
 # ---- dice -----------------------------------------------------------------------------------------
 
 

@@ -9,7 +9,8 @@ import pytest
 from fracas import dsl
 from fracas.dsl.diagnostics import RulesError
 from fracas.interpreter import Scenario, ScenarioError, exact, forced, sample
-from fracas.interpreter.core import loops
+from fracas.interpreter.core import dist as D
+from fracas.interpreter.core import engines, loops
 
 HEADER = 'rules "loops"\noutcome x: int = 0\noutcome y: int = 0\n'
 
@@ -144,6 +145,22 @@ def test_loop_starts_of_other_draws_add_over_a_common_bottom_and_leave_their_ter
     quarter, sixth = loops.ByStart({0: 1}).times(1, 4), loops.ByStart({0: 1, 1: 1}).times(1, 6)
     assert dict((quarter + sixth).each()) == {0: Fraction(5, 12), 1: Fraction(1, 6)}
     assert dict(quarter.each()) == {0: Fraction(1, 4)} and dict(sixth.each()) == {0: Fraction(1, 6), 1: Fraction(1, 6)}
+
+
+def test_a_draw_of_many_loop_starts_costs_the_work_of_one_state():
+    # Its parts are shared, not multiplied at each value: a duel's batched starts were charged a step for every
+    # start at every value drawn, and a margin duel at health 30 met the work limit.
+    drawn = D.Dist({value: 1 for value in range(10)}, 10)
+    many = loops.ByStart({start: 1 for start in range(50)}).times(1, 6)
+    assert engines._branching_work(many, drawn) == engines._branching_work(D.Scaled(1, 6), drawn)
+
+
+def test_loop_starts_of_other_draws_are_charged_for_the_parts_they_add():
+    two, three = loops.ByStart({0: 1, 1: 1}).times(1, 2), loops.ByStart({2: 1, 3: 1, 4: 1}).times(1, 2)
+    assert loops.added_work(two, three) == 3 + 2  # three's parts, and two's copied into a sum of its own
+    total = two + three
+    assert loops.added_work(total, loops.ByStart({5: 1}).times(1, 2)) == 1  # added in place, over one bottom
+    assert loops.added_work(two, two.times(1, 1)) == 0  # states of one draw: their scales added
 
 
 def test_a_step_called_in_a_loop_and_a_loop_in_a_step_run_alike():

@@ -204,9 +204,10 @@ def _branching_work(p: Any, drawn: D.Dist) -> int:
     """Steps of the resolution's work to branch a state of probability p on a draw: a state for each of its
     values, each probability a product of p and a weight (long numbers after a long run of draws)."""
     kind = type(p)
-    if kind is loops.ByStart:  # a probability for each start of a loop's passes: each may be added to another's
-        return len(drawn.weights) * len(p.parts)
-    bottom = p.d if kind is Scaled else p.bottom if kind is Carried else p.denominator if kind is Fraction else 1
+    # Carried values and a loop's starts are parts a draw shares, scaled once a value: they are added where the
+    # states of other draws meet (loops.added_work).
+    bottom = (p.d if kind is Scaled else p.bottom if kind is Carried or kind is loops.ByStart
+              else p.denominator if kind is Fraction else 1)
     return len(drawn.weights) + long_products(len(drawn.weights), bottom.bit_length(), drawn.total.bit_length())
 
 
@@ -500,6 +501,8 @@ def _flow(routine: Routine, pending: dict[int, dict[Key, Any]], engine: ExactEng
             for key, p in states:
                 before = target.setdefault(key, p)  # hashing a key is most of the cost of a merge: once, mostly
                 if before is not p:
+                    if type(p) is loops.ByStart:
+                        R.work += loops.added_work(before, p)
                     merged = target[key] = before + p
                     # A state that carries values holds a state for each of their combinations: counted too.
                     if type(merged) is Carried and len(merged.parts) > limit:
@@ -1114,7 +1117,10 @@ class _Gathered:
         self._add_to(found, p)
 
     def _add_to(self, found: list[Any], p: Any) -> None:
-        merged = _whole(found) + p
+        whole = _whole(found)
+        if type(p) is loops.ByStart:
+            self.R.work += loops.added_work(whole, p)
+        merged = whole + p
         found[:] = [merged]
         # A state that carries values holds a state for each of their combinations: counted too, as a merge
         # where they wait counts them.
@@ -1195,7 +1201,10 @@ def _call_all(site: CallSite, pc: int, group: dict[Key, Any], engine: ExactEngin
         frame[site.args_slot] = None
         caller = tuple(frame)
         inner: Key = (tuple(_frame(callee, args)), world, outcomes, stopped, stack + (caller,), depth + 1)
-        entered[inner] = entered.get(inner, 0) + p
+        before = entered.get(inner, 0)
+        if type(p) is loops.ByStart:
+            R.work += loops.added_work(before, p)
+        entered[inner] = before + p
     by_start = any(type(p) is loops.ByStart for p in entered.values())
     for key, p in run_all(callee, entered, engine, R, carrying=not by_start).items():
         frame, world, outcomes, stopped, stack, depth = key

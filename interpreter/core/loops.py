@@ -120,6 +120,14 @@ class ByStart:
         return f"ByStart({dict(self.each())!r})"
 
 
+def added_work(before: Any, p: Any) -> int:
+    """Steps of work to add p into `before` where both are ByStart of other draws: a step for each of p's parts,
+    and for each of before's where they are copied into a sum of its own or brought over another bottom."""
+    if type(before) is not ByStart or type(p) is not ByStart or before.parts is p.parts:
+        return 0
+    return len(p.parts) + (len(before.parts) if not before.owned or before.bottom != p.bottom else 0)
+
+
 class NeverEnds(str):
     """Why a state stopped, in place of a rule's reason: it went round a loop that no pass leaves, the loop at
     `pos`. Such a state goes to the end as a stopped one does, so that the loops and steps around it weigh it as

@@ -19,7 +19,8 @@ LIMIT = 60  # seconds for one side of one case
 CASES = ([("exalted", dice) for dice in (10, 15, 20, 30)]
          + [("weewar", health) for health in (10, 40, 160)]
          + [("epicinium", squads) for squads in range(1, 9)]
-         + [("four-10d6", 4)])
+         + [("four-10d6", 4)]
+         + [("duel", health) for health in (10, 20, 30)])
 
 _beyond_reach: dict[str, str] = {}  # family -> why its larger cases are not run
 

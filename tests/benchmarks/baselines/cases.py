@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import dice, epicinium, exalted, weewar
+from . import dice, duel, epicinium, exalted, weewar
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -23,6 +23,39 @@ action four_rolls() {
     for i in range(4) {
         total += roll(10, 6)
     }
+}
+'''
+
+# The newcomers' margin duel (written from the README alone): long health bars, each round a chance to change nothing.
+DUEL = '''rules "A duel to the end: each strikes in turn, for the margin of a d20 attack over a d20 defence"
+kind duelist {
+    attack: int = 5
+    defence: int = 5
+    health: int = 20
+}
+outcome a_wins: bool = false
+outcome a_left: int = 0
+outcome b_left: int = 0
+action duel(a: duelist, b: duelist) {
+    while a.health > 0 and b.health > 0 {
+        let a_roll = roll(1, 20)
+        let b_parry = roll(1, 20)
+        let margin = (a_roll + a.attack) - (b_parry + b.defence)
+        if margin > 0 {
+            b.health -= margin
+        }
+        if b.health > 0 {
+            let b_roll = roll(1, 20)
+            let a_parry = roll(1, 20)
+            let back = (b_roll + b.attack) - (a_parry + a.defence)
+            if back > 0 {
+                a.health -= back
+            }
+        }
+    }
+    a_wins = b.health <= 0
+    a_left = max(a.health, 0)
+    b_left = max(b.health, 0)
 }
 '''
 
@@ -118,6 +151,17 @@ def epicinium_squads(squads: int) -> Case:
                             f"Epicinium: {squads} Gunner squads at a Tank of {6 * squads} figures in a City", inputs)
 
 
+# ---- a duel ---------------------------------------------------------------------------------
+
+
+def duel_at_health(health: int, a: dict[str, Any] | None = None, b: dict[str, Any] | None = None) -> Case:
+    """Two duelists of `health` (attack 5, defence 5 unless given) fighting to the end."""
+    inputs = {"a": {"attack": 5, "defence": 5, "health": health, **(a or {})},
+              "b": {"attack": 5, "defence": 5, "health": health, **(b or {})}}
+    return Case(f"exact-duel-health-{health}", f"a duel to the end, health {health} each (margin of d20s)", "duel",
+                inputs, duel.OUTCOMES, lambda: duel.duel(inputs["a"], inputs["b"]), rules_text=DUEL)
+
+
 # ---- dice ---------------------------------------------------------------------------------
 
 
@@ -136,6 +180,7 @@ FAMILIES: dict[str, Callable[[int], Case]] = {
     "weewar": weewar_at_health,
     "epicinium": epicinium_squads,
     "four-10d6": four_10d6,
+    "duel": duel_at_health,
 }
 
 
