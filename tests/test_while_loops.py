@@ -121,6 +121,25 @@ def test_a_loop_that_may_come_round_is_solved_as_a_chain(solved):
     assert solved
 
 
+def test_a_state_that_comes_round_to_itself_after_a_round_alone_is_solved_as_a_chain_at_once(monkeypatch, solved):
+    # A round that may change nothing (a duel's two strikes both failing): run forward, every state would run
+    # again at every round until the states come round more than they are met.
+    forward: list[int] = []
+    real = engines._passes
+
+    def passes(routine, head, waiting, *rest):
+        if not any(type(p) is loops.ByStart for p in waiting.values()):  # the chain's passes carry their starts
+            forward.append(len(waiting))
+        return real(routine, head, waiting, *rest)
+
+    monkeypatch.setattr(engines, "_passes", passes)
+    ends = {0: {0: Fraction(1)}, -1: {-1: Fraction(1)}}  # by hand: x ends at 0 or -1, as a third takes away 0, 1 or 2
+    for x in range(1, 6):
+        ends[x] = {end: (ends[x - 1].get(end, 0) + ends[x - 2].get(end, 0)) / 2 for end in (0, -1)}
+    assert odds("x = 5\nwhile x > 0 { x -= roll(1, 3) - 1 }") == ends[5]
+    assert forward == [1] and solved
+
+
 def test_a_sum_of_loop_starts_takes_later_additions_in_place_and_leaves_its_terms_alone():
     # Merging thousands of starts one at a time copied every part before them each time: quadratic.
     first, second, third = (loops.ByStart({start: Fraction(1, start + 1)}) for start in range(3))

@@ -611,14 +611,19 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
     met = _Met(group)
     again: set[Key] = set()  # the states passes came round to
     rounds = runs = 0
+    alone = next(iter(group)) if len(group) == 1 else None  # a state that ran a round alone
     while group:
         if rounds:
             met.round(group)
             again.update(group)
             runs += len(group)
-            if rounds > len(again) or runs > 2 * len(again):
+            if rounds > len(again) or runs > 2 * len(again) or alone in group:
+                # A state that ran alone and came round to itself goes round for ever with some probability
+                # left (a round of two strikes that both fail): the chain, at once, rather than rounds that
+                # run every state again until the states come round more than they are met.
                 yield from _loop_solved(routine, head, group, engine, R, projection, rounds, met)
                 return
+            alone = next(iter(group)) if len(group) == 1 else None
         rounds += 1
         _check_loop_limits(routine, head, engine, R, rounds, len(met.order), met, projection)
         waiting, group = group, {}
@@ -786,16 +791,17 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
         if fresh:  # their passes, all at once
             rounds += 1
             _check_loop_limits(routine, head, engine, R, rounds, None, named, projection)
-            for key in fresh:
-                passes[key] = {}
+            found: dict[Key, dict[int, dict[Key, tuple[int, int]]]] = {key: {} for key in fresh}
             starts = {key: loops.ByStart({key: 1}) for key in fresh}
             for following, states in _passes(routine, head, starts, engine, R, projection, named).items():
                 for key, weight in states.items():
-                    for origin, p in weight.each():
-                        passes[origin].setdefault(following, {})[key] = p
+                    for origin, n, d in weight.counts():
+                        found[origin].setdefault(following, {})[key] = (n, d)
+            for key, ways in found.items():  # each state's passes over one bottom: the chain in whole numbers
+                passes[key] = loops.over_one_bottom(ways)
         following_frontier = []
         for key in frontier:
-            for again in passes[key].get(head, ()):
+            for again in passes[key][1].get(head, ()):
                 if again not in seen:
                     seen.add(again)
                     met.append(again)
@@ -803,20 +809,20 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
         frontier = following_frontier
         named.round(frontier)
         _check_loop_limits(routine, head, engine, R, rounds, len(met), named, projection)
-    times, endless = loops.solve(met, {key: passes[key].get(head, {}) for key in met}, group,
-                                 {key: any(f != head for f in passes[key]) for key in met},
-                                 lambda steps: rt.spend(R, steps, pos))
+    shares, endless = loops.solve(met, {key: (passes[key][0], passes[key][1].get(head, {})) for key in met}, group,
+                                  {key: any(f != head for f in passes[key][1]) for key in met},
+                                  lambda steps: rt.spend(R, steps, pos))
     if endless:  # the states that never leave go to the end, marked, to be weighed with the rest (never_ending)
         R.endless = R.endless or pos
         expand, never = projection.expander(head), loops.NeverEnds(pos)
         for states, p in endless:
             frame, world, outcomes, _, stack, depth = states[0]
             yield (projection.keep(END, expand(frame)), world, outcomes, never, stack, depth), p, END
-    for key, weight in times.items():
-        for following, states in passes[key].items():
+    for key, share in shares.items():
+        for following, states in passes[key][1].items():
             if following != head:
-                for leaving, p in states.items():
-                    yield leaving, weight * p, following
+                for leaving, n in states.items():
+                    yield leaving, share * n, following
 
 
 def never_ending(finals: dict[Key, Any]) -> None:

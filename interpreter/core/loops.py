@@ -109,9 +109,18 @@ class ByStart:
 
     def each(self) -> Iterator[tuple[Hashable, Fraction]]:
         """Each start with its probability."""
+        for start, n, d in self.counts():
+            yield start, Fraction(n, d)
+
+    def counts(self) -> Iterator[tuple[Hashable, int, int]]:
+        """Each start with its probability as a whole number over another, not reduced."""
         top, bottom = self.top, self.bottom
         for start, p in self.parts.items():
-            yield start, Fraction(p * top, bottom)
+            if type(p) is int:
+                yield start, p * top, bottom
+            else:  # a part made a fraction (a sum's, or one given so)
+                p = Fraction(p)
+                yield start, p.numerator * top, p.denominator * bottom
 
     def __bool__(self) -> bool:
         return self.top != 0 and any(self.parts.values())
@@ -142,41 +151,59 @@ class NeverEnds(str):
         return made
 
 
-def solve(states: Sequence[Hashable], again: Mapping[Hashable, Mapping[Hashable, Any]],
-          start: Mapping[Hashable, Any], leaves: Mapping[Hashable, bool],
-          spend: Callable[[int], None] = lambda steps: None
+Row = tuple[int, dict[Hashable, int]]  # a state's passes: a bottom, and the whole number of each state come round to
+
+
+def over_one_bottom(found: dict[Any, dict[Hashable, tuple[int, int]]]) -> tuple[int, dict[Any, dict[Hashable, int]]]:
+    """The passes from one state, each way a whole number over one bottom (the least common one): where each goes,
+    and on to which state, its probability as a whole number over another (ByStart.counts)."""
+    bottoms = {d for states in found.values() for _, d in states.values()}
+    common = math.lcm(*bottoms) if len(bottoms) > 1 else next(iter(bottoms), 1)
+    return common, {following: {key: n * (common // d) for key, (n, d) in states.items()}
+                    for following, states in found.items()}
+
+
+def solve(states: Sequence[Hashable], rows: Mapping[Hashable, Row], start: Mapping[Hashable, Any],
+          leaves: Mapping[Hashable, bool], spend: Callable[[int], None] = lambda steps: None
           ) -> tuple[dict[Hashable, Any], list[tuple[list[Hashable], Any]]]:
-    """The expected number of passes begun in each state (states with none are left out), and the groups of
-    states that no pass leaves, each with the probability that enters it: that never ends.
+    """The expected number of passes begun in each state over its row's bottom (states with none are left out):
+    a way from it is taken that many times its whole number. And the groups of states that no pass leaves, each
+    with the probability that enters it: that never ends.
 
     The start's probabilities may be ByStart (a loop inside another loop's passes): the answer then is too.
 
-    again[i][j]: the probability that a pass from i comes round in state j; leaves[i]: whether a pass
-    from i may leave the loop (the rest of its probability). spend: told the steps of work done (a block
-    run's worth each), as it goes: an elimination over hundreds of states is a runaway too.
+    rows[i]: the bottom of the passes from i, and the whole number of each state j they come round in (the
+    probability is that over the bottom); leaves[i]: whether a pass from i may leave the loop (the rest of its
+    probability). spend: told the steps of work done (a block run's worth each), as it goes: an elimination
+    over hundreds of states is a runaway too.
     """
+    successors = {state: rows[state][1] for state in states}
     mass: dict[Hashable, Any] = {state: start.get(state, 0) for state in states}
-    times: dict[Hashable, Any] = {}
+    shares: dict[Hashable, Any] = {}
     endless: list[tuple[list[Hashable], Any]] = []
-    for group in groups_in_flow_order(states, again):
+    for group in groups_in_flow_order(states, successors):
         members = set(group)
         entering = [mass[state] for state in group]
         if not any(entering):
             continue
-        if not any(leaves[state] or any(j not in members for j in again[state]) for state in group):
+        if not any(leaves[state] or any(j not in members for j in successors[state]) for state in group):
             endless.append((group, sum(entering, 0)))
             continue
         if len(group) == 1:
+            # Most loops only go forward, a state at a time. Its passes that come round to it divided out:
+            # x / (1 - n/d) / d is x / (d - n), one fraction for the state, each way from it a whole number.
             (state,) = group
-            solved = [entering[0] / (1 - Fraction(again[state].get(state, 0)))]
+            bottom, row = rows[state]
+            solved = [entering[0] / (bottom - row.get(state, 0))]
         else:
-            solved = _eliminate(group, again, entering, spend)
-        for state, visits in zip(group, solved):
-            times[state] = visits
-            for following, p in again[state].items():
+            again = {state: {j: Fraction(n, rows[state][0]) for j, n in successors[state].items()} for state in group}
+            solved = [visits / rows[state][0] for state, visits in zip(group, _eliminate(group, again, entering, spend))]
+        for state, share in zip(group, solved):
+            shares[state] = share
+            for following, n in successors[state].items():
                 if following not in members:
-                    mass[following] += visits * p
-    return times, endless
+                    mass[following] += share * n
+    return shares, endless
 
 
 # Operations on fractions of the elimination in one step of the exact engine's work (a block run on a state).
