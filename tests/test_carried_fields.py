@@ -177,6 +177,14 @@ def test_a_sum_keeps_what_it_owns_and_leaves_what_it_shares():
     assert again is total and set(total.parts) == {(1,), (2,), (3,)}
 
 
+def test_a_sum_added_to_itself_is_not_changed_by_what_is_added_to_it_later():
+    # The sum shares its parts with its double: later additions to it are made in a copy of its own.
+    total = carry.Carried((("a", "x"),), {(1,): Scaled(1, 2)}) + carry.Carried((("a", "x"),), {(2,): Scaled(1, 2)})
+    double = total + total
+    total + carry.Carried((("a", "x"),), {(3,): Scaled(1, 4)})
+    assert {values: p.fraction() for values, p in double.items()} == {(1,): 1, (2,): 1}
+
+
 def waiting_for(first: str) -> str:
     """Rules in which the first roll is kept in `first` while seven more are made, and read at the end."""
     return f'''rules "A roll that waits"

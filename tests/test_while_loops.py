@@ -182,6 +182,14 @@ def test_loop_starts_of_other_draws_are_charged_for_the_parts_they_add():
     assert loops.added_work(two, two.times(1, 1)) == 0  # states of one draw: their scales added
 
 
+def test_a_sum_of_loop_starts_added_to_itself_is_not_changed_by_what_is_added_to_it_later():
+    # The sum shares its parts with its double: later additions to it are made in a copy of its own.
+    total = loops.ByStart({0: 1}) + loops.ByStart({1: 1})
+    double = total + total
+    total + loops.ByStart({2: 1})
+    assert dict(double.each()) == {0: 2, 1: 2}
+
+
 def test_a_step_called_in_a_loop_and_a_loop_in_a_step_run_alike():
     extra = "step reroll_low() {\n  while y < 3 { y = 1d6 }\n}\n"
     assert odds("while x < 2 {\n  reroll_low()\n  x += 1\n}", "y", extra) == {f: Fraction(1, 4) for f in range(3, 7)}

@@ -83,6 +83,7 @@ class Carried:
         if type(other) is not Carried:
             return NotImplemented
         if other.parts is self.parts and other.fixed == self.fixed:
+            self.owned = False  # the parts shared with the sum (a sum added to itself, too)
             if other.bottom == self.bottom:
                 return Carried(self.names, self.parts, self.fixed, self.top + other.top, self.bottom)
             return Carried(self.names, self.parts, self.fixed,

@@ -67,6 +67,7 @@ class ByStart:
                 return self
             return NotImplemented
         if other.parts is self.parts:  # states of one draw's: their scales added, as Scaled adds
+            self.owned = False  # the parts shared with the sum (a sum added to itself, too)
             if other.bottom == self.bottom:
                 return ByStart(self.parts, self.top + other.top, self.bottom)
             return ByStart(self.parts, *unlike_sum(self.top, self.bottom, other.top, other.bottom))
