@@ -604,9 +604,10 @@ def _loop_all(routine: Routine, head: int, group: dict[Key, Any], engine: ExactE
     only goes down). Their states run pass after pass with their own probabilities, as the blocks before the
     loop ran them, merging where they meet, and those that leave go on; a state reached again by a longer way
     runs again with what that way brings. Where passes may come round (more rounds after the first than states
-    come round to, which only a way round can make), or the states come round to more than once cost more than
-    those met once, the states waiting are solved as a Markov chain instead (_loop_solved), which also finds a
-    loop that may run for ever: their passes are run from each state apart, which costs far more.
+    come round to, which only a way round can make; a state that ran a round alone and came round to itself), or
+    the states come round to more than once cost more than those met once, the states waiting are solved as a
+    Markov chain instead (_loop_solved), which also finds a loop that may run for ever: a pass from each state
+    met, its probability kept apart by where it began.
     """
     met = _Met(group)
     again: set[Key] = set()  # the states passes came round to
