@@ -590,6 +590,7 @@ class Fire(Chance):
         count = len(hitpoints)
         living, left = list(alive), list(left_before)
         last_negative = None  # found when first needed: every body lethal is the rare moment
+        k = -1  # a body's place among the living (a shot at a lethal body reads none)
         for index, shot in enumerate(self.volley.shots):
             if living:
                 k = below(len(living))
@@ -600,18 +601,8 @@ class Fire(Chance):
                 if index > last_negative:
                     break  # every body is lethal, and no shot left can give one hitpoints back
                 i = below(count)  # any body, as sample_trace draws it
-            room = left[i]
-            if room is None:
-                continue
-            hit = shot.damage
-            if hit >= room:
-                left[i] = 0
-                if room:
-                    del living[k]
-            else:
-                left[i] = room - hit
-                if not room:  # negative damage gave a lethal body hitpoints back: it lives again
-                    living = [j for j, r in enumerate(left) if r is None or r > 0]
+            if left[i] is not None:
+                living = _struck(left, living, i, k, shot.damage)
         return _left_as(pool, left)
 
     def sample_trace(self, rng: random.Random) -> tuple[Pool, tuple[Hit, ...]]:
@@ -632,6 +623,7 @@ class Fire(Chance):
         living, left = list(alive), list(left_before)
         hits = []
         last_negative = None
+        k = -1  # a body's place among the living (a shot at a lethal body reads none)
         for index, shot in enumerate(self.volley.shots):
             overflow = not living
             if overflow:
@@ -644,19 +636,9 @@ class Fire(Chance):
             else:
                 k = rng.randrange(len(living))
                 i = living[k]
-            room = left[i]
-            hits.append(trail.hit(index, i, room, overflow))
-            if room is None:
-                continue
-            hit = shot.damage
-            if hit >= room:
-                left[i] = 0
-                if room:
-                    del living[k]
-            else:
-                left[i] = room - hit
-                if not room:  # negative damage gave a lethal body hitpoints back: it lives again
-                    living = [j for j, r in enumerate(left) if r is None or r > 0]
+            hits.append(trail.hit(index, i, left[i], overflow))
+            if left[i] is not None:
+                living = _struck(left, living, i, k, shot.damage)
         return _left_as(pool, left), tuple(hits)
 
     def forced(self, script: Iterator[int]) -> Pool:
@@ -684,6 +666,22 @@ class Fire(Chance):
     def describe(self) -> str:
         how = "" if self.allocate == RANDOM else f", allocated {self.allocate}"
         return f"volley of {len(self.volley)} shots at {len(self.pool)} bodies{how}"
+
+
+def _struck(left: list[int | None], living: list[int], i: int, k: int, damage: int) -> list[int]:
+    """A shot of `damage` at body i, which has hitpoints left (living[k] where it lives): the living after it.
+    The hitpoints left are changed in place."""
+    room = left[i]
+    assert room is not None
+    if damage >= room:
+        left[i] = 0
+        if room:
+            del living[k]
+        return living
+    left[i] = room - damage
+    if not room:  # negative damage gave a lethal body hitpoints back: it lives again
+        return [j for j, r in enumerate(left) if r is None or r > 0]
+    return living
 
 
 _POOLS_LEFT = 256  # the pools one pool is left as by sampled volleys, remembered: the common endings
