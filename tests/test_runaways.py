@@ -8,7 +8,7 @@ import pytest
 
 from fracas import dsl
 from fracas.dsl.limits import Limits
-from fracas.interpreter import Scenario, ScenarioError, exact, sample
+from fracas.interpreter import Scenario, ScenarioError, estimate, exact, sample
 from fracas.interpreter.tools.examples import run_example
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
@@ -190,3 +190,53 @@ def test_a_limit_met_after_a_step_that_gives_many_values_names_the_call():
     assert caught.value.diagnostics[0].hint.endswith(
         "; the step called at line 10 gives 39601 values to each state: where later rules read less of it (a total, "
         "a yes or no), give only that from the step")
+
+
+# Sampled dice that may roll far more dice than they hold: each die rolled past the room the work limit leaves is
+# counted, so that a draw of them stops at the limit, located, in a second (it ran for minutes).
+ROLLING_ON = {
+    "exploding ones": "x = explode(10000, 1, 10000)",
+    "a die rolled again while nearly every face shows": "x = roll(10000, 1000, reroll_while: [f for f in range(1000) if f >= 2])",
+    "a pool whose every die brings another": "x = successes(10000, 10, at_least: 8, again_at: 1, depth: 10000)",
+}
+
+
+@pytest.mark.parametrize("body", ROLLING_ON.values(), ids=ROLLING_ON)
+def test_a_sampled_run_of_dice_that_roll_on_stops_at_the_work_limit(body):
+    line, message, hint = stopped(body, "sampled", Limits(work=20_000))
+    assert line == 5 and message == "this resolution did more than 20000 steps of work"
+    assert "--limit work=N" in hint and "--samples" not in hint
+
+
+@pytest.mark.parametrize("body", ROLLING_ON.values(), ids=ROLLING_ON)
+def test_many_sampled_runs_of_dice_that_roll_on_stop_at_the_work_limit(body):
+    # Runs after the first draw from what the first met, without running its blocks: counted there too.
+    rules = dsl.loads(HEADER + "action go() {\n" + body + "\n}\n", "runaway.rules", Limits(work=20_000))
+    with pytest.raises(ScenarioError) as caught:
+        estimate(rules, Scenario("go", {}), 50, seed=1)
+    d = caught.value.diagnostics[0]
+    assert d.line == 5 and d.message == "this resolution did more than 20000 steps of work"
+
+
+def test_sampled_dice_within_the_room_left_roll_as_they_always_did():
+    # 100 exploding ones roll 10,100 dice: within the limit of 20,000, as before.
+    rules = dsl.loads(HEADER + "action go() {\n x = explode(100, 1, 100)\n}\n", "runaway.rules", Limits(work=20_000))
+    assert sample(rules, Scenario("go", {}), seed=1).outcomes["x"] == 10_100
+
+
+def test_counting_the_dice_of_a_sampled_draw_changes_no_roll():
+    # Under a low limit each die is counted, under the default one not: the same seed, the same dice.
+    body = "action go() {\n x = explode(40, 6, 10000)\n y = roll(40, 6, reroll_while: [1, 2])\n}\n"
+    counted = dsl.loads(HEADER + body, "runaway.rules", Limits(work=20_000))
+    plain = dsl.loads(HEADER + body, "runaway.rules")
+    for seed in range(20):
+        assert (sample(counted, Scenario("go", {}), seed=seed).outcomes
+                == sample(plain, Scenario("go", {}), seed=seed).outcomes)
+
+
+def test_the_dice_a_counted_draw_rolled_are_work_of_the_run():
+    # About 18,000 dice rolled by the first draw (a die rolled again while it shows 1 is rolled twice on average):
+    # the second has the room of about 2,000 left, and needs 18,000 too. Without the first's dice counted, both fit.
+    line, message, _ = stopped("x = roll(9000, 2, reroll_while: [1])\ny = roll(9000, 2, reroll_while: [1])",
+                               "sampled", Limits(work=20_000))
+    assert line == 6 and message == "this resolution did more than 20000 steps of work"

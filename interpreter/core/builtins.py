@@ -15,11 +15,12 @@ from fracas.dsl import nodes as n
 from fracas.dsl.builtins import (AGAIN_WITHOUT_DEPTH, ALLOCATIONS, NO_SIDES, ORDER_WITHOUT_FOCUS, PROBABILITY_HINT,
                                  SIGNATURES, faces_problems, negative, not_a_probability, words_hint)
 from fracas.dsl.limits import Limits
+from fracas.interpreter.core import rt
 from fracas.interpreter.core.errors import RunError
 from fracas.interpreter.runtime.allocation import RANDOM
 from fracas.interpreter.runtime.bodies import ANY, Pool, Volley
 from fracas.interpreter.runtime.chance import Bernoulli, Binomial, Dice, DiceValue, Fire, SuccessPool, Tally, Uniform, dice_value
-from fracas.interpreter.runtime.dice import DiceSum, Exploding, Faces, Keep, Rerolled
+from fracas.interpreter.runtime.dice import CountedRolls, DiceSum, Exploding, Faces, Keep, Rerolled
 from fracas.interpreter.runtime.weights import briefly
 from fracas.interpreter.core.values import Record, Ref, normalize, show, show_brief
 
@@ -33,6 +34,9 @@ class Env(Protocol):
     chooser: Any
     counts_only: bool  # an exact run that shows no names at its end (see counted.py)
     gen: Any  # the rules' code generator (which knows the draws that are only counted)
+    exact: bool  # a run of the exact engine (whose chooser gives distributions)
+    work: int  # steps of work done so far, and the most the limit 'work' lets the run do
+    work_limit: int
 
 
 def round_half_away(x: Fraction | int) -> int:
@@ -100,6 +104,22 @@ def _draw(env: Env, primitive: Any, pos: n.Pos) -> Any:
     return env.chooser.draw(primitive, pos)
 
 
+def _draw_counted(env: Env, primitive: DiceSum | SuccessPool, pos: n.Pos) -> Any:
+    """_draw for dice that may roll many more dice than they hold: sampled, where they may roll more than the
+    work left allows, each die rolled is a step of work (CountedRolls), so that a runaway stops at the limit."""
+    chooser = env.chooser
+    if env.exact:
+        return chooser.draw(primitive, pos)  # its weights are charged as they are worked out
+    room = env.work_limit - env.work
+    most = primitive.most_rolls()
+    if most is not None and most <= room:
+        return chooser.draw(primitive, pos)
+    counted = CountedRolls(primitive, room, lambda: rt.past_work_limit(env, pos))
+    value = chooser.draw(counted, pos)
+    env.work += counted.made
+    return value
+
+
 def _bodies(count: Any, hitpoints: Any, owner: Any, tag: str, env: Env, pos: n.Pos) -> Pool:
     if hitpoints is not None and hitpoints < 1:
         raise RunError(pos, f"a body needs at least 1 hitpoint, not {hitpoints}")
@@ -154,8 +174,8 @@ def _successes(a: Args, env: Env, pos: n.Pos) -> int:
     if again_at is not None and "depth" not in a:  # the checker's too, for rules it did not see
         raise RunError(pos, *AGAIN_WITHOUT_DEPTH)
     depth = _count(a, "depth", pos, env) if again_at is not None else 0
-    return _draw(env, SuccessPool(_count(a, "count", pos, env), sides, a["at_least"], a.get("double_at"), reroll,
-                                  again_at, depth), pos)
+    return _draw_counted(env, SuccessPool(_count(a, "count", pos, env), sides, a["at_least"], a.get("double_at"),
+                                          reroll, again_at, depth), pos)
 
 
 def _tally(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:
@@ -177,7 +197,7 @@ def _roll(a: Args, env: Env, pos: n.Pos) -> int:
         return 0
     if not faces:
         return _draw(env, Dice(count, sides), pos)
-    return _draw(env, DiceSum(count, Rerolled(sides, faces, once=bool(once))), pos)
+    return _draw_counted(env, DiceSum(count, Rerolled(sides, faces, once=bool(once))), pos)
 
 
 def _pool_of_dice(a: Args, env: Env, pos: n.Pos) -> tuple[int, int]:
@@ -209,7 +229,7 @@ def _two_dice(highest: bool) -> Callable[[Args, Env, n.Pos], int]:
 
 def _explode(a: Args, env: Env, pos: n.Pos) -> int:
     count, sides = _pool_of_dice(a, env, pos)
-    return _draw(env, DiceSum(count, Exploding(sides, _count(a, "depth", pos, env))), pos)
+    return _draw_counted(env, DiceSum(count, Exploding(sides, _count(a, "depth", pos, env))), pos)
 
 
 def _custom_dice(a: Args, env: Env, pos: n.Pos) -> Any:

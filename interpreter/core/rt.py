@@ -426,9 +426,14 @@ def spend(R: Any, amount: int, pos: n.Pos | None) -> None:
     """Count work against the limit 'work': a runaway loop or comprehension stops, located, in seconds."""
     R.work += amount
     if R.work > R.work_limit:
-        limits = R.program.rules.limits
-        hint = f"{SAMPLE_INSTEAD}; {limits.hint('work')}" if R.exact else limits.hint("work")
-        raise RunError(pos, f"this resolution did more than {limits.work} steps of work", hint)
+        raise past_work_limit(R, pos)
+
+
+def past_work_limit(R: Any, pos: n.Pos | None) -> RunError:
+    """The error of a resolution that did more work than the limit 'work' lets it, located at pos."""
+    limits = R.program.rules.limits
+    hint = f"{SAMPLE_INSTEAD}; {limits.hint('work')}" if R.exact else limits.hint("work")
+    return RunError(pos, f"this resolution did more than {limits.work} steps of work", hint)
 
 
 def items_of(source: Any, R: Any, pos: n.Pos) -> Any:

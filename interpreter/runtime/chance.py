@@ -386,6 +386,10 @@ class SuccessPool(Chance):
     def _again(self, face: int) -> bool:
         return self.again_at is not None and face >= self.again_at
 
+    def most_rolls(self) -> int:
+        """The most dice one sample rolls: each die, its reroll, and the dice it may bring."""
+        return self.count * ((2 if self.reroll else 1) + (self.depth if self.again_at is not None else 0))
+
     def sample(self, rng: random.Random) -> int:
         total = 0
         for _ in range(self.count):

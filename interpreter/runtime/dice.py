@@ -10,7 +10,7 @@ computed exactly as whole-number weights, polynomially in the number of dice
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -163,12 +163,17 @@ class DiceSum(Chance):
         return [die.faces[number if forced else number - 1] for number in rolled]
 
     def sample(self, rng: random.Random) -> Any:
-        roll = self.die.sample
+        roll = self.die.sampler()
         return _whole(sum((roll(rng) for _ in range(self.count)), 0))
 
     def forced(self, script: Iterator[int]) -> Any:
         roll = self.die.forced
         return _whole(sum((roll(script) for _ in range(self.count)), 0))
+
+    def most_rolls(self) -> int | None:
+        """The most dice one sample rolls; None: no bound (a die rolled again while it shows a face)."""
+        each = self.die.most_rolls()
+        return None if each is None else self.count * each
 
     def _weights(self, budget: Budget) -> Weights:
         what = self.describe()
@@ -187,6 +192,12 @@ class Exploding:
 
     sides: int
     depth: int
+
+    def most_rolls(self) -> int:
+        return self.depth + 1
+
+    def sampler(self) -> Callable[[random.Random], int]:
+        return self.sample
 
     def sample(self, rng: random.Random) -> int:
         total = 0
@@ -233,22 +244,35 @@ class Rerolled:
     faces: tuple[int, ...]
     once: bool
 
-    def _again(self, face: int, roll: Any) -> int:
+    def most_rolls(self) -> int | None:
+        return 2 if self.once else None
+
+    def _again(self, face: int, roll: Any, faces: tuple[int, ...] | frozenset[int]) -> int:
         if self.once:
-            return roll() if face in self.faces else face
-        while face in self.faces:
+            return roll() if face in faces else face
+        while face in faces:
             face = roll()
         return face
 
     def sample(self, rng: random.Random) -> int:
-        def roll() -> int:
-            return rng.randrange(self.sides) + 1
-        return self._again(roll(), roll)
+        return self.sampler()(rng)
+
+    def sampler(self) -> Callable[[random.Random], int]:
+        """The sample of one die, for a pool's dice one after another: a die rolled again while it shows any
+        of hundreds of faces looks each face up in a set, made once for the pool, not along a tuple."""
+        sides, faces = self.sides, frozenset(self.faces) if len(self.faces) > 8 else self.faces
+
+        def sample(rng: random.Random) -> int:
+            def roll() -> int:
+                return rng.randrange(sides) + 1
+            return self._again(roll(), roll, faces)
+
+        return sample
 
     def forced(self, script: Iterator[int]) -> int:
         def roll() -> int:
             return scripted(script, f"a rerolled d{self.sides}", 1, self.sides)
-        return self._again(scripted(script, f"a d{self.sides}", 1, self.sides), roll)
+        return self._again(scripted(script, f"a d{self.sides}", 1, self.sides), roll, self.faces)
 
     def weights(self, budget: Budget, what: str) -> Weights:
         return one_die(self.sides, self.faces, self.once)
@@ -264,6 +288,12 @@ class Faces:
 
     faces: tuple[Any, ...]
 
+    def most_rolls(self) -> int:
+        return 1
+
+    def sampler(self) -> Callable[[random.Random], Any]:
+        return self.sample
+
     def sample(self, rng: random.Random) -> Any:
         return self.faces[rng.randrange(len(self.faces))]
 
@@ -276,3 +306,58 @@ class Faces:
 
     def describe(self, count: int) -> str:
         return f"{count} dice of faces {', '.join(str(face) for face in self.faces)}"
+
+
+class _PastRoom(Exception):
+    """A counted draw rolled more dice than it had room for."""
+
+
+class _Rolls:
+    """A random generator that gives at most `left` numbers, one a die."""
+
+    __slots__ = ("rng", "left")
+
+    def __init__(self, rng: Any, left: int):
+        self.rng, self.left = rng, left
+
+    def randrange(self, sides: int) -> int:
+        if self.left <= 0:
+            raise _PastRoom
+        self.left -= 1
+        return self.rng.randrange(sides)
+
+
+class CountedRolls:
+    """A draw of dice sampled die by die against the room left for them, where the dice it rolls are not
+    bounded by the dice it holds (an exploding d1 rolls every die again up to its depth; a die rolled again
+    while it shows any of 99 faces of 100 may roll for long).
+
+    Past `room` dice, `fail()` is raised: the work limit's error, located, in seconds rather than a run that
+    never ends. `made` is the dice the last sample rolled, for the run to count as its work. Forced rolls
+    are a script's, which ends: they are taken as they are.
+    """
+
+    rolls_dice = True
+    __slots__ = ("primitive", "room", "fail", "made")
+
+    def __init__(self, primitive: Any, room: int, fail: Callable[[], Exception]):
+        self.primitive, self.room, self.fail = primitive, room, fail
+        self.made = 0
+
+    def sample(self, rng: Any) -> Any:
+        rolls = _Rolls(rng, self.room)
+        try:
+            return self.primitive.sample(rolls)
+        except _PastRoom:
+            raise self.fail() from None
+        finally:
+            self.made = self.room - rolls.left
+
+    def forced(self, script: Iterator[int]) -> Any:
+        return self.primitive.forced(script)
+
+    def shown_dice(self, rolled: list[int], forced: bool) -> list[Any]:
+        return self.primitive.shown_dice(rolled, forced)
+
+    def describe(self) -> str:
+        return self.primitive.describe()
