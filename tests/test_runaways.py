@@ -240,3 +240,27 @@ def test_the_dice_a_counted_draw_rolled_are_work_of_the_run():
     line, message, _ = stopped("x = roll(9000, 2, reroll_while: [1])\ny = roll(9000, 2, reroll_while: [1])",
                                "sampled", Limits(work=20_000))
     assert line == 6 and message == "this resolution did more than 20000 steps of work"
+
+
+# Draws of many dice in a loop: each die a sampled draw rolls is a step of work (ten thousand draws of ten thousand
+# dice ran for minutes).
+MANY_DICE = {
+    "a sum of dice": "roll(10000, 6)",
+    "dice written out": "10000d6",
+    "trials": "trials(10000, 1/2)",
+    "the highest dice of a pool": "keep_highest(10000, 6, 3)",
+    "a pool's successes": "successes(10000, 10, at_least: 8)",
+}
+
+
+@pytest.mark.parametrize("draw", MANY_DICE.values(), ids=MANY_DICE)
+def test_a_sampled_loop_of_draws_of_many_dice_stops_at_the_work_limit(draw):
+    line, message, _ = stopped(f"for i in range(10000) {{\n  x += {draw}\n}}", "sampled", Limits(work=100_000))
+    assert line == 6 and message == "this resolution did more than 100000 steps of work"
+
+
+def test_a_sampled_loop_of_long_volleys_at_a_large_pool_stops_at_the_work_limit():
+    # Each volley counts its shots and the bodies it is fired at: 20,000 steps here, a fifth of the limit.
+    line, message, _ = stopped("let pool = bodies(10000, 1000000)\nfor i in range(10000) {\n"
+                               "  pool = fire(volley(10000), pool)\n}", "sampled", Limits(work=100_000))
+    assert line == 7 and message == "this resolution did more than 100000 steps of work"

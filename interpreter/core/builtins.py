@@ -100,22 +100,21 @@ def _pool(args: Args, pos: n.Pos) -> Pool:
     return pool
 
 
-def _draw(env: Env, primitive: Any, pos: n.Pos) -> Any:
-    return env.chooser.draw(primitive, pos)
+_draw = rt.draw
 
 
 def _draw_counted(env: Env, primitive: DiceSum | SuccessPool, pos: n.Pos) -> Any:
     """_draw for dice that may roll many more dice than they hold: sampled, where they may roll more than the
-    work left allows, each die rolled is a step of work (CountedRolls), so that a runaway stops at the limit."""
-    chooser = env.chooser
+    work left allows, each die rolled, again or not, is a step of work (CountedRolls), so that a runaway stops at
+    the limit."""
     if env.exact:
-        return chooser.draw(primitive, pos)  # its weights are charged as they are worked out
+        return env.chooser.draw(primitive, pos)  # its weights are charged as they are worked out
     room = env.work_limit - env.work
     most = primitive.most_rolls()
     if most is not None and most <= room:
-        return chooser.draw(primitive, pos)
+        return _draw(env, primitive, pos)  # within the room: each die counted once, as in any draw
     counted = CountedRolls(primitive, room, lambda: rt.past_work_limit(env, pos))
-    value = chooser.draw(counted, pos)
+    value = env.chooser.draw(counted, pos)
     env.work += counted.made
     return value
 

@@ -353,7 +353,7 @@ class Generator:
         problem = dice_problem(node.count, node.sides, limits)
         if problem:
             return f"rt.fail({self.const(node.pos)}, {problem[0]!r}, {problem[1]!r})"
-        return f"R.chooser.draw({self.const(Dice(node.count, node.sides))}, {self.const(node.pos)})"
+        return f"rt.draw(R, {self.const(Dice(node.count, node.sides))}, {self.const(node.pos)})"
 
     def e_Name(self, node: n.Name, scope: Scope) -> str:
         name, rules = node.name, self.rules

@@ -429,6 +429,20 @@ def spend(R: Any, amount: int, pos: n.Pos | None) -> None:
         raise past_work_limit(R, pos)
 
 
+def draw(R: Any, primitive: Any, pos: n.Pos) -> Any:
+    """A draw of a chance primitive, as the run's engine makes it (the exact engine: its distribution).
+
+    Sampled, each die it rolls is a step of work, and each shot and body of a volley: ten thousand draws of ten
+    thousand dice in a loop stop at the limit in a second, where they ran for minutes. (The exact engine charges
+    the work of its distribution.)
+    """
+    if not R.exact:
+        R.work += primitive.sample_work()
+        if R.work > R.work_limit:
+            raise past_work_limit(R, pos)
+    return R.chooser.draw(primitive, pos)
+
+
 def past_work_limit(R: Any, pos: n.Pos | None) -> RunError:
     """The error of a resolution that did more work than the limit 'work' lets it, located at pos."""
     limits = R.program.rules.limits

@@ -112,6 +112,11 @@ class Chance:
     def describe(self) -> str:
         raise NotImplementedError
 
+    def sample_work(self) -> int:
+        """What one sample counts as steps of work: the dice it rolls (at least; a die rolled again is counted
+        where it could pass the limit, see core.builtins._draw_counted), one random number for most."""
+        return 1
+
 
 _WEIGHTS = Memo(lambda primitive, budget: primitive._weights(budget))
 
@@ -127,6 +132,9 @@ class Dice(Chance):
 
     count: int
     sides: int
+
+    def sample_work(self) -> int:
+        return self.count
 
     def sample(self, rng: random.Random) -> int:
         return sum(rng.randrange(self.sides) + 1 for _ in range(self.count))
@@ -182,6 +190,9 @@ class DiceValue:
     @property
     def count(self) -> int:
         return sum(count for count, _ in self.groups)
+
+    def sample_work(self) -> int:
+        return self.count
 
     def sample(self, rng: random.Random) -> int:
         return self.plus + sum(Dice(count, sides).sample(rng) for count, sides in self.groups)
@@ -298,6 +309,9 @@ class Binomial(Chance):
     n: int
     p: Fraction
 
+    def sample_work(self) -> int:
+        return self.n
+
     def sample(self, rng: random.Random) -> int:
         p = self.p if type(self.p) is Fraction else Fraction(self.p)
         below, den, num = rng.randrange, p.denominator, p.numerator
@@ -385,6 +399,9 @@ class SuccessPool(Chance):
 
     def _again(self, face: int) -> bool:
         return self.again_at is not None and face >= self.again_at
+
+    def sample_work(self) -> int:
+        return self.count
 
     def most_rolls(self) -> int:
         """The most dice one sample rolls: each die, its reroll, and the dice it may bring."""
@@ -502,6 +519,9 @@ class Tally(Chance):
         for face in faces:
             counts[of[face - 1]] += 1
         return tuple(counts[:-1])
+
+    def sample_work(self) -> int:
+        return self.count
 
     def sample(self, rng: random.Random) -> tuple[int, ...]:
         return self._counts(rng.randrange(self.sides) + 1 for _ in range(self.count))
@@ -666,6 +686,11 @@ class Fire(Chance):
             pool = pool.replace(chosen, after)
             hits.append(Hit(shot, index, before, after, overflow))
         return pool, tuple(hits)
+
+    def sample_work(self) -> int:
+        """A volley's shots and the bodies it is fired at: the most a sample goes through (it stops early once
+        every body is lethal), as the exact engine charges a focused volley."""
+        return len(self.volley.shots) + len(self.pool.bodies)
 
     def describe(self) -> str:
         how = "" if self.allocate == RANDOM else f", allocated {self.allocate}"

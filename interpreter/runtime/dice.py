@@ -54,6 +54,9 @@ class Keep(Chance):
     keep: int
     highest: bool = True
 
+    def sample_work(self) -> int:
+        return self.count
+
     def _kept(self, faces: list[int]) -> int:
         faces.sort(reverse=self.highest)
         return sum(faces[: self.keep])
@@ -169,6 +172,9 @@ class DiceSum(Chance):
     def forced(self, script: Iterator[int]) -> Any:
         roll = self.die.forced
         return _whole(sum((roll(script) for _ in range(self.count)), 0))
+
+    def sample_work(self) -> int:
+        return self.count
 
     def most_rolls(self) -> int | None:
         """The most dice one sample rolls; None: no bound (a die rolled again while it shows a face)."""
