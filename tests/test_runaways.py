@@ -264,3 +264,37 @@ def test_a_sampled_loop_of_long_volleys_at_a_large_pool_stops_at_the_work_limit(
     line, message, _ = stopped("let pool = bodies(10000, 1000000)\nfor i in range(10000) {\n"
                                "  pool = fire(volley(10000), pool)\n}", "sampled", Limits(work=100_000))
     assert line == 7 and message == "this resolution did more than 100000 steps of work"
+
+
+# Builtins that go through many items, called again and again: past a hundred items, each is a step of work (ten
+# thousand calls over ten thousand items took up to a minute, and never met a limit).
+OVER_MANY_ITEMS = {
+    "a sum": "x += sum(big)",
+    "a sort": "x += len(sort(big))",
+    "a card taken out": "x += len(without(big, 0))",
+    "the largest": "x = max(big)",
+    "a range": "x += len(range(10000))",
+    "boxes crossed": "x += crossed(big, 0, 5000)",
+    "the living of a pool": "x += living(pool)",
+    "the lethal of a pool": "x += lethal(pool)",
+    "the damage a pool took": "x += damage_taken(pool)",
+    "a pool made": "x += count_bodies(bodies(10000, 5))",
+    "a volley made": "x += len(volley(10000))",
+}
+
+
+@pytest.mark.parametrize("engine", ["sampled", "exact"])
+@pytest.mark.parametrize("call", OVER_MANY_ITEMS.values(), ids=OVER_MANY_ITEMS)
+def test_a_loop_of_builtins_over_ten_thousand_items_stops_at_the_work_limit(call, engine):
+    body = (f"let big = [i for i in range(10000)]\nlet pool = bodies(10000, 5)\nfor i in range(10000) {{\n"
+            f"  {call}\n}}")
+    line, message, _ = stopped(body, engine, Limits(work=200_000))
+    # At the call, or at the loop whose blocks' steps a sampled run counts by the pass.
+    assert line in (7, 8) and message == "this resolution did more than 200000 steps of work"
+
+
+def test_builtins_over_a_hundred_items_or_fewer_count_no_work_of_their_own():
+    # A thousand sums of a hundred items: within 20,000 steps, as the loop alone is.
+    rules = dsl.loads(HEADER + "action go() {\n  let few = [i for i in range(100)]\n"
+                      "  for i in range(1000) { x += sum(few) }\n}\n", "few.rules", Limits(work=20_000))
+    assert sample(rules, Scenario("go", {}), seed=1).outcomes["x"] == 1000 * 4950

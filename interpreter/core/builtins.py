@@ -39,6 +39,27 @@ class Env(Protocol):
     work_limit: int
 
 
+# Items a builtin goes through within the step of work its statement counts already; past this, each item is a step
+# of its own (a sum, a sort, a query of a pool, a pool or a volley made): ten thousand calls over ten thousand
+# items stop at the limit 'work' instead of running for a minute. A few items, the common case, cost no count.
+FREE_ITEMS = 100
+
+
+def _through(env: Env, size: int, pos: n.Pos) -> None:
+    """A builtin goes through `size` items: past FREE_ITEMS, each counts against the limit 'work'."""
+    if size > FREE_ITEMS:
+        rt.spend(env, size, pos)
+
+
+def _over(key: str, f: Callable[[Args, Env, n.Pos], Any]) -> Callable[[Args, Env, n.Pos], Any]:
+    """The builtin f, which goes through the items of its argument `key` (a list, or a pool's bodies)."""
+    def through(a: Args, env: Env, pos: n.Pos) -> Any:
+        items = a[key]
+        _through(env, len(items.bodies) if type(items) is Pool else len(items), pos)
+        return f(a, env, pos)
+    return through
+
+
 def round_half_away(x: Fraction | int) -> int:
     return math.floor(x + Fraction(1, 2)) if x >= 0 else -math.floor(-x + Fraction(1, 2))
 
@@ -123,6 +144,7 @@ def _bodies(count: Any, hitpoints: Any, owner: Any, tag: str, env: Env, pos: n.P
     if hitpoints is not None and hitpoints < 1:
         raise RunError(pos, f"a body needs at least 1 hitpoint, not {hitpoints}")
     count = _whole(count, "count", pos, env)
+    _through(env, count, pos)
     trace = getattr(env.chooser, "trace", None)
     if trace is not None and count:
         life = "that cannot die" if hitpoints is None else f"of {hitpoints} hitpoint{'s' if hitpoints != 1 else ''}"
@@ -136,12 +158,16 @@ def _bodies(count: Any, hitpoints: Any, owner: Any, tag: str, env: Env, pos: n.P
 def _volley(count: Any, damage: Any, source: Any, env: Env, pos: n.Pos) -> Volley:
     if damage < 0:
         raise RunError(pos, f"a shot's damage cannot be negative ({show(damage)})", "a shot that does nothing does 0 damage")
-    return Volley.make(_whole(count, "count", pos, env), damage, source)
+    count = _whole(count, "count", pos, env)
+    _through(env, count, pos)
+    return Volley.make(count, damage, source)
 
 
 def _lethal(pool: Any, owner: Any, tag: Any, env: Env, pos: n.Pos) -> int:
     if type(pool) is not Pool:
         pool = _pool({"pool": pool}, pos)
+    if len(pool.bodies) > FREE_ITEMS:  # read in place: a damage step counts the lethal again and again
+        _through(env, len(pool.bodies), pos)
     return pool.lethal_count(owner, tag)
 
 
@@ -299,6 +325,12 @@ def _without(a: Args, env: Env, pos: n.Pos) -> tuple[Any, ...]:
                    "take out only an item the list holds: one picked from it, say")
 
 
+def _range(a: Args, env: Env, pos: n.Pos) -> tuple[int, ...]:
+    count = _count(a, "count", pos, env)
+    _through(env, count, pos)
+    return tuple(range(count))
+
+
 def _len(a: Args, env: Env, pos: n.Pos) -> int:
     items = a["items"]
     if isinstance(items, Pool):
@@ -323,28 +355,28 @@ def _aggregate(a: Args, env: Env, pos: n.Pos) -> Any:
 
 
 IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
-    "min": lambda a, env, pos: min(a["items"]),
-    "max": lambda a, env, pos: max(a["items"]),
+    "min": _over("items", lambda a, env, pos: min(a["items"])),
+    "max": _over("items", lambda a, env, pos: max(a["items"])),
     "abs": lambda a, env, pos: abs(a["x"]),
     "clamp": _clamp,
     "floor": lambda a, env, pos: math.floor(a["x"]),
     "ceil": lambda a, env, pos: math.ceil(a["x"]),
     "round": lambda a, env, pos: round_half_away(a["x"]),
     "len": _len,
-    "sum": lambda a, env, pos: normalize(sum(a["items"], 0)),
-    "range": lambda a, env, pos: tuple(range(_count(a, "count", pos, env))),
-    "sort": lambda a, env, pos: tuple(sorted(a["items"])),
-    "without": _without,
-    "crossed": lambda a, env, pos: sum(1 for box in a["marks"] if a["before"] < box <= a["after"]),
-    "absorb": _absorb,
-    "join": lambda a, env, pos: a.get("separator", "").join(a["items"]),
-    "any": lambda a, env, pos: any(a["items"]),
-    "all": lambda a, env, pos: all(a["items"]),
+    "sum": _over("items", lambda a, env, pos: normalize(sum(a["items"], 0))),
+    "range": _range,
+    "sort": _over("items", lambda a, env, pos: tuple(sorted(a["items"]))),
+    "without": _over("items", _without),
+    "crossed": _over("marks", lambda a, env, pos: sum(1 for box in a["marks"] if a["before"] < box <= a["after"])),
+    "absorb": _over("room", _absorb),
+    "join": _over("items", lambda a, env, pos: a.get("separator", "").join(a["items"])),
+    "any": _over("items", lambda a, env, pos: any(a["items"])),
+    "all": _over("items", lambda a, env, pos: all(a["items"])),
     "fire": _fire,
-    "living": lambda a, env, pos: _pool(a, pos).living_count(**_filters(a)),
-    "count_bodies": lambda a, env, pos: _pool(a, pos).count(**_filters(a)),
-    "damage_taken": lambda a, env, pos: _pool(a, pos).damage_taken(**_filters(a)),
-    "hitpoints_of": lambda a, env, pos: sum(b.hitpoints or 0 for b in _pool(a, pos).select(**_filters(a))),
+    "living": _over("pool", lambda a, env, pos: _pool(a, pos).living_count(**_filters(a))),
+    "count_bodies": _over("pool", lambda a, env, pos: _pool(a, pos).count(**_filters(a))),
+    "damage_taken": _over("pool", lambda a, env, pos: _pool(a, pos).damage_taken(**_filters(a))),
+    "hitpoints_of": _over("pool", lambda a, env, pos: sum(b.hitpoints or 0 for b in _pool(a, pos).select(**_filters(a)))),
     "roll": _roll,
     "keep_highest": _keep(highest=True),
     "keep_lowest": _keep(highest=False),
