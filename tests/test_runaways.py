@@ -280,6 +280,7 @@ OVER_MANY_ITEMS = {
     "the damage a pool took": "x += damage_taken(pool)",
     "a pool made": "x += count_bodies(bodies(10000, 5))",
     "a volley made": "x += len(volley(10000))",
+    "an item picked": "x += pick(big)",
 }
 
 

@@ -391,7 +391,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Args, Env, n.Pos], Any]] = {
     "min_roll": _roll_bound(highest=False),
     "chance": lambda a, env, pos: _draw(env, Bernoulli(_probability(a, pos)), pos),
     "trials": lambda a, env, pos: _draw(env, Binomial(_count(a, "count", pos, env), _probability(a, pos)), pos),
-    "pick": _pick,
+    "pick": _over("items", _pick),
     "successes": _successes,
     "tally": _tally,
     "prob": _aggregate,
