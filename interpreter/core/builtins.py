@@ -35,27 +35,31 @@ class Env(Protocol):
     counts_only: bool  # an exact run that shows no names at its end (see counted.py)
     gen: Any  # the rules' code generator (which knows the draws that are only counted)
     exact: bool  # a run of the exact engine (whose chooser gives distributions)
-    work: int  # steps of work done so far, and the most the limit 'work' lets the run do
-    work_limit: int
+    work: int  # steps of work done so far
+    work_limit: int  # the most the limit 'work' lets the run do
 
 
-# Items a builtin goes through within the step of work its statement counts already; past this, each item is a step
-# of its own (a sum, a sort, a query of a pool, a pool or a volley made): ten thousand calls over ten thousand
-# items stop at the limit 'work' instead of running for a minute. A few items, the common case, cost no count.
+# Items a builtin goes through within the step of work its statement counts already; over this, all its items count
+# (rt.ITEMS_PER_STEP a step: a sum, a sort, a query of a pool, a pool or a volley made), so that ten thousand calls
+# over ten thousand items stop at the limit 'work' instead of running for a minute. A few items, the common case,
+# are not counted.
 FREE_ITEMS = 100
 
 
 def _through(env: Env, size: int, pos: n.Pos) -> None:
-    """A builtin goes through `size` items: past FREE_ITEMS, each counts against the limit 'work'."""
+    """A builtin goes through `size` items: over FREE_ITEMS, they count against the limit 'work'."""
     if size > FREE_ITEMS:
-        rt.spend(env, size, pos)
+        rt.spend_items(env, size, pos)
 
 
 def _over(key: str, f: Callable[[Args, Env, n.Pos], Any]) -> Callable[[Args, Env, n.Pos], Any]:
-    """The builtin f, which goes through the items of its argument `key` (a list, or a pool's bodies)."""
+    """The builtin f, which goes through the items of its argument `key` (a list, or a pool's bodies). Anything
+    else is f's to refuse, with its own message."""
     def through(a: Args, env: Env, pos: n.Pos) -> Any:
         items = a[key]
-        _through(env, len(items.bodies) if type(items) is Pool else len(items), pos)
+        kind = type(items)
+        # A list is a tuple; the numbers of min and max come as a Python list (rt.variadic).
+        _through(env, len(items) if kind is tuple or kind is list else len(items.bodies) if kind is Pool else 0, pos)
         return f(a, env, pos)
     return through
 
@@ -125,18 +129,17 @@ _draw = rt.draw
 
 
 def _draw_counted(env: Env, primitive: DiceSum | SuccessPool, pos: n.Pos) -> Any:
-    """_draw for dice that may roll many more dice than they hold: sampled, where they may roll more than the
-    work left allows, each die rolled, again or not, is a step of work (CountedRolls), so that a runaway stops at
-    the limit."""
+    """_draw for dice that may roll many more dice than they hold: sampled, where they may roll more dice than the
+    work left allows, each die rolled, again or not, counts (CountedRolls), so that a runaway stops at the limit."""
     if env.exact:
         return env.chooser.draw(primitive, pos)  # its weights are charged as they are worked out
-    room = env.work_limit - env.work
+    room = (env.work_limit - env.work) * rt.ITEMS_PER_STEP  # in dice
     most = primitive.most_rolls()
     if most is not None and most <= room:
-        return _draw(env, primitive, pos)  # within the room: each die counted once, as in any draw
+        return _draw(env, primitive, pos)  # within the room: its dice counted as any draw's, each once
     counted = CountedRolls(primitive, room, lambda: rt.past_work_limit(env, pos))
     value = env.chooser.draw(counted, pos)
-    env.work += counted.made
+    rt.spend_items(env, counted.made, pos)
     return value
 
 
@@ -166,8 +169,8 @@ def _volley(count: Any, damage: Any, source: Any, env: Env, pos: n.Pos) -> Volle
 def _lethal(pool: Any, owner: Any, tag: Any, env: Env, pos: n.Pos) -> int:
     if type(pool) is not Pool:
         pool = _pool({"pool": pool}, pos)
-    if len(pool.bodies) > FREE_ITEMS:  # read in place: a damage step counts the lethal again and again
-        _through(env, len(pool.bodies), pos)
+    if len(pool.bodies) > FREE_ITEMS:  # _through's test, written here: a damage step calls lethal again and again
+        rt.spend_items(env, len(pool.bodies), pos)
     return pool.lethal_count(owner, tag)
 
 

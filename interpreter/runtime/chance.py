@@ -113,8 +113,9 @@ class Chance:
         raise NotImplementedError
 
     def sample_work(self) -> int:
-        """What one sample counts as steps of work: the dice it rolls (at least; a die rolled again is counted
-        where it could pass the limit, see core.builtins._draw_counted), one random number for most."""
+        """What one sample counts against the limit 'work', in items (core.rt.ITEMS_PER_STEP a step): the dice it
+        rolls (at least; a die rolled again is counted where it could pass the limit, see
+        core.builtins._draw_counted), one random number for most."""
         return 1
 
 
