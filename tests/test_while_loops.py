@@ -140,6 +140,24 @@ def test_a_state_that_comes_round_to_itself_after_a_round_alone_is_solved_as_a_c
     assert forward == [1] and solved
 
 
+def test_a_chain_that_only_goes_forward_is_solved_in_whole_numbers():
+    # From a, a pass stays with 1 in 6 and goes to b with 3 in 6; from b, it stays with 2 in 6. The passes begun
+    # in a, over its bottom: (1/2) / (6 - 1); b is entered with 3 of those and stays with 2 of its 6.
+    rows = {"a": (6, {"a": 1, "b": 3}), "b": (6, {"b": 2})}
+    shares, endless = loops.solve(["a", "b"], rows, {"a": D.Scaled(1, 2)}, {"a": True, "b": True})
+    assert all(type(share) is D.Scaled for share in shares.values())  # products and sums of whole numbers, no gcd
+    assert {state: share.fraction() for state, share in shares.items()} == {"a": Fraction(1, 10), "b": Fraction(3, 40)}
+    assert endless == []
+
+
+def test_states_that_come_round_to_each_other_are_eliminated_over_fractions_from_whole_number_starts():
+    # a and b pass to each other with 1 in 2, and leave otherwise. From a start at a, a is begun 4/3 times on
+    # average and b 2/3 times: over their bottom of 2, 2/3 and 1/3.
+    rows = {"a": (2, {"b": 1}), "b": (2, {"a": 1})}
+    shares, _ = loops.solve(["a", "b"], rows, {"a": D.Scaled(1, 1)}, {"a": True, "b": True})
+    assert {state: Fraction(share) for state, share in shares.items()} == {"a": Fraction(2, 3), "b": Fraction(1, 3)}
+
+
 def test_a_sum_of_loop_starts_takes_later_additions_in_place_and_leaves_its_terms_alone():
     # Merging thousands of starts one at a time copied every part before them each time: quadratic.
     first, second, third = (loops.ByStart({start: Fraction(1, start + 1)}) for start in range(3))

@@ -81,6 +81,20 @@ class Scaled:
 
     __radd__ = __add__
 
+    # Times and over a whole number, for the chain of a loop (loops.solve): a multiplication, no gcd.
+    def __mul__(self, k: Any) -> Scaled:
+        return Scaled(self.n * k, self.d) if type(k) is int else NotImplemented
+
+    def __truediv__(self, k: Any) -> Scaled:
+        if type(k) is not int:
+            return NotImplemented
+        if k == 0:
+            raise ZeroDivisionError("a probability divided by zero")
+        return Scaled(self.n, self.d * k) if k > 0 else Scaled(-self.n, -self.d * k)
+
+    def __bool__(self) -> bool:
+        return self.n != 0
+
     def fraction(self) -> Fraction:
         return Fraction(self.n, self.d)
 

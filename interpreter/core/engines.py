@@ -781,7 +781,9 @@ def _loop_solved(routine: Routine, head: int, group: dict[Key, Any], engine: Exa
     which gives a Markov chain over those states; where they come round again, the chain is solved
     exactly (loops.solve), so a loop that may run for ever but ends with probability 1 has exact odds.
     """
-    group = {key: p.fraction() if type(p) is Scaled else p for key, p in group.items()}  # the chain is solved in Fractions
+    # The chain is solved in whole numbers over denominators (Scaled), as the flow's draws are: no gcd a pass.
+    group = {key: Scaled(p.numerator, p.denominator) if type(p) is Fraction or type(p) is int else p
+             for key, p in group.items()}
     passes = R.solved.setdefault((id(routine), head, id(projection)), {})
     pos = _block_pos(routine, head)
     met = list(group)

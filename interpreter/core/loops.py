@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Seq
 from fractions import Fraction
 from typing import Any
 
-from fracas.interpreter.core.dist import unlike_sum
+from fracas.interpreter.core.dist import Scaled, unlike_sum
 
 
 class ByStart:
@@ -50,6 +50,8 @@ class ByStart:
         return ByStart(self.parts, self.top * weight, self.bottom * total)
 
     def __mul__(self, k: Any) -> ByStart:
+        if type(k) is int:  # a way from a state of the chain (loops.solve): no Fraction made
+            return self.times(k, 1)
         k = Fraction(k)
         return self.times(k.numerator, k.denominator)
 
@@ -171,7 +173,9 @@ def solve(states: Sequence[Hashable], rows: Mapping[Hashable, Row], start: Mappi
     a way from it is taken that many times its whole number. And the groups of states that no pass leaves, each
     with the probability that enters it: that never ends.
 
-    The start's probabilities may be ByStart (a loop inside another loop's passes): the answer then is too.
+    The start's probabilities are Scaled (whole numbers over a denominator, as the flow holds them: a way through
+    the chain costs products and sums of whole numbers, no gcd) or ByStart (a loop inside another loop's passes):
+    the answer is of the same kind (Fractions where a group of states is eliminated).
 
     rows[i]: the bottom of the passes from i, and the whole number of each state j they come round in (the
     probability is that over the bottom); leaves[i]: whether a pass from i may leave the loop (the rest of its
@@ -198,6 +202,7 @@ def solve(states: Sequence[Hashable], rows: Mapping[Hashable, Row], start: Mappi
             solved = [entering[0] / (bottom - row.get(state, 0))]
         else:
             again = {state: {j: Fraction(n, rows[state][0]) for j, n in successors[state].items()} for state in group}
+            entering = [p.fraction() if type(p) is Scaled else p for p in entering]  # eliminated over fractions
             solved = [visits / rows[state][0] for state, visits in zip(group, _eliminate(group, again, entering, spend))]
         for state, share in zip(group, solved):
             shares[state] = share
